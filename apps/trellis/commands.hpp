@@ -1,0 +1,26 @@
+// Each subcommand lives in its own file and registers itself on the app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "trellis/core/backend.hpp"
+
+namespace trellis::cli {
+
+// Options that every subcommand sees (given before or after the subcommand).
+struct GlobalOptions {
+  std::string backend = "auto";
+  bool quiet = false;
+
+  Backend requested_backend() const { return parse_backend(backend); }
+};
+
+void add_info_command(CLI::App& app, const GlobalOptions& globals);
+void add_bench_command(CLI::App& app, const GlobalOptions& globals);
+void add_demo_command(CLI::App& app, const GlobalOptions& globals);
+
+// Shared by `info` and `demo`.
+void print_info();
+
+}  // namespace trellis::cli

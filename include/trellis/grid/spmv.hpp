@@ -1,0 +1,26 @@
+// Sparse matrix-vector product y = alpha * A * x + beta * y on CSR matrices.
+// As in BLAS, beta == 0 means y is written without being read (NaN or
+// garbage in y does not leak into the result).
+#pragma once
+
+#include <span>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/core/csr.hpp"
+#include "trellis/core/device_array.hpp"
+#include "trellis/core/stream.hpp"
+
+namespace trellis::grid {
+
+// Host data on any backend; cuda uploads A, x and y, runs, and downloads y.
+// Throws UsageError when x or y does not match A's shape.
+template <typename T>
+void spmv(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::span<T> y,
+          Backend backend = Backend::automatic);
+
+// Data resident on the device; asynchronous on stream.
+template <typename T>
+void spmv(T alpha, const DeviceCsr<T>& a, const DeviceArray<T>& x, T beta, DeviceArray<T>& y,
+          Stream stream = nullptr);
+
+}  // namespace trellis::grid

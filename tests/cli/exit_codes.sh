@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The CLI's documented exit codes and messages: 0 ok, 1 runtime failure,
+# 2 usage or input error; errors name the problem on stderr.
+set -u
+trellis=$1
+failures=0
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+expect() {  # expect CODE PATTERN -- command...
+  local want=$1 pattern=$2
+  shift 3
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    echo "FAIL: '$*' exited $rc, expected $want"; echo "$out" | head -5; failures=$((failures + 1))
+  elif ! grep -qiE -- "$pattern" <<<"$out"; then
+    echo "FAIL: '$*' output lacks /$pattern/"; echo "$out" | head -5; failures=$((failures + 1))
+  else
+    echo "ok: '$*' -> $rc"
+  fi
+}
+
+expect 0 '^trellis [0-9]+\.[0-9]+\.[0-9]+' -- "$trellis" --version
+expect 0 'backends compiled in: reference, cpu' -- "$trellis" info
+expect 0 'Usage' -- "$trellis" bench spmv --help
+expect 0 '--size' -- "$trellis" bench spmv --help
+expect 2 'tpu' -- "$trellis" --backend tpu info
+expect 2 'frobnicate' -- "$trellis" frobnicate
+expect 2 'subcommand' -- "$trellis"
+expect 2 'size must be positive' -- "$trellis" bench spmv --size 0
+expect 2 'precision' -- "$trellis" bench spmv --precision half
+expect 2 'repeats' -- "$trellis" bench spmv --repeats -3 --size 4
+
+if "$trellis" info | grep -q 'backends usable now: .*cuda'; then
+  expect 0 'cuda' -- "$trellis" --quiet --backend cuda bench spmv --size 8 --repeats 2
+else
+  expect 2 'cuda backend was requested' -- "$trellis" --backend cuda bench spmv --size 8
+fi
+
+# Output appears whole or not at all.
+expect 0 '' -- "$trellis" --quiet bench spmv --size 6 --repeats 1 --format json -o "$scratch/t.json"
+if ! python3 -c 'import json,sys; rows=json.load(open(sys.argv[1])); assert rows and "backend" in rows[0]' \
+     "$scratch/t.json"; then
+  echo "FAIL: --format json -o did not write a JSON table"; failures=$((failures + 1))
+fi
+expect 1 'cannot' -- "$trellis" --quiet bench spmv --size 6 --repeats 1 -o "$scratch/no/such/dir/t.md"
+if [ -n "$(find "$scratch" -name '*.tmp.*')" ]; then
+  echo "FAIL: a temporary output file was left behind"; failures=$((failures + 1))
+fi
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]

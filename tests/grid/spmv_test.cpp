@@ -1,0 +1,219 @@
+// Every SpMV backend against reference: cpu bitwise (same per-row order),
+// cuda within the rounding bound of each row's sum.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/backends.hpp"
+#include "support/random_csr.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/grid/spmv.hpp"
+#include "trellis/grid/stencil.hpp"
+
+namespace trellis::grid {
+namespace {
+
+using testing::RandomCsrShape;
+
+template <typename T>
+std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<T> v(n);
+  for (T& e : v) e = static_cast<T>(value(rng));
+  return v;
+}
+
+template <typename T>
+auto bits(T value) {
+  if constexpr (sizeof(T) == 8) return std::bit_cast<std::uint64_t>(value);
+  else return std::bit_cast<std::uint32_t>(value);
+}
+
+struct Scalars {
+  double alpha;
+  double beta;
+};
+
+// The cases every backend must get right.
+template <typename T>
+std::vector<std::pair<std::string, CsrMatrix<T>>> cases() {
+  std::vector<std::pair<std::string, CsrMatrix<T>>> all;
+  std::uint64_t seed = 1;
+  // Mean row lengths that select each lane-group width of the cuda kernel.
+  for (double mean : {0.5, 1.5, 3.0, 6.0, 12.0, 24.0, 60.0}) {
+    RandomCsrShape shape;
+    shape.rows = 3001;
+    shape.cols = 2003;
+    shape.mean_entries_per_row = mean;
+    all.emplace_back("random mean " + std::to_string(mean), testing::random_csr<T>(shape, seed++));
+  }
+  {
+    RandomCsrShape shape;  // mostly empty rows
+    shape.rows = 5000;
+    shape.cols = 40;
+    shape.empty_row_fraction = 0.95;
+    all.emplace_back("mostly empty rows", testing::random_csr<T>(shape, seed++));
+  }
+  {
+    RandomCsrShape shape;  // one row long enough to be heavy, among short ones
+    shape.rows = 2000;
+    shape.cols = 50000;
+    shape.mean_entries_per_row = 3;
+    shape.long_row_entries = 3 * kHeavyRowEntries + 17;
+    all.emplace_back("one long row", testing::random_csr<T>(shape, seed++));
+  }
+  {
+    RandomCsrShape shape;  // just over and just under the heavy threshold
+    shape.rows = 7;
+    shape.cols = 9000;
+    shape.mean_entries_per_row = static_cast<double>(kHeavyRowEntries) / 2 + 1;
+    shape.empty_row_fraction = 0;
+    all.emplace_back("rows near the heavy threshold", testing::random_csr<T>(shape, seed++));
+  }
+  {
+    RandomCsrShape shape;  // wide, few rows, duplicate columns
+    shape.rows = 3;
+    shape.cols = 100000;
+    shape.mean_entries_per_row = 20000;
+    all.emplace_back("three wide rows", testing::random_csr<T>(shape, seed++));
+  }
+  all.emplace_back("one by one", testing::random_csr<T>({1, 1, 1, 0, 0, true}, seed++));
+  all.emplace_back("no rows", testing::random_csr<T>({0, 5, 2, 0, 0, true}, seed++));
+  all.emplace_back("no columns", testing::random_csr<T>({6, 0, 2, 0, 0, true}, seed++));
+  all.emplace_back("laplacian 7-point 17x13x11", laplacian_7point<T>(17, 13, 11));
+  all.emplace_back("laplacian 7-point 1x1x40", laplacian_7point<T>(1, 1, 40));
+  return all;
+}
+
+template <typename T>
+void expect_equivalent(Backend backend, const std::string& name, const CsrMatrix<T>& a, Scalars s,
+                       std::uint64_t seed) {
+  SCOPED_TRACE(name + " alpha " + std::to_string(s.alpha) + " beta " + std::to_string(s.beta));
+  const auto alpha = static_cast<T>(s.alpha);
+  const auto beta = static_cast<T>(s.beta);
+  std::vector<T> x = random_vector<T>(static_cast<std::size_t>(a.cols), seed);
+  std::vector<T> y0 = random_vector<T>(static_cast<std::size_t>(a.rows), seed + 1000);
+  // With beta == 0, y must not be read: poison it.
+  if (beta == T(0)) std::fill(y0.begin(), y0.end(), std::numeric_limits<T>::quiet_NaN());
+  std::vector<T> expected = y0;
+  std::vector<T> actual = y0;
+  spmv<T>(alpha, a, x, beta, expected, Backend::reference);
+  spmv<T>(alpha, a, x, beta, actual, backend);
+
+  const double eps = std::numeric_limits<T>::epsilon();
+  int reported = 0;
+  for (std::int32_t row = 0; row < a.rows; ++row) {
+    ASSERT_FALSE(std::isnan(expected[row])) << "reference read y with beta 0 at row " << row;
+    if (backend == Backend::cpu) {
+      if (bits(expected[row]) != bits(actual[row])) {
+        ADD_FAILURE() << "row " << row << ": cpu " << actual[row] << " differs bitwise from reference "
+                      << expected[row];
+        if (++reported > 5) return;
+      }
+      continue;
+    }
+    // Higham's bound for a length-n sum, doubled for the two evaluations.
+    const RowOffset length = a.row_offsets[row + 1] - a.row_offsets[row];
+    double magnitude = std::abs(static_cast<double>(beta) * y0[row] * (beta == T(0) ? 0 : 1));
+    for (RowOffset k = a.row_offsets[row]; k < a.row_offsets[row + 1]; ++k) {
+      magnitude += std::abs(static_cast<double>(alpha) * a.values[k] * x[a.col_indices[k]]);
+    }
+    const double bound = 2.0 * static_cast<double>(length + 3) * eps * magnitude;
+    const double diff = std::abs(static_cast<double>(actual[row]) - expected[row]);
+    if (!(diff <= bound)) {
+      ADD_FAILURE() << "row " << row << " (" << length << " entries): " << to_string(backend) << " " << actual[row]
+                    << " vs reference " << expected[row] << ", difference " << diff << " > bound " << bound;
+      if (++reported > 5) return;
+    }
+  }
+}
+
+class SpmvIsEquivalentToRef : public ::testing::TestWithParam<Backend> {};
+
+TEST_P(SpmvIsEquivalentToRef, Double) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  std::uint64_t seed = 100;
+  for (const auto& [name, a] : cases<double>()) {
+    for (Scalars s : {Scalars{1, 0}, Scalars{-0.75, 1.5}, Scalars{2, -1}}) {
+      expect_equivalent(GetParam(), name, a, s, seed++);
+    }
+  }
+}
+
+TEST_P(SpmvIsEquivalentToRef, Float) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  std::uint64_t seed = 200;
+  for (const auto& [name, a] : cases<float>()) {
+    for (Scalars s : {Scalars{1, 0}, Scalars{-0.75, 1.5}, Scalars{2, -1}}) {
+      expect_equivalent(GetParam(), name, a, s, seed++);
+    }
+  }
+}
+
+TEST_P(SpmvIsEquivalentToRef, ManySeededRandomMatrices) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  std::mt19937_64 shapes(7);
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    RandomCsrShape shape;
+    shape.rows = std::uniform_int_distribution<std::int32_t>(0, 700)(shapes);
+    shape.cols = std::uniform_int_distribution<std::int32_t>(1, 700)(shapes);
+    shape.mean_entries_per_row = std::uniform_real_distribution<double>(0, 40)(shapes);
+    shape.empty_row_fraction = std::uniform_real_distribution<double>(0, 0.5)(shapes);
+    expect_equivalent(GetParam(), "seed " + std::to_string(seed), testing::random_csr<double>(shape, seed),
+                      {1.25, seed % 2 == 0 ? 0.0 : 0.5}, seed);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SpmvIsEquivalentToRef, ::testing::ValuesIn(testing::backends_under_test()),
+                         testing::backend_test_name);
+
+TEST(Spmv, ReferenceComputesKnownProduct) {
+  // [[2, 0, -1], [0, 0, 0], [1, 3, 0]] * [1, 2, 3] = [-1, 0, 7]
+  CsrMatrix<double> a;
+  a.rows = 3;
+  a.cols = 3;
+  a.row_offsets = {0, 2, 2, 4};
+  a.col_indices = {0, 2, 0, 1};
+  a.values = {2, -1, 1, 3};
+  std::vector<double> x{1, 2, 3};
+  std::vector<double> y{10, 20, 30};
+  spmv<double>(2.0, a, x, 0.5, y, Backend::reference);
+  EXPECT_EQ(y, (std::vector<double>{-2 + 5, 0 + 10, 14 + 15}));
+}
+
+TEST(Spmv, RejectsMismatchedVectors) {
+  CsrMatrix<double> a = laplacian_7point<double>(2, 2, 2);
+  std::vector<double> x(7);
+  std::vector<double> y(8);
+  EXPECT_THROW(spmv<double>(1.0, a, x, 0.0, y, Backend::reference), UsageError);
+  x.resize(8);
+  y.resize(9);
+  EXPECT_THROW(spmv<double>(1.0, a, x, 0.0, y, Backend::cpu), UsageError);
+}
+
+TEST(Spmv, DeviceResidentMatchesHostEntry) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  RandomCsrShape shape;
+  shape.rows = 1000;
+  shape.cols = 1000;
+  shape.long_row_entries = 2 * kHeavyRowEntries;
+  CsrMatrix<float> a = testing::random_csr<float>(shape, 3);
+  std::vector<float> x = random_vector<float>(1000, 4);
+  std::vector<float> expected(1000);
+  spmv<float>(1.0f, a, x, 0.0f, expected, Backend::cuda);
+  DeviceCsr<float> device_a(a);
+  EXPECT_EQ(device_a.view().heavy_row_count, 1);
+  auto device_x = DeviceArray<float>::from_host(x);
+  DeviceArray<float> device_y(1000);
+  spmv<float>(1.0f, device_a, device_x, 0.0f, device_y);
+  EXPECT_EQ(device_y.to_host(), expected);  // same kernel, same order: bitwise
+}
+
+}  // namespace
+}  // namespace trellis::grid
