@@ -4,8 +4,11 @@
 
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.hpp"
 #include "spmv_benchmark.hpp"
+#include "sssp_benchmark.hpp"
 #include "trellis/core/atomic_file.hpp"
 
 namespace trellis::cli {
@@ -26,6 +29,36 @@ void run_spmv(const SpmvCommand& command, const GlobalOptions& globals) {
   if (backend != Backend::automatic) options.backends = {backend};
   Table table = bench::run_spmv_benchmark(options);
   std::string text = command.format == "json" ? table.to_json() : table.to_markdown();
+  if (command.output.empty()) {
+    fmt::print("{}", text);
+  } else {
+    write_file_atomically(command.output, text);
+  }
+}
+
+struct SsspCommand {
+  bench::SsspBenchmarkOptions options;
+  std::string format = "markdown";
+  std::string output;
+};
+
+void run_sssp(const SsspCommand& command, const GlobalOptions& globals) {
+  bench::SsspBenchmarkOptions options = command.options;
+  options.quiet = globals.quiet;
+  Backend backend = globals.requested_backend();
+  if (backend != Backend::automatic) options.backends = {backend};
+  bench::SsspBenchmarkTables tables = bench::run_sssp_benchmark(options);
+  std::string text;
+  if (command.format == "json") {
+    nlohmann::json all{{"corner_to_corner", nlohmann::json::parse(tables.corner_to_corner.to_json())},
+                       {"batched", nlohmann::json::parse(tables.batched.to_json())},
+                       {"large", nlohmann::json::parse(tables.large.to_json())}};
+    text = all.dump(2) + "\n";
+  } else {
+    text = "## Corner to corner on the seed's routing lattices\n\n" + tables.corner_to_corner.to_markdown() +
+           "\n## Batched queries on a 20,000-node lattice (random source and target, one call)\n\n" +
+           tables.batched.to_markdown() + "\n## Large boards, corner to corner\n\n" + tables.large.to_markdown();
+  }
   if (command.output.empty()) {
     fmt::print("{}", text);
   } else {
@@ -58,6 +91,30 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       ->capture_default_str();
   cmd->add_option("-o,--output", spmv->output, "Write the table to this file (written whole or not at all)");
   cmd->callback([spmv, &globals] { run_spmv(*spmv, globals); });
+
+  auto sssp = std::make_shared<SsspCommand>();
+  CLI::App* sssp_cmd = bench->add_subcommand(
+      "sssp",
+      "Shortest paths corner to corner on routing lattices for every backend and algorithm (time, edges "
+      "relaxed, GTEPS as graph edges over time, bitwise check against Dijkstra), batched queries per second, "
+      "and the large boards. Times are the search itself (CUDA events on the device, graph resident).");
+  sssp_cmd->add_option("--presets", sssp->options.presets, "Lattice presets for the first table (see trellis graph gen --list-presets)")
+      ->delimiter(',')
+      ->capture_default_str();
+  sssp_cmd->add_option("--batch-sizes", sssp->options.batch_sizes, "K values for the batched table")
+      ->delimiter(',')
+      ->capture_default_str();
+  sssp_cmd->add_option("--large", sssp->options.large_presets, "Presets for the large-board table")
+      ->delimiter(',')
+      ->capture_default_str();
+  sssp_cmd->add_option("--repeats", sssp->options.repeats,
+                       "Timed device runs per row after a warm-up; host backends run ceil(repeats/10) times")
+      ->capture_default_str();
+  sssp_cmd->add_option("--format", sssp->format, "markdown or json")
+      ->check(CLI::IsMember({"markdown", "json"}))
+      ->capture_default_str();
+  sssp_cmd->add_option("-o,--output", sssp->output, "Write the tables to this file (whole or not at all)");
+  sssp_cmd->callback([sssp, &globals] { run_sssp(*sssp, globals); });
 }
 
 }  // namespace trellis::cli

@@ -19,6 +19,8 @@ struct GlobalOptions {
 void add_info_command(CLI::App& app, const GlobalOptions& globals);
 void add_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_demo_command(CLI::App& app, const GlobalOptions& globals);
+void add_graph_command(CLI::App& app, const GlobalOptions& globals);
+void add_sssp_command(CLI::App& app, const GlobalOptions& globals);
 
 // Shared by `info` and `demo`.
 void print_info();

@@ -1,9 +1,11 @@
 #include "trellis/core/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <system_error>
 #include <vector>
@@ -13,18 +15,24 @@
 namespace trellis {
 namespace {
 
-// A unique name beside the target, created by mkstemp so two writers never
-// share a temporary (rename within one folder is atomic).
+// A unique name beside the target (rename within one folder is atomic),
+// created exclusively with the mode a plain create would give (0666 less the
+// umask), so two writers never share a temporary.
 std::filesystem::path make_temporary(const std::filesystem::path& target) {
-  std::string pattern = target.string() + ".tmp.XXXXXX";
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  int fd = ::mkstemp(name.data());
-  if (fd < 0) {
-    throw Error("cannot create an output file beside '" + target.string() + "': " + std::strerror(errno));
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::filesystem::path candidate =
+        target.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      ::close(fd);
+      return candidate;
+    }
+    if (errno != EEXIST) {
+      throw Error("cannot create an output file beside '" + target.string() + "': " + std::strerror(errno));
+    }
   }
-  ::close(fd);
-  return std::filesystem::path(name.data());
+  throw Error("cannot create a unique temporary file beside '" + target.string() + "'");
 }
 
 }  // namespace

@@ -1,0 +1,148 @@
+#include "sssp_benchmark.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <random>
+
+#include "trellis/core/error.hpp"
+#include "trellis/core/progress.hpp"
+#include "trellis/core/timer.hpp"
+#include "trellis/graph/generators.hpp"
+#include "trellis/graph/sssp.hpp"
+
+namespace trellis::bench {
+namespace {
+
+using graph::Graph;
+using graph::LatticeSpec;
+using graph::NodeId;
+using graph::SsspAlgorithm;
+using graph::SsspQuery;
+using graph::SsspResult;
+
+struct Contender {
+  Backend backend;
+  SsspAlgorithm algorithm;
+};
+
+std::vector<Contender> contenders(const SsspBenchmarkOptions& options) {
+  auto wants = [&](Backend b) {
+    return options.backends.empty() ||
+           std::find(options.backends.begin(), options.backends.end(), b) != options.backends.end();
+  };
+  std::vector<Contender> all;
+  if (wants(Backend::reference)) all.push_back({Backend::reference, SsspAlgorithm::dijkstra});
+  if (wants(Backend::cpu)) all.push_back({Backend::cpu, SsspAlgorithm::delta_stepping});
+  if (wants(Backend::cuda) && cuda_usable()) {
+    for (auto a : {SsspAlgorithm::bellman_ford, SsspAlgorithm::delta_stepping, SsspAlgorithm::spfa}) {
+      all.push_back({Backend::cuda, a});
+    }
+  }
+  return all;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+bool same_bits(const std::vector<graph::Weight>& a, const std::vector<graph::Weight>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
+  }
+  return true;
+}
+
+std::string contender_name(const Contender& c) {
+  return fmt::format("{} {}", to_string(c.backend), graph::to_string(c.algorithm));
+}
+
+// Corner (0,0,0) to the opposite corner on the top layer, every contender.
+void corner_to_corner(const std::string& preset_name, const SsspBenchmarkOptions& options, Table& table,
+                      Progress& progress) {
+  const graph::LatticePreset& preset = graph::lattice_preset(preset_name);
+  const Graph g = graph::routing_lattice(preset.spec);
+  const LatticeSpec& spec = preset.spec;
+  SsspQuery query{{graph::lattice_node(spec, 0, 0, 0)},
+                  graph::lattice_node(spec, spec.width - 1, spec.height - 1, spec.layers - 1),
+                  {}};
+  const SsspResult truth = graph::shortest_paths(g, query, {Backend::reference, SsspAlgorithm::dijkstra, 0, false});
+  for (const Contender& c : contenders(options)) {
+    graph::ShortestPaths engine(g, {c.backend, c.algorithm, 0, false});
+    const int runs = c.backend == Backend::cuda ? options.repeats : std::max(1, (options.repeats + 9) / 10);
+    if (c.backend == Backend::cuda) engine.run(query);  // warm-up: module load, first-touch
+    std::vector<double> times;
+    SsspResult last;
+    for (int r = 0; r < runs; ++r) {
+      last = engine.run(query);
+      times.push_back(last.solve_ms);
+    }
+    progress.advance();
+    const double us = median(times) * 1e3;
+    table.add_row({preset_name, std::int64_t{g.node_count()}, std::int64_t{g.edge_count()}, contender_name(c),
+                   number(us, 1), last.edges_relaxed, number(static_cast<double>(g.edge_count()) / us * 1e-3, 3),
+                   number(truth.distance[query.target], 1),
+                   std::string(same_bits(last.distance, truth.distance) ? "yes" : "NO")});
+  }
+}
+
+// K random (source, target) pairs on one 20,000-node lattice, one call.
+void batched(const SsspBenchmarkOptions& options, Table& table, Progress& progress) {
+  LatticeSpec spec;
+  spec.width = 100;
+  spec.height = 50;
+  spec.layers = 4;  // 20,000 nodes: the region OrthoRoute searches per net at most
+  const Graph g = graph::routing_lattice(spec);
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<NodeId> node(0, g.node_count() - 1);
+  for (const Contender& c : contenders(options)) {
+    if (c.backend == Backend::reference) continue;
+    graph::ShortestPaths engine(g, {c.backend, c.algorithm, 0, false});
+    for (int k : options.batch_sizes) {
+      std::vector<SsspQuery> queries;
+      for (int q = 0; q < k; ++q) queries.push_back({{node(rng)}, node(rng), {}});
+      engine.run_batch(std::span<const SsspQuery>(queries.data(), 1));  // warm-up
+      SteadyTimer timer;
+      std::vector<SsspResult> results = engine.run_batch(queries);
+      const double ms = timer.elapsed_ms();
+      // Spot-check the last query against the reference.
+      const SsspResult truth =
+          graph::shortest_paths(g, queries.back(), {Backend::reference, SsspAlgorithm::dijkstra, 0, false});
+      table.add_row({contender_name(c), std::int64_t{k}, number(ms, 2), number(k / ms * 1e3, 0),
+                     std::string(same_bits(results.back().distance, truth.distance) ? "yes" : "NO")});
+      progress.advance();
+    }
+  }
+}
+
+}  // namespace
+
+SsspBenchmarkTables run_sssp_benchmark(const SsspBenchmarkOptions& options) {
+  if (options.repeats <= 0) throw UsageError(fmt::format("--repeats must be positive, got {}", options.repeats));
+  for (Backend b : options.backends) {
+    if (b == Backend::cuda) resolve(b);
+  }
+  const std::vector<std::string> columns{"graph",           "nodes", "edges", "backend / algorithm",
+                                         "time us (median)", "edges relaxed", "GTEPS (graph edges / time)",
+                                         "distance", "bitwise = reference"};
+  SsspBenchmarkTables tables{Table(columns),
+                             Table({"backend / algorithm", "K queries", "wall ms", "queries / s",
+                                    "last = reference"}),
+                             Table(columns)};
+  const std::size_t per_graph = contenders(options).size();
+  Progress progress("sssp benchmark",
+                    per_graph * (options.presets.size() + options.large_presets.size()) +
+                        per_graph * options.batch_sizes.size(),
+                    options.quiet);
+  for (const std::string& name : options.presets) corner_to_corner(name, options, tables.corner_to_corner, progress);
+  if (!options.batch_sizes.empty()) batched(options, tables.batched, progress);
+  for (const std::string& name : options.large_presets) corner_to_corner(name, options, tables.large, progress);
+  return tables;
+}
+
+}  // namespace trellis::bench

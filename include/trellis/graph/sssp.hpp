@@ -1,0 +1,95 @@
+// Shortest paths on a Graph with non-negative float32 weights.
+//
+// Parity rule. Every backend and algorithm returns the same bits:
+// - distance[v] is the least value of the Bellman equations
+//   d[v] = min over edges u->v of fl(d[u] + w'(u,v)), d[source] = 0, where
+//   w'(u,v) = fl(w(u,v) + cost[v]) when a per-node cost is given, else w(u,v);
+//   Dijkstra computes exactly this fixpoint, and so does any label-correcting
+//   algorithm, because float addition of a non-negative weight is monotone.
+// - Among the tight edges into v (fl(d[u] + w'(u,v)) == d[v]), parent[v] is the
+//   u with the fewest hops from a source in the tight-edge graph, ties to the
+//   smallest id. That is acyclic even with zero weights, and makes paths
+//   identical across algorithms and backends.
+// - With a target, the search may stop once the target is settled. Then only
+//   nodes with distance <= distance[target] are reported; all others read
+//   kUnreachable (not settled), so early stopping cannot leak into results.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/graph/graph.hpp"
+
+namespace trellis::graph {
+
+enum class SsspAlgorithm { automatic, dijkstra, bellman_ford, delta_stepping, spfa };
+
+std::string_view to_string(SsspAlgorithm algorithm) noexcept;
+// "auto", "dijkstra", "bellman-ford", "delta-stepping", "spfa"; UsageError otherwise.
+SsspAlgorithm parse_sssp_algorithm(std::string_view name);
+
+inline constexpr NodeId kNoParent = -1;
+
+struct SsspQuery {
+  std::vector<NodeId> sources;     // one or more nodes at distance 0 (a partly routed net)
+  NodeId target = -1;              // >= 0: stop once it is settled
+  std::span<const Weight> node_cost;  // empty, or one finite non-negative cost per node
+};
+
+struct SsspOptions {
+  Backend backend = Backend::automatic;
+  SsspAlgorithm algorithm = SsspAlgorithm::automatic;
+  Weight delta = 0;     // delta-stepping bucket width; 0 picks one from the weights
+  bool parents = true;  // compute parent[] (needed for paths)
+};
+
+struct SsspResult {
+  std::vector<Weight> distance;   // kUnreachable for nodes not reached (or not settled)
+  std::vector<NodeId> parent;     // kNoParent for sources and unreached; empty unless asked
+  std::int64_t edges_relaxed = 0; // edge relaxations performed: the work, not the graph size
+  NodeId reached = 0;             // nodes with a finite distance
+  double solve_ms = 0;            // the search itself: steady clock on the host, CUDA events on
+                                  // the device (graph upload and result download excluded)
+  Backend backend = Backend::reference;
+  SsspAlgorithm algorithm = SsspAlgorithm::dijkstra;
+};
+
+// A graph prepared once and searched many times (the graph must outlive this
+// object): on cuda it is uploaded at
+// construction and stays resident. Construction resolves the backend and the
+// algorithm and throws UsageError for an algorithm the backend does not have
+// (dijkstra: reference; delta-stepping: cpu; bellman-ford, delta-stepping and
+// spfa: cuda) or BackendUnavailable.
+class ShortestPaths {
+ public:
+  explicit ShortestPaths(const Graph& graph, const SsspOptions& options = {});
+  ~ShortestPaths();
+  ShortestPaths(const ShortestPaths&) = delete;
+  ShortestPaths& operator=(const ShortestPaths&) = delete;
+
+  // Throws UsageError for no source, a source or target out of range, or a
+  // cost array of the wrong length or with a negative, NaN or infinite cost.
+  SsspResult run(const SsspQuery& query);
+  // K independent queries in one call (the router's workhorse); on cuda one
+  // launch serves them all.
+  std::vector<SsspResult> run_batch(std::span<const SsspQuery> queries);
+
+  Backend backend() const noexcept;
+  SsspAlgorithm algorithm() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One query: ShortestPaths(graph, options).run(query).
+SsspResult shortest_paths(const Graph& graph, const SsspQuery& query, const SsspOptions& options = {});
+
+// The path source..target following parent[]; empty when target is unreached.
+std::vector<NodeId> path_to(const SsspResult& result, NodeId target);
+
+}  // namespace trellis::graph

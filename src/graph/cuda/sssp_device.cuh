@@ -1,0 +1,80 @@
+// Device-side pieces every shortest-path kernel shares.
+//
+// A node's label is one 64-bit key: the float distance's bits above the hop
+// count. Non-negative floats order like their bit patterns, so atomicMin on
+// the key keeps the lexicographically least (distance, hops) pair; at the
+// fixpoint the hops are the breadth-first depth in the tight-edge graph,
+// which the parent rule needs (sssp.hpp). Unreached nodes hold kNoKey.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "trellis/core/csr.hpp"
+#include "trellis/graph/graph.hpp"
+
+namespace trellis::graph::cuda {
+
+using Key = unsigned long long;
+inline constexpr Key kNoKey = ~0ULL;
+inline constexpr int kWarp = 32;
+
+__device__ inline Key make_key(Weight distance, std::uint32_t hops) {
+  return (static_cast<Key>(__float_as_uint(distance)) << 32) | hops;
+}
+__device__ inline Weight key_distance(Key key) { return __uint_as_float(static_cast<std::uint32_t>(key >> 32)); }
+__device__ inline std::uint32_t key_hops(Key key) { return static_cast<std::uint32_t>(key); }
+
+// What one search needs on the device.
+struct DeviceSearch {
+  const RowOffset* row_offsets;
+  const ColumnIndex* heads;
+  const Weight* weights;
+  const Weight* node_cost;  // nullptr: none
+  NodeId nodes;
+  NodeId target;            // -1: none
+  Key* keys;                // one per node
+};
+
+// Keys change under other blocks' atomics: read them from L2, never from a
+// possibly stale L1 line.
+__device__ inline Key load_key(const Key* key) { return __ldcg(key); }
+
+__device__ inline Weight edge_weight(const DeviceSearch& s, RowOffset k, NodeId head) {
+  const Weight w = __ldg(&s.weights[k]);
+  return s.node_cost == nullptr ? w : w + __ldg(&s.node_cost[head]);
+}
+
+// Distances beyond the target's current one cannot lead to it: prune them.
+__device__ inline Weight target_bound(const DeviceSearch& s) {
+  if (s.target < 0) return __int_as_float(0x7f800000);  // +inf
+  return key_distance(load_key(&s.keys[s.target]));
+}
+
+// Relaxes edge k of u (label `from`) into its head; true when the head's key
+// was lowered by this call.
+__device__ inline bool relax(const DeviceSearch& s, Key from, RowOffset k, Weight bound, NodeId& head) {
+  head = __ldg(&s.heads[k]);
+  const Weight candidate = key_distance(from) + edge_weight(s, k, head);
+  if (candidate > bound) return false;
+  const Key key = make_key(candidate, key_hops(from) + 1);
+  if (key >= load_key(&s.keys[head])) return false;
+  return atomicMin(&s.keys[head], key) > key;
+}
+
+// Appends item to queue[*size] with one atomic per warp for all lanes that
+// push (the seed's lesson: per-thread queue atomics serialise).
+__device__ inline void warp_push(bool push, NodeId item, NodeId* queue, unsigned* size) {
+  const unsigned active = __activemask();
+  const unsigned pushing = __ballot_sync(active, push);
+  if (pushing == 0) return;
+  const int lane = threadIdx.x % kWarp;
+  const int leader = __ffs(pushing) - 1;
+  unsigned base = 0;
+  if (lane == leader) base = atomicAdd(size, static_cast<unsigned>(__popc(pushing)));
+  base = __shfl_sync(active, base, leader);
+  if (push) queue[base + __popc(pushing & ((1u << lane) - 1))] = item;
+}
+
+}  // namespace trellis::graph::cuda

@@ -1,0 +1,15 @@
+// The cuda shortest-path engine in a build without CUDA.
+#include "../kernels.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::graph::cuda {
+
+struct GraphOnDevice::State {};
+
+GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>&) {
+  throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
+}
+GraphOnDevice::~GraphOnDevice() = default;
+void GraphOnDevice::search(SsspAlgorithm, Weight, std::span<const SearchSpec>, bool, std::span<SsspResult>) {}
+
+}  // namespace trellis::graph::cuda

@@ -1,0 +1,76 @@
+// Shortest-path kernels, declared once per backend. Graph pointers live in the
+// backend's memory space. A search fills `distance` (kUnreachable where no
+// path was found) and reports the relaxations it performed; the shared
+// finishing step (sssp_finish.cpp) masks unsettled nodes for targeted queries.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "trellis/core/csr.hpp"
+#include "trellis/graph/graph.hpp"
+#include "trellis/graph/sssp.hpp"
+
+namespace trellis::graph {
+
+// One search as the kernels see it: sources, optional target, optional
+// per-node cost (empty span: none). Pointers are host pointers.
+struct SearchSpec {
+  std::span<const NodeId> sources;
+  NodeId target = -1;
+  std::span<const Weight> node_cost;
+};
+
+// The edge weight as every backend must compute it: fl(w + cost[v]).
+inline Weight effective_weight(Weight w, std::span<const Weight> node_cost, NodeId head) {
+  return node_cost.empty() ? w : w + node_cost[static_cast<std::size_t>(head)];
+}
+
+namespace reference {
+// Binary-heap Dijkstra, the oracle. With a target, stops once every node at
+// distance <= distance[target] is settled.
+std::int64_t dijkstra(const CsrView<Weight>& g, const SearchSpec& search, std::span<Weight> distance);
+// parent[] by the parity rule: breadth-first over tight edges from the
+// sources, each node taking the smallest-id tight in-neighbour on the level
+// before its own. Nodes with distance kUnreachable get kNoParent.
+void tight_edge_parents(const CsrView<Weight>& g, const SearchSpec& search, std::span<const Weight> distance,
+                        std::span<NodeId> parent);
+}  // namespace reference
+
+namespace cpu {
+// OpenMP delta-stepping (after gapbs): thread-local buckets, shared frontier.
+std::int64_t delta_stepping(const CsrView<Weight>& g, const SearchSpec& search, Weight delta,
+                            std::span<Weight> distance);
+}  // namespace cpu
+
+// Distances of nodes beyond the target's are not final: report them as
+// unreachable, and count what is reached. Returns the reached count.
+NodeId mask_unsettled(NodeId target, std::span<Weight> distance);
+
+// A bucket width from the weights when the caller gives none.
+Weight default_delta(const CsrView<Weight>& g);
+
+}  // namespace trellis::graph
+
+namespace trellis::graph::cuda {
+
+// The graph resident on the device and the scratch its searches reuse.
+class GraphOnDevice {
+ public:
+  explicit GraphOnDevice(const CsrMatrix<Weight>& csr);
+  ~GraphOnDevice();
+  GraphOnDevice(const GraphOnDevice&) = delete;
+  GraphOnDevice& operator=(const GraphOnDevice&) = delete;
+
+  // Fills distance, parent (when asked), edges_relaxed and solve_ms of
+  // results[i] for searches[i]; distances are unmasked (the caller masks).
+  void search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
+              std::span<SsspResult> results);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace trellis::graph::cuda

@@ -1,0 +1,179 @@
+// Public shortest-path entry: argument checks, backend and algorithm
+// resolution, the one backend switch, and the shared finishing steps.
+#include "trellis/graph/sssp.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "kernels.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/core/timer.hpp"
+
+namespace trellis::graph {
+
+std::string_view to_string(SsspAlgorithm algorithm) noexcept {
+  switch (algorithm) {
+    case SsspAlgorithm::automatic: return "auto";
+    case SsspAlgorithm::dijkstra: return "dijkstra";
+    case SsspAlgorithm::bellman_ford: return "bellman-ford";
+    case SsspAlgorithm::delta_stepping: return "delta-stepping";
+    case SsspAlgorithm::spfa: return "spfa";
+  }
+  return "unknown";
+}
+
+SsspAlgorithm parse_sssp_algorithm(std::string_view name) {
+  for (auto a : {SsspAlgorithm::automatic, SsspAlgorithm::dijkstra, SsspAlgorithm::bellman_ford,
+                 SsspAlgorithm::delta_stepping, SsspAlgorithm::spfa}) {
+    if (name == to_string(a)) return a;
+  }
+  throw UsageError(fmt::format(
+      "unknown shortest-path algorithm '{}' (expected auto, dijkstra, bellman-ford, delta-stepping or spfa)", name));
+}
+
+namespace {
+
+SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested) {
+  if (requested == SsspAlgorithm::automatic) {
+    switch (backend) {
+      case Backend::reference: return SsspAlgorithm::dijkstra;
+      case Backend::cpu:
+      case Backend::cuda: return SsspAlgorithm::delta_stepping;
+      case Backend::automatic: break;
+    }
+  }
+  const bool available =
+      (backend == Backend::reference && requested == SsspAlgorithm::dijkstra) ||
+      (backend == Backend::cpu && requested == SsspAlgorithm::delta_stepping) ||
+      (backend == Backend::cuda && (requested == SsspAlgorithm::bellman_ford ||
+                                    requested == SsspAlgorithm::delta_stepping || requested == SsspAlgorithm::spfa));
+  if (!available) {
+    throw UsageError(fmt::format("the {} backend has no {} (reference: dijkstra; cpu: delta-stepping; "
+                                 "cuda: bellman-ford, delta-stepping, spfa)",
+                                 to_string(backend), to_string(requested)));
+  }
+  return requested;
+}
+
+void check_query(const Graph& graph, const SsspQuery& query) {
+  const NodeId n = graph.node_count();
+  if (query.sources.empty()) throw UsageError("a shortest-path query needs at least one source");
+  for (NodeId s : query.sources) {
+    if (s < 0 || s >= n) throw UsageError(fmt::format("source {} is outside the graph's nodes 0..{}", s, n - 1));
+  }
+  if (query.target < -1 || query.target >= n) {
+    throw UsageError(fmt::format("target {} is outside the graph's nodes 0..{}", query.target, n - 1));
+  }
+  if (!query.node_cost.empty()) {
+    if (query.node_cost.size() != static_cast<std::size_t>(n)) {
+      throw UsageError(fmt::format("node cost array has {} entries for {} nodes", query.node_cost.size(), n));
+    }
+    for (std::size_t v = 0; v < query.node_cost.size(); ++v) {
+      const Weight c = query.node_cost[v];
+      if (!(c >= 0) || std::isinf(c)) {
+        throw UsageError(fmt::format("node cost {} of node {} is not finite and non-negative", c, v));
+      }
+    }
+  }
+}
+
+SearchSpec spec_of(const SsspQuery& query) { return {query.sources, query.target, query.node_cost}; }
+
+}  // namespace
+
+struct ShortestPaths::Impl {
+  const Graph& graph;
+  Backend backend;
+  SsspAlgorithm algorithm;
+  Weight delta;
+  bool parents;
+  std::optional<cuda::GraphOnDevice> device;
+
+  SsspResult run_on_host(const SsspQuery& query) const {
+    const CsrView<Weight> g = graph.csr.view();
+    const SearchSpec search = spec_of(query);
+    SsspResult result;
+    result.backend = backend;
+    result.algorithm = algorithm;
+    result.distance.resize(static_cast<std::size_t>(graph.node_count()));
+    SteadyTimer timer;
+    result.edges_relaxed = algorithm == SsspAlgorithm::dijkstra
+                               ? reference::dijkstra(g, search, result.distance)
+                               : cpu::delta_stepping(g, search, delta, result.distance);
+    result.solve_ms = timer.elapsed_ms();
+    result.reached = mask_unsettled(query.target, result.distance);
+    if (parents) {
+      result.parent.resize(result.distance.size());
+      reference::tight_edge_parents(g, search, result.distance, result.parent);
+    }
+    return result;
+  }
+};
+
+ShortestPaths::ShortestPaths(const Graph& graph, const SsspOptions& options) {
+  const Backend backend = resolve(options.backend);
+  const SsspAlgorithm algorithm = resolve_algorithm(backend, options.algorithm);
+  if (!(options.delta >= 0) || std::isinf(options.delta)) {
+    throw UsageError(fmt::format("delta must be finite and non-negative (0 picks one), got {}", options.delta));
+  }
+  const Weight delta = options.delta > 0 ? options.delta : default_delta(graph.csr.view());
+  impl_ = std::unique_ptr<Impl>(new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt});
+  if (backend == Backend::cuda) impl_->device.emplace(graph.csr);
+}
+
+ShortestPaths::~ShortestPaths() = default;
+
+Backend ShortestPaths::backend() const noexcept { return impl_->backend; }
+SsspAlgorithm ShortestPaths::algorithm() const noexcept { return impl_->algorithm; }
+
+SsspResult ShortestPaths::run(const SsspQuery& query) { return std::move(run_batch({&query, 1}).front()); }
+
+std::vector<SsspResult> ShortestPaths::run_batch(std::span<const SsspQuery> queries) {
+  for (const SsspQuery& q : queries) check_query(impl_->graph, q);
+  std::vector<SsspResult> results;
+  results.reserve(queries.size());
+  if (impl_->backend != Backend::cuda) {
+    for (const SsspQuery& q : queries) results.push_back(impl_->run_on_host(q));
+    return results;
+  }
+  std::vector<SearchSpec> searches;
+  for (const SsspQuery& q : queries) searches.push_back(spec_of(q));
+  results.resize(queries.size());
+  impl_->device->search(impl_->algorithm, impl_->delta, searches, impl_->parents, results);
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    results[i].backend = Backend::cuda;
+    results[i].algorithm = impl_->algorithm;
+    results[i].reached = mask_unsettled(queries[i].target, results[i].distance);
+    if (impl_->parents) {
+      // Parents of nodes the mask removed are meaningless: clear them too.
+      for (std::size_t v = 0; v < results[i].distance.size(); ++v) {
+        if (results[i].distance[v] == kUnreachable) results[i].parent[v] = kNoParent;
+      }
+    }
+  }
+  return results;
+}
+
+SsspResult shortest_paths(const Graph& graph, const SsspQuery& query, const SsspOptions& options) {
+  return ShortestPaths(graph, options).run(query);
+}
+
+std::vector<NodeId> path_to(const SsspResult& result, NodeId target) {
+  if (target < 0 || static_cast<std::size_t>(target) >= result.distance.size()) {
+    throw UsageError(fmt::format("path target {} is outside the graph", target));
+  }
+  if (result.parent.empty()) throw UsageError("this result was computed without parents");
+  std::vector<NodeId> path;
+  if (result.distance[static_cast<std::size_t>(target)] == kUnreachable) return path;
+  for (NodeId v = target; v != kNoParent; v = result.parent[static_cast<std::size_t>(v)]) {
+    path.push_back(v);
+    if (path.size() > result.distance.size()) throw Error("parent pointers form a cycle");
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace trellis::graph

@@ -1,0 +1,304 @@
+// Shortest paths on every backend and algorithm against reference Dijkstra:
+// distances bitwise, parents (hence paths) identical, reached counts equal.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "support/backends.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/graph/generators.hpp"
+#include "trellis/graph/sssp.hpp"
+
+namespace trellis::graph {
+namespace {
+
+struct Combo {
+  Backend backend;
+  SsspAlgorithm algorithm;
+};
+
+std::string combo_name(const Combo& c) {
+  std::string name = std::string(to_string(c.backend)) + "_" + std::string(to_string(c.algorithm));
+  for (char& ch : name) {
+    if (ch == '-') ch = '_';
+  }
+  return name;
+}
+
+const std::vector<Combo>& combos() {
+  static const std::vector<Combo> all{{Backend::cpu, SsspAlgorithm::delta_stepping},
+                                      {Backend::cuda, SsspAlgorithm::bellman_ford},
+                                      {Backend::cuda, SsspAlgorithm::delta_stepping},
+                                      {Backend::cuda, SsspAlgorithm::spfa}};
+  return all;
+}
+
+// Random graphs with the awkward parts: ties (weights from a small set),
+// zero weights, duplicate edges, self-loops, and a part no source reaches.
+Graph random_graph(NodeId nodes, std::int64_t edges, std::uint64_t seed, bool tie_weights) {
+  std::mt19937_64 rng(seed);
+  const NodeId reachable = nodes - nodes / 10;  // the last tenth only links among itself
+  std::uniform_int_distribution<NodeId> any(0, reachable - 1);
+  std::uniform_int_distribution<NodeId> island(reachable, nodes - 1);
+  std::uniform_real_distribution<float> real(0.0f, 10.0f);
+  const float ties[] = {0.0f, 0.5f, 1.0f, 1.0f, 1.5f, 3.0f};
+  std::uniform_int_distribution<int> tie(0, 5);
+  std::vector<NodeId> tails, heads;
+  std::vector<Weight> weights;
+  for (std::int64_t e = 0; e < edges; ++e) {
+    const bool in_island = nodes - reachable > 1 && e % 10 == 0;
+    NodeId u = in_island ? island(rng) : any(rng);
+    NodeId v = in_island ? island(rng) : any(rng);
+    if (e % 97 == 0) v = u;  // self-loop
+    const Weight w = tie_weights ? ties[tie(rng)] : real(rng);
+    tails.push_back(u);
+    heads.push_back(v);
+    weights.push_back(w);
+    if (e % 13 == 0) {  // duplicate edge, sometimes cheaper
+      tails.push_back(u);
+      heads.push_back(v);
+      weights.push_back(w * 0.5f);
+    }
+  }
+  return graph_from_edges(nodes, tails, heads, weights);
+}
+
+void expect_same_result(const SsspResult& expected, const SsspResult& actual, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(actual.distance.size(), expected.distance.size());
+  EXPECT_EQ(actual.reached, expected.reached);
+  int reported = 0;
+  for (std::size_t v = 0; v < expected.distance.size() && reported < 5; ++v) {
+    if (std::bit_cast<std::uint32_t>(actual.distance[v]) != std::bit_cast<std::uint32_t>(expected.distance[v])) {
+      ADD_FAILURE() << "node " << v << ": distance " << actual.distance[v] << " vs reference "
+                    << expected.distance[v];
+      ++reported;
+    }
+  }
+  ASSERT_EQ(actual.parent.size(), expected.parent.size());
+  for (std::size_t v = 0; v < expected.parent.size() && reported < 5; ++v) {
+    if (actual.parent[v] != expected.parent[v]) {
+      ADD_FAILURE() << "node " << v << ": parent " << actual.parent[v] << " vs reference " << expected.parent[v];
+      ++reported;
+    }
+  }
+}
+
+SsspResult reference_run(const Graph& graph, const SsspQuery& query) {
+  return shortest_paths(graph, query, {Backend::reference, SsspAlgorithm::dijkstra});
+}
+
+// The path follows real edges, starts at a source, and its weights add up to
+// the target's distance exactly as the search added them.
+void expect_valid_path(const Graph& graph, const SsspQuery& query, const SsspResult& result, NodeId target) {
+  std::vector<NodeId> path = path_to(result, target);
+  if (result.distance[target] == kUnreachable) {
+    EXPECT_TRUE(path.empty());
+    return;
+  }
+  ASSERT_FALSE(path.empty());
+  EXPECT_NE(std::find(query.sources.begin(), query.sources.end(), path.front()), query.sources.end());
+  EXPECT_EQ(path.back(), target);
+  Weight d = 0;
+  for (std::size_t i = 1; i < path.size(); ++i) {
+    const NodeId u = path[i - 1], v = path[i];
+    Weight best = kUnreachable;
+    for (RowOffset k = graph.csr.row_offsets[u]; k < graph.csr.row_offsets[u + 1]; ++k) {
+      if (graph.csr.col_indices[k] != v) continue;
+      const Weight w = query.node_cost.empty() ? graph.csr.values[k] : graph.csr.values[k] + query.node_cost[v];
+      if (d + w == result.distance[v]) best = d + w;
+    }
+    ASSERT_NE(best, kUnreachable) << "no tight edge " << u << " -> " << v;
+    d = best;
+  }
+  EXPECT_EQ(d, result.distance[target]);
+}
+
+// ---- Parity on the seed's lattice sizes ------------------------------------
+
+class SeedLatticeParity : public ::testing::TestWithParam<std::tuple<Combo, std::string>> {};
+
+TEST_P(SeedLatticeParity, CornerToCornerAndFullSearchMatchDijkstra) {
+  const auto& [combo, preset_name] = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  const LatticePreset& preset = lattice_preset(preset_name);
+  const Graph graph = routing_lattice(preset.spec);
+  const NodeId corner = lattice_node(preset.spec, 0, 0, 0);
+  const NodeId far_corner =
+      lattice_node(preset.spec, preset.spec.width - 1, preset.spec.height - 1, preset.spec.layers - 1);
+  ShortestPaths engine(graph, {combo.backend, combo.algorithm});
+
+  SsspQuery to_corner{{corner}, far_corner, {}};
+  SsspResult expected = reference_run(graph, to_corner);
+  ASSERT_NE(expected.distance[far_corner], kUnreachable);
+  SsspResult actual = engine.run(to_corner);
+  expect_same_result(expected, actual, "corner to corner");
+  expect_valid_path(graph, to_corner, actual, far_corner);
+  EXPECT_GT(actual.edges_relaxed, 0);
+
+  SsspQuery everything{{far_corner}, -1, {}};
+  expect_same_result(reference_run(graph, everything), engine.run(everything), "single source, all nodes");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, SeedLatticeParity,
+    ::testing::Combine(::testing::ValuesIn(combos()),
+                       ::testing::Values("seed-2k", "seed-8k", "seed-30k", "seed-60k", "seed-180k", "seed-401k")),
+    [](const auto& param_info) {
+      std::string preset = std::get<1>(param_info.param);
+      for (char& ch : preset) {
+        if (ch == '-') ch = '_';
+      }
+      return combo_name(std::get<0>(param_info.param)) + "_" + preset;
+    });
+
+// ---- Parity on random graphs with ties, zeros, duplicates, loops -----------
+
+class RandomGraphParity : public ::testing::TestWithParam<std::tuple<Combo, int>> {};
+
+TEST_P(RandomGraphParity, MatchesDijkstra) {
+  const auto& [combo, kind] = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const NodeId n = kind == 0 ? 50 : kind == 1 ? 3000 : 20000;
+    const Graph graph = random_graph(n, 4LL * n, seed * 31 + kind, /*tie_weights=*/seed % 2 == 1);
+    ShortestPaths engine(graph, {combo.backend, combo.algorithm});
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<NodeId> node(0, n - 1);
+    const std::string where = "seed " + std::to_string(seed);
+    SsspQuery full{{node(rng)}, -1, {}};
+    expect_same_result(reference_run(graph, full), engine.run(full), where + " full");
+    SsspQuery targeted{{node(rng)}, node(rng), {}};
+    SsspResult t = engine.run(targeted);
+    expect_same_result(reference_run(graph, targeted), t, where + " targeted");
+    expect_valid_path(graph, targeted, t, targeted.target);
+    SsspQuery multi{{node(rng), node(rng), node(rng), node(rng)}, node(rng), {}};
+    multi.sources.push_back(multi.sources.front());  // a repeated source is harmless
+    expect_same_result(reference_run(graph, multi), engine.run(multi), where + " multi-source");
+    std::vector<Weight> cost(static_cast<std::size_t>(n));
+    std::uniform_int_distribution<int> c(0, 4);
+    for (Weight& x : cost) x = 0.25f * static_cast<float>(c(rng));
+    SsspQuery costly{{node(rng)}, -1, cost};
+    SsspResult with_cost = engine.run(costly);
+    expect_same_result(reference_run(graph, costly), with_cost, where + " node costs");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Graphs, RandomGraphParity,
+                         ::testing::Combine(::testing::ValuesIn(combos()), ::testing::Values(0, 1, 2)),
+                         [](const auto& param_info) {
+                           const int kind = std::get<1>(param_info.param);
+                           return combo_name(std::get<0>(param_info.param)) +
+                                  (kind == 0 ? "_tiny" : kind == 1 ? "_small" : "_medium");
+                         });
+
+// ---- Batches ---------------------------------------------------------------
+
+class BatchParity : public ::testing::TestWithParam<Combo> {};
+
+TEST_P(BatchParity, BatchEqualsSeparateReferenceRuns) {
+  const Combo combo = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  LatticeSpec spec;
+  spec.width = 40;
+  spec.height = 30;
+  spec.layers = 4;
+  spec.obstacle_fraction = 0.1;
+  spec.seed = 9;
+  const Graph graph = routing_lattice(spec);
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<NodeId> node(0, graph.node_count() - 1);
+  std::uniform_int_distribution<int> c(0, 3);
+  std::vector<std::vector<Weight>> costs(17);
+  std::vector<SsspQuery> queries;
+  for (int q = 0; q < 17; ++q) {
+    SsspQuery query{{node(rng)}, q % 3 == 0 ? -1 : node(rng), {}};
+    if (q % 4 == 1) query.sources.push_back(node(rng));
+    if (q % 2 == 0) {
+      costs[q].resize(static_cast<std::size_t>(graph.node_count()));
+      for (Weight& x : costs[q]) x = static_cast<float>(c(rng));
+      query.node_cost = costs[q];
+    }
+    queries.push_back(query);
+  }
+  ShortestPaths engine(graph, {combo.backend, combo.algorithm});
+  std::vector<SsspResult> batch = engine.run_batch(queries);
+  ASSERT_EQ(batch.size(), queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    expect_same_result(reference_run(graph, queries[q]), batch[q], "query " + std::to_string(q));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Combos, BatchParity, ::testing::ValuesIn(combos()),
+                         [](const auto& param_info) { return combo_name(param_info.param); });
+
+// ---- The reference itself and the argument checks ---------------------------
+
+TEST(Dijkstra, KnownDistancesAndTheParentRule) {
+  // 0 -> 1 (1), 0 -> 2 (1), 1 -> 3 (1), 2 -> 3 (1), 3 -> 4 (0), 4 -> 3 (0), 5 isolated.
+  // Node 3 has two tight in-edges at the same hop count: the smaller id wins.
+  std::vector<NodeId> tails{0, 0, 2, 1, 3, 4};
+  std::vector<NodeId> heads{2, 1, 3, 3, 4, 3};
+  std::vector<Weight> weights{1, 1, 1, 1, 0, 0};
+  const Graph graph = graph_from_edges(6, tails, heads, weights);
+  SsspResult r = reference_run(graph, {{0}, -1, {}});
+  EXPECT_EQ(r.distance, (std::vector<Weight>{0, 1, 1, 2, 2, kUnreachable}));
+  EXPECT_EQ(r.parent, (std::vector<NodeId>{kNoParent, 0, 0, 1, 3, kNoParent}));
+  EXPECT_EQ(r.reached, 5);
+  EXPECT_EQ(path_to(r, 4), (std::vector<NodeId>{0, 1, 3, 4}));
+  EXPECT_TRUE(path_to(r, 5).empty());
+}
+
+TEST(Dijkstra, TargetedSearchReportsOnlySettledNodes) {
+  // A path 0 - 1 - 2 - 3 with unit weights: searching 0 -> 1 settles 0 and 1.
+  std::vector<NodeId> tails{0, 1, 2};
+  std::vector<NodeId> heads{1, 2, 3};
+  std::vector<Weight> weights{1, 1, 1};
+  const Graph graph = graph_from_edges(4, tails, heads, weights);
+  SsspResult r = reference_run(graph, {{0}, 1, {}});
+  EXPECT_EQ(r.distance, (std::vector<Weight>{0, 1, kUnreachable, kUnreachable}));
+  EXPECT_EQ(r.reached, 2);
+}
+
+TEST(Sssp, RejectsBadQueries) {
+  std::vector<NodeId> tails{0};
+  std::vector<NodeId> heads{1};
+  std::vector<Weight> weights{1};
+  const Graph graph = graph_from_edges(3, tails, heads, weights);
+  EXPECT_THROW(reference_run(graph, {{}, -1, {}}), UsageError);
+  EXPECT_THROW(reference_run(graph, {{3}, -1, {}}), UsageError);
+  EXPECT_THROW(reference_run(graph, {{-1}, -1, {}}), UsageError);
+  EXPECT_THROW(reference_run(graph, {{0}, 7, {}}), UsageError);
+  std::vector<Weight> short_cost{1, 2};
+  EXPECT_THROW(reference_run(graph, {{0}, -1, short_cost}), UsageError);
+  std::vector<Weight> negative{0, -1, 0};
+  EXPECT_THROW(reference_run(graph, {{0}, -1, negative}), UsageError);
+  std::vector<Weight> nan_cost{0, std::numeric_limits<float>::quiet_NaN(), 0};
+  EXPECT_THROW(reference_run(graph, {{0}, -1, nan_cost}), UsageError);
+  EXPECT_THROW(ShortestPaths(graph, {Backend::reference, SsspAlgorithm::spfa}), UsageError);
+  EXPECT_THROW(ShortestPaths(graph, {Backend::cpu, SsspAlgorithm::dijkstra}), UsageError);
+  EXPECT_THROW(ShortestPaths(graph, {Backend::cpu, SsspAlgorithm::delta_stepping, -1.0f}), UsageError);
+  EXPECT_THROW(parse_sssp_algorithm("a-star"), UsageError);
+  EXPECT_EQ(parse_sssp_algorithm("bellman-ford"), SsspAlgorithm::bellman_ford);
+}
+
+TEST(Sssp, CpuDeltaSteppingCopesWithHugeDistancesAndTinyDelta) {
+  // Distances far beyond delta * the bucket window exercise the overflow list.
+  std::vector<NodeId> tails{0, 1, 2, 0};
+  std::vector<NodeId> heads{1, 2, 3, 3};
+  std::vector<Weight> weights{1e30f, 1e-3f, 3e30f, 5e30f};
+  const Graph graph = graph_from_edges(4, tails, heads, weights);
+  SsspQuery query{{0}, -1, {}};
+  SsspResult expected = reference_run(graph, query);
+  SsspResult actual = shortest_paths(graph, query, {Backend::cpu, SsspAlgorithm::delta_stepping, 1e-6f});
+  expect_same_result(expected, actual, "huge distances");
+}
+
+}  // namespace
+}  // namespace trellis::graph
