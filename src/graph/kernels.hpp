@@ -55,6 +55,10 @@ Weight default_delta(const CsrView<Weight>& g);
 
 namespace trellis::graph::cuda {
 
+// Whether a search on this many nodes fits one block's shared memory (then
+// it is solved inside one block: small graphs are pure latency).
+bool fits_one_block(NodeId nodes);
+
 // The graph resident on the device and the scratch its searches reuse.
 class GraphOnDevice {
  public:
@@ -65,10 +69,19 @@ class GraphOnDevice {
 
   // Fills distance, parent (when asked), edges_relaxed and solve_ms of
   // results[i] for searches[i]; distances are unmasked (the caller masks).
+  // A batch of several searches, and Bellman-Ford on a graph small enough
+  // for one block's shared memory, run one block per search; the rest run
+  // the chosen algorithm on the whole device, one search at a time.
   void search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
               std::span<SsspResult> results);
 
  private:
+  void search_on_grid(SsspAlgorithm algorithm, Weight delta, const SearchSpec& spec, bool parents,
+                      SsspResult& result);
+  void search_in_blocks(std::span<const SearchSpec> searches, bool parents, std::span<SsspResult> results);
+  void finish(const unsigned long long* keys, const Weight* node_costs, std::span<const long long> cost_offsets,
+              bool parents, std::span<SsspResult> results);
+
   struct State;
   std::unique_ptr<State> state_;
 };

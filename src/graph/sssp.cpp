@@ -36,12 +36,14 @@ SsspAlgorithm parse_sssp_algorithm(std::string_view name) {
 
 namespace {
 
-SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested) {
+SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested, NodeId nodes) {
   if (requested == SsspAlgorithm::automatic) {
     switch (backend) {
       case Backend::reference: return SsspAlgorithm::dijkstra;
-      case Backend::cpu:
-      case Backend::cuda: return SsspAlgorithm::delta_stepping;
+      case Backend::cpu: return SsspAlgorithm::delta_stepping;
+      case Backend::cuda:
+        // Small graphs: Bellman-Ford inside one block; larger: delta-stepping.
+        return cuda::fits_one_block(nodes) ? SsspAlgorithm::bellman_ford : SsspAlgorithm::delta_stepping;
       case Backend::automatic: break;
     }
   }
@@ -115,7 +117,7 @@ struct ShortestPaths::Impl {
 
 ShortestPaths::ShortestPaths(const Graph& graph, const SsspOptions& options) {
   const Backend backend = resolve(options.backend);
-  const SsspAlgorithm algorithm = resolve_algorithm(backend, options.algorithm);
+  const SsspAlgorithm algorithm = resolve_algorithm(backend, options.algorithm, graph.node_count());
   if (!(options.delta >= 0) || std::isinf(options.delta)) {
     throw UsageError(fmt::format("delta must be finite and non-negative (0 picks one), got {}", options.delta));
   }

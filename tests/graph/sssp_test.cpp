@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <string>
 #include <tuple>
@@ -30,6 +31,8 @@ std::string combo_name(const Combo& c) {
   }
   return name;
 }
+
+void PrintTo(const Combo& c, std::ostream* out) { *out << combo_name(c); }
 
 const std::vector<Combo>& combos() {
   static const std::vector<Combo> all{{Backend::cpu, SsspAlgorithm::delta_stepping},
@@ -230,6 +233,28 @@ TEST_P(BatchParity, BatchEqualsSeparateReferenceRuns) {
   ShortestPaths engine(graph, {combo.backend, combo.algorithm});
   std::vector<SsspResult> batch = engine.run_batch(queries);
   ASSERT_EQ(batch.size(), queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    expect_same_result(reference_run(graph, queries[q]), batch[q], "query " + std::to_string(q));
+  }
+}
+
+TEST_P(BatchParity, BatchOnAGraphTooLargeForSharedMemory) {
+  const Combo combo = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  LatticeSpec spec;
+  spec.width = 200;
+  spec.height = 100;
+  spec.layers = 3;  // 60,000 nodes: a block's keys live in global memory
+  spec.obstacle_fraction = 0.05;
+  const Graph graph = routing_lattice(spec);
+  std::vector<SsspQuery> queries;
+  for (NodeId q = 0; q < 5; ++q) {
+    const NodeId source = q * 7919 % graph.node_count();
+    const NodeId target = q % 2 == 0 ? -1 : q * 10007 % graph.node_count();
+    queries.push_back({{source}, target, {}});
+  }
+  ShortestPaths engine(graph, {combo.backend, combo.algorithm});
+  std::vector<SsspResult> batch = engine.run_batch(queries);
   for (std::size_t q = 0; q < queries.size(); ++q) {
     expect_same_result(reference_run(graph, queries[q]), batch[q], "query " + std::to_string(q));
   }

@@ -32,8 +32,29 @@ void run_delta_stepping(const DeviceSearch& search, const Workspace& work, unsig
                         Stream stream);
 void run_spfa(const DeviceSearch& search, const Workspace& work, unsigned source_count, Stream stream);
 
-// Co-resident blocks of kThreads for kernel on this device (for cooperative
-// launches: a persistent grid larger than this would deadlock).
+// K searches, one block each (block_solver.cu).
+struct BlockBatch {
+  const RowOffset* row_offsets;
+  const ColumnIndex* heads;
+  const Weight* weights;
+  NodeId nodes;
+  const NodeId* sources;           // all queries' sources, query q's at [source_offsets[q], source_offsets[q+1])
+  const unsigned* source_offsets;  // K + 1
+  const NodeId* targets;           // K; -1: none
+  const Weight* node_costs;        // the cost arrays of the queries that have one, n each
+  const long long* cost_offsets;   // K; offset of query q's costs in node_costs, or -1
+  Key* keys;                       // K * n: the result keys (and the working keys when not in shared memory)
+  unsigned* frontier_bits;         // K * 2 * ceil(n / 32) words, used when keys are not in shared memory
+  unsigned long long* relaxed;     // K, zeroed
+};
+
+// Whether one block's keys and bitmaps fit in its shared memory.
+bool block_keys_fit_shared(NodeId nodes);
+void run_block_batch(const BlockBatch& batch, unsigned queries, Stream stream);
+
+// Blocks of kThreads for a persistent (cooperative) launch of kernel: one per
+// multiprocessor, after checking that at least that many are co-resident (a
+// persistent grid larger than what is resident would deadlock).
 int co_resident_blocks(const void* kernel, std::size_t dynamic_shared_bytes);
 
 }  // namespace trellis::graph::cuda

@@ -4,6 +4,8 @@
 
 namespace trellis::graph::cuda {
 
+bool fits_one_block(NodeId) { return false; }
+
 struct GraphOnDevice::State {};
 
 GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>&) {
