@@ -46,7 +46,8 @@ __global__ void __launch_bounds__(kBlockThreads) block_bellman_ford(BlockBatch b
                                      : __int_as_float(0x7f800000);
     bool improved = false;
     for (std::int64_t w = threadIdx.x; w < words; w += blockDim.x) {
-      unsigned bits = current[w];
+      // Global bitmaps change under other threads' atomics: read them from L2.
+      unsigned bits = kSharedKeys ? current[w] : __ldcg(&current[w]);
       if (bits == 0) continue;
       current[w] = 0;
       while (bits != 0) {

@@ -117,14 +117,7 @@ struct GraphOnDevice::State {
         relaxed(1),
         node_cost(static_cast<std::size_t>(nodes)),
         parent(static_cast<std::size_t>(nodes)),
-        distance(static_cast<std::size_t>(nodes)),
-        ring(ring_capacity_for(nodes)) {}
-
-  static std::size_t ring_capacity_for(NodeId nodes) {
-    std::size_t capacity = 1;
-    while (capacity < static_cast<std::size_t>(nodes) + 1) capacity <<= 1;
-    return capacity;
-  }
+        distance(static_cast<std::size_t>(nodes)) {}
 
   DeviceCsr<Weight> csr;
   NodeId nodes;
@@ -138,7 +131,7 @@ struct GraphOnDevice::State {
   DeviceArray<Weight> node_cost;
   DeviceArray<NodeId> parent;
   DeviceArray<Weight> distance;
-  DeviceArray<unsigned long long> ring;
+  DeviceArray<NodeId> worklist;  // SPFA only: allocated on first use, grown on overflow
   device::OwnedStream stream;
   EventTimer timer;
 
@@ -150,8 +143,8 @@ struct GraphOnDevice::State {
             in_far.data(),
             counters.data(),
             relaxed.data(),
-            ring.data(),
-            static_cast<unsigned>(ring.size())};
+            worklist.data(),
+            worklist.size()};
   }
 };
 
@@ -242,7 +235,23 @@ void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const 
   switch (algorithm) {
     case SsspAlgorithm::bellman_ford: run_bellman_ford(s, work, source_count, stream); break;
     case SsspAlgorithm::delta_stepping: run_delta_stepping(s, work, source_count, delta, stream); break;
-    case SsspAlgorithm::spfa: run_spfa(s, work, source_count, stream); break;
+    case SsspAlgorithm::spfa: {
+      // Room for every node four times over; a search that pushes more is
+      // run again with four times the room.
+      if (st.worklist.empty()) st.worklist = DeviceArray<NodeId>(4 * static_cast<std::size_t>(st.nodes) + 65536);
+      while (true) {
+        Workspace spfa_work = st.workspace();
+        TRELLIS_CUDA_CHECK(cudaMemcpyAsync(spfa_work.worklist, sources.data(), sources.size() * sizeof(NodeId),
+                                           cudaMemcpyHostToDevice, stream));
+        if (run_spfa(s, spfa_work, source_count, stream)) break;
+        st.worklist = DeviceArray<NodeId>(4 * st.worklist.size());
+        st.stamp.fill_zero(stream);
+        st.relaxed.fill_zero(stream);
+        TRELLIS_LAUNCH(reset_keys, grid_for(st.nodes), kThreads, 0, stream, st.keys.data(), st.nodes);
+        TRELLIS_LAUNCH(set_source_keys, 1, kThreads, 0, stream, st.keys.data(), work.queue[0], source_count);
+      }
+      break;
+    }
     default: throw UsageError("the cuda backend has no " + std::string(to_string(algorithm)));
   }
   st.timer.stop(stream);

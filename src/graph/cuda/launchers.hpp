@@ -17,20 +17,22 @@ struct Workspace {
   unsigned* in_far;           // per node: 1 while in a far pile
   unsigned* counters;         // small counters the kernels share (kCounterCount)
   unsigned long long* relaxed;  // relaxations performed, summed over threads
-  unsigned long long* ring;     // SPFA's worklist
-  unsigned ring_capacity;       // a power of two >= n + 1
+  NodeId* worklist;             // SPFA's worklist; starts with the sources
+  unsigned long long worklist_capacity;
 };
 
 inline constexpr int kThreads = 256;
 inline constexpr int kCounterCount = 16;
 
 // Each algorithm starts from keys already holding the sources (key 0) and
-// every other node kNoKey, and from workspace.queue[0] holding the
-// `source_count` distinct sources; all other scratch is zero.
+// every other node kNoKey, and from workspace.queue[0] and worklist holding
+// the `source_count` distinct sources; all other scratch is zero.
 void run_bellman_ford(const DeviceSearch& search, const Workspace& work, unsigned source_count, Stream stream);
 void run_delta_stepping(const DeviceSearch& search, const Workspace& work, unsigned source_count, Weight delta,
                         Stream stream);
-void run_spfa(const DeviceSearch& search, const Workspace& work, unsigned source_count, Stream stream);
+// False when the worklist overflowed (the result is then incomplete): run
+// again with a larger Workspace::worklist.
+bool run_spfa(const DeviceSearch& search, const Workspace& work, unsigned source_count, Stream stream);
 
 // K searches, one block each (block_solver.cu).
 struct BlockBatch {
