@@ -5,6 +5,8 @@
 
 #include "commands.hpp"
 #include "spmv_benchmark.hpp"
+#include "trellis/graph/generators.hpp"
+#include "trellis/graph/sssp.hpp"
 
 namespace trellis::cli {
 
@@ -22,6 +24,24 @@ void add_demo_command(CLI::App& app, const GlobalOptions& globals) {
     Backend backend = globals.requested_backend();
     if (backend != Backend::automatic) options.backends = {backend};
     fmt::print("{}", bench::run_spmv_benchmark(options).to_markdown());
+
+    // The seed's largest routing lattice, corner to corner.
+    const graph::LatticePreset& preset = graph::lattice_preset("seed-401k");
+    const graph::LatticeSpec& spec = preset.spec;
+    const graph::Graph lattice = graph::routing_lattice(spec);
+    graph::SsspQuery query{{graph::lattice_node(spec, 0, 0, 0)},
+                           graph::lattice_node(spec, spec.width - 1, spec.height - 1, spec.layers - 1),
+                           {}};
+    graph::SsspOptions sssp_options;
+    sssp_options.backend = backend;
+    graph::ShortestPaths engine(lattice, sssp_options);
+    engine.run(query);  // warm-up
+    graph::SsspResult result = engine.run(query);
+    fmt::print("\nShortest path corner to corner on {} ({} nodes, {} edges): {} {} took {:.3f} ms; "
+               "distance {}, {} nodes on the path, {} edge relaxations\n",
+               preset.name, lattice.node_count(), lattice.edge_count(), to_string(result.backend),
+               graph::to_string(result.algorithm), result.solve_ms, result.distance[query.target],
+               graph::path_to(result, query.target).size(), result.edges_relaxed);
   });
 }
 

@@ -50,5 +50,28 @@ if [ -n "$(find "$scratch" -name '*.tmp.*')" ]; then
   echo "FAIL: a temporary output file was left behind"; failures=$((failures + 1))
 fi
 
+# Shortest paths from the command line (ids follow the file: 1-based .gr).
+examples=$(cd "$(dirname "$0")/../../examples" && pwd)
+expect 0 '^4 2$' -- "$trellis" --quiet sssp "$examples/diamond.gr" --source 1 --target 4
+expect 0 '^path 1 2 4$' -- "$trellis" --quiet sssp "$examples/diamond.gr" --source 1 --target 4 --path
+expect 0 '^6 inf$' -- "$trellis" --quiet sssp "$examples/diamond.gr" --source 1
+expect 0 'unreachable' -- "$trellis" sssp "$examples/diamond.gr" --source 1 --target 6
+expect 2 'source 7 is not a node' -- "$trellis" sssp "$examples/diamond.gr" --source 7
+expect 2 'source 0 is not a node' -- "$trellis" sssp "$examples/diamond.gr" --source 0
+expect 2 '--path needs --target' -- "$trellis" sssp "$examples/diamond.gr" --source 1 --path
+expect 2 'no dijkstra|has no' -- "$trellis" --backend cpu sssp "$examples/diamond.gr" --source 1 --algorithm dijkstra
+expect 2 'unknown shortest-path algorithm' -- "$trellis" sssp "$examples/diamond.gr" --source 1 --algorithm astar
+expect 2 'missing.gr' -- "$trellis" sssp "$scratch/missing.gr" --source 1
+printf 'p sp 2 1\na 1 2 -1\n' > "$scratch/negative.gr"
+expect 2 'negative.gr:2' -- "$trellis" sssp "$scratch/negative.gr" --source 1
+expect 2 'negative.gr:2' -- "$trellis" sssp "$scratch/negative.gr" --source 1 -o "$scratch/never.txt"
+if [ -e "$scratch/never.txt" ]; then echo "FAIL: output written for bad input"; failures=$((failures + 1)); fi
+expect 0 '' -- "$trellis" --quiet sssp "$examples/diamond.gr" --source 1 --binary -o "$scratch/d.bin"
+if [ "$(stat -c %s "$scratch/d.bin")" -ne 24 ]; then echo "FAIL: --binary wrote $(stat -c %s "$scratch/d.bin") bytes, expected 24"; failures=$((failures + 1)); fi
+expect 0 '401800' -- "$trellis" graph gen --list-presets
+expect 0 '' -- "$trellis" --quiet graph gen --preset seed-2k -o "$scratch/lattice.gr"
+expect 0 'edges' -- "$trellis" graph stats "$scratch/lattice.gr"
+expect 2 '' -- "$trellis" graph gen --preset seed-2k --rmat 10 -o "$scratch/x.gr"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
