@@ -14,6 +14,15 @@
 namespace trellis::cli {
 namespace {
 
+// A benchmark's tables go to stdout, or whole to a file.
+void emit(const std::string& text, const std::string& output) {
+  if (output.empty()) {
+    fmt::print("{}", text);
+  } else {
+    write_file_atomically(output, text);
+  }
+}
+
 struct SpmvCommand {
   bench::SpmvBenchmarkOptions options;
   std::string precision = "both";
@@ -28,12 +37,7 @@ void run_spmv(const SpmvCommand& command, const GlobalOptions& globals) {
   Backend backend = globals.requested_backend();
   if (backend != Backend::automatic) options.backends = {backend};
   Table table = bench::run_spmv_benchmark(options);
-  std::string text = command.format == "json" ? table.to_json() : table.to_markdown();
-  if (command.output.empty()) {
-    fmt::print("{}", text);
-  } else {
-    write_file_atomically(command.output, text);
-  }
+  emit(command.format == "json" ? table.to_json() : table.to_markdown(), command.output);
 }
 
 struct SsspCommand {
@@ -59,11 +63,7 @@ void run_sssp(const SsspCommand& command, const GlobalOptions& globals) {
            "\n## Batched queries on a 20,000-node lattice (random source and target, one call)\n\n" +
            tables.batched.to_markdown() + "\n## Large boards, corner to corner\n\n" + tables.large.to_markdown();
   }
-  if (command.output.empty()) {
-    fmt::print("{}", text);
-  } else {
-    write_file_atomically(command.output, text);
-  }
+  emit(text, command.output);
 }
 
 }  // namespace

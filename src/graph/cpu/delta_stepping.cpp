@@ -4,6 +4,11 @@
 // gathered from all threads. Distances are relaxed with an atomic min on the
 // float's bits (non-negative floats order like their bit patterns), so the
 // result is the Bellman fixpoint, bitwise equal to Dijkstra's.
+//
+// Two barriers a round: after relaxing, every thread publishes its lowest
+// non-empty bucket and that bucket's size; after the barrier each thread
+// works out the same next bucket and the same prefix offsets by itself, copies
+// its part of the bucket into the frontier, and meets the others again.
 #include <omp.h>
 
 #include <algorithm>
@@ -54,35 +59,51 @@ std::int64_t delta_stepping(const CsrView<Weight>& g, const SearchSpec& search, 
   frontier.erase(std::unique(frontier.begin(), frontier.end()), frontier.end());
 
   const int threads = omp_get_max_threads();
-  // Per thread: buckets [base, base + window) and one overflow list beyond.
-  std::vector<std::vector<std::vector<NodeId>>> buckets(threads);
-  std::vector<std::vector<NodeId>> overflow(threads);
-  std::size_t base = 0;        // bucket index of buckets[t][0]
-  std::size_t current = 0;     // the bucket being processed
+  // What each thread publishes at the end of a round.
+  std::vector<std::size_t> lowest(threads, kNoBucket);
+  std::vector<std::size_t> lowest_size(threads, 0);
+  std::size_t overflow_bucket = kNoBucket;  // written by one thread when the window is exhausted
   std::int64_t relaxed = 0;
-  std::vector<std::size_t> next_offsets(static_cast<std::size_t>(threads) + 1);
-  std::size_t next_bucket = 0;
 
-#pragma omp parallel reduction(+ : relaxed)
+#pragma omp parallel num_threads(threads) reduction(+ : relaxed)
   {
     const int t = omp_get_thread_num();
-    auto& my_buckets = buckets[t];
-    auto& my_overflow = overflow[t];
+    // Buckets [base, base + window) of this thread, and one overflow list beyond.
+    std::vector<std::vector<NodeId>> buckets;
+    std::vector<NodeId> overflow;
+    // Every thread keeps the same values of these, so none is shared.
+    std::size_t base = 0;
+    std::size_t current = 0;
+    std::size_t frontier_size = frontier.size();
+    std::size_t capacity = frontier.size();
+
     auto file = [&](NodeId v, Weight d) {
       const std::size_t b = bucket_of(d, delta);
       if (b - base >= kBucketWindow) {
-        my_overflow.push_back(v);
+        overflow.push_back(v);
         return;
       }
-      if (my_buckets.size() <= b - base) my_buckets.resize(b - base + 1);
-      my_buckets[b - base].push_back(v);
+      if (buckets.size() <= b - base) buckets.resize(b - base + 1);
+      buckets[b - base].push_back(v);
     };
+    auto publish = [&] {
+      lowest[t] = kNoBucket;
+      lowest_size[t] = 0;
+      for (std::size_t b = current - base; b < buckets.size(); ++b) {
+        if (!buckets[b].empty()) {
+          lowest[t] = b + base;
+          lowest_size[t] = buckets[b].size();
+          break;
+        }
+      }
+    };
+    auto smallest_published = [&] { return *std::min_element(lowest.begin(), lowest.end()); };
 
     while (true) {
       const Weight target_bound =
           search.target >= 0 ? weight_of(std::atomic_ref<std::uint32_t>(dist[search.target]).load()) : kUnreachable;
 #pragma omp for nowait schedule(dynamic, 64)
-      for (std::size_t i = 0; i < frontier.size(); ++i) {
+      for (std::size_t i = 0; i < frontier_size; ++i) {
         const NodeId u = frontier[i];
         const Weight du = weight_of(std::atomic_ref<std::uint32_t>(dist[u]).load(std::memory_order_relaxed));
         if (bucket_of(du, delta) < current) continue;  // settled in an earlier bucket; stale entry
@@ -95,61 +116,48 @@ std::int64_t delta_stepping(const CsrView<Weight>& g, const SearchSpec& search, 
           if (atomic_min(std::atomic_ref<std::uint32_t>(dist[v]), candidate)) file(v, candidate);
         }
       }
+      publish();
 #pragma omp barrier
-      // Pick the lowest non-empty bucket over all threads (current may refill).
+      std::size_t next = smallest_published();
+      if (next == kNoBucket) {
+        // The window is exhausted: re-file the overflow lists relative to
+        // their smallest bucket, or stop when they are empty too.
+#pragma omp barrier
 #pragma omp single
-      next_bucket = kNoBucket;
+        overflow_bucket = kNoBucket;
 #pragma omp critical
-      {
-        for (std::size_t b = current - base; b < my_buckets.size(); ++b) {
-          if (!my_buckets[b].empty()) {
-            next_bucket = std::min(next_bucket, b + base);
-            break;
-          }
-        }
-      }
+        for (NodeId v : overflow) overflow_bucket = std::min(overflow_bucket, bucket_of(weight_of(dist[v]), delta));
 #pragma omp barrier
-      // Every thread reads the shared choice before any thread may change it.
-      const bool window_exhausted = next_bucket == kNoBucket;
-#pragma omp barrier
-      if (window_exhausted) {
-        // Window exhausted: re-file the overflow relative to its smallest bucket.
-#pragma omp single
-        {
-          std::size_t lowest = kNoBucket;
-          for (auto& list : overflow) {
-            for (NodeId v : list) lowest = std::min(lowest, bucket_of(weight_of(dist[v]), delta));
-          }
-          if (lowest != kNoBucket) {
-            base = lowest;
-            current = lowest;
-          }
-          next_bucket = lowest;
-        }
-        if (next_bucket == kNoBucket) break;  // every list is empty: done
+        if (overflow_bucket == kNoBucket) break;  // every list is empty: done
+        base = current = overflow_bucket;
         std::vector<NodeId> pending;
-        pending.swap(my_overflow);
-        for (auto& bucket : my_buckets) bucket.clear();
+        pending.swap(overflow);
+        buckets.clear();
         for (NodeId v : pending) file(v, weight_of(std::atomic_ref<std::uint32_t>(dist[v]).load()));
+        publish();
 #pragma omp barrier
-#pragma omp single
-        frontier.clear();
-        // Fall through to gather bucket `next_bucket` (== current).
+        next = smallest_published();
       }
-      // Gather every thread's bucket next_bucket into the shared frontier.
-      std::vector<NodeId> empty;
-      auto& mine = next_bucket - base < my_buckets.size() ? my_buckets[next_bucket - base] : empty;
-      next_offsets[t + 1] = mine.size();
-#pragma omp barrier
-#pragma omp single
-      {
-        current = next_bucket;
-        next_offsets[0] = 0;
-        for (int i = 0; i < threads; ++i) next_offsets[i + 1] += next_offsets[i];
-        frontier.resize(next_offsets[threads]);
+      // Gather bucket `next` from every thread, in thread order.
+      std::size_t offset = 0;
+      std::size_t total = 0;
+      for (int s = 0; s < threads; ++s) {
+        if (lowest[s] != next) continue;
+        if (s < t) offset += lowest_size[s];
+        total += lowest_size[s];
       }
-      std::copy(mine.begin(), mine.end(), frontier.begin() + static_cast<std::ptrdiff_t>(next_offsets[t]));
-      mine.clear();
+      if (total > capacity) {  // the same decision in every thread (capacity is a private copy)
+        capacity = std::max(total, 2 * capacity);
+#pragma omp single
+        frontier.resize(capacity);
+      }
+      if (lowest[t] == next) {
+        auto& mine = buckets[next - base];
+        std::copy(mine.begin(), mine.end(), frontier.begin() + static_cast<std::ptrdiff_t>(offset));
+        mine.clear();
+      }
+      current = next;
+      frontier_size = total;
 #pragma omp barrier
     }
   }
