@@ -137,9 +137,9 @@ void add_sssp_command(CLI::App& app, const GlobalOptions& globals) {
       "('inf' when unreachable), or with --target the target's line (and its path with --path). Ids follow the "
       "file format: 1-based for .gr and .mtx, 0-based for .el and .wel.");
   sssp->add_option("graph", command->graph_path, "Graph file")->required();
-  sssp->add_option("-s,--source", command->sources, "Source node (repeat for a multi-source search)")
+  sssp->add_option("-s,--source", command->sources, "Source node (repeat --source for a multi-source search)")
       ->required()
-      ->expected(1, -1);
+      ->allow_extra_args(false);  // one id per --source, so the graph may follow it
   command->target_option = sssp->add_option("-t,--target", command->target,
                                             "Stop once this node is settled and report it");
   sssp->add_option("--algorithm", command->algorithm,

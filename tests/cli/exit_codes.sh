@@ -53,6 +53,8 @@ fi
 # Shortest paths from the command line (ids follow the file: 1-based .gr).
 examples=$(cd "$(dirname "$0")/../../examples" && pwd)
 expect 0 '^4 2$' -- "$trellis" --quiet sssp "$examples/diamond.gr" --source 1 --target 4
+expect 0 '^4 2$' -- "$trellis" --quiet sssp --source 1 "$examples/diamond.gr" --target 4
+expect 0 '^4 1$' -- "$trellis" --quiet sssp "$examples/diamond.gr" --source 1 --source 3 --target 4
 expect 0 '^path 1 2 4$' -- "$trellis" --quiet sssp "$examples/diamond.gr" --source 1 --target 4 --path
 expect 0 '^6 inf$' -- "$trellis" --quiet sssp "$examples/diamond.gr" --source 1
 expect 0 'unreachable' -- "$trellis" sssp "$examples/diamond.gr" --source 1 --target 6
