@@ -127,6 +127,9 @@ SsspBenchmarkTables run_sssp_benchmark(const SsspBenchmarkOptions& options) {
   for (Backend b : options.backends) {
     if (b == Backend::cuda) resolve(b);
   }
+  for (int k : options.batch_sizes) {
+    if (k <= 0) throw UsageError(fmt::format("batch sizes must be positive, got {}", k));
+  }
   const std::vector<std::string> columns{"graph",           "nodes", "edges", "backend / algorithm",
                                          "time us (median)", "edges relaxed", "GTEPS (graph edges / time)",
                                          "distance", "bitwise = reference"};
@@ -139,9 +142,14 @@ SsspBenchmarkTables run_sssp_benchmark(const SsspBenchmarkOptions& options) {
                     per_graph * (options.presets.size() + options.large_presets.size()) +
                         per_graph * options.batch_sizes.size(),
                     options.quiet);
-  for (const std::string& name : options.presets) corner_to_corner(name, options, tables.corner_to_corner, progress);
+  // An empty name (--large "") leaves that table empty.
+  for (const std::string& name : options.presets) {
+    if (!name.empty()) corner_to_corner(name, options, tables.corner_to_corner, progress);
+  }
   if (!options.batch_sizes.empty()) batched(options, tables.batched, progress);
-  for (const std::string& name : options.large_presets) corner_to_corner(name, options, tables.large, progress);
+  for (const std::string& name : options.large_presets) {
+    if (!name.empty()) corner_to_corner(name, options, tables.large, progress);
+  }
   return tables;
 }
 
