@@ -1,0 +1,74 @@
+// Smith-Waterman-Gotoh local alignment of protein sequences.
+//
+// Score: the best local alignment score under a Scoring (affine gaps in
+// BLAST's convention, see scoring.hpp), computed exactly in 32-bit integers;
+// 0 when either sequence is empty or nothing scores above zero.
+//
+// Traceback, for reported hits: the alignment reaching that score, chosen
+// deterministically. Among cells with the best score the alignment ends at
+// the smallest query position, then the smallest subject position. Walking
+// back, a cell prefers the diagonal, then a gap in the subject (a query
+// residue against '-'), then a gap in the query; a gap prefers being opened
+// over being extended when both give the same score (the shorter gap). The
+// alignment starts at the first cell after a zero.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "trellis/align/scoring.hpp"
+#include "trellis/align/sequence.hpp"
+
+namespace trellis::align {
+
+// One local alignment as BLAST's tabular output reports it.
+struct Alignment {
+  std::int32_t score = 0;
+  // 1-based inclusive coordinates as BLAST prints them; 0 when score is 0.
+  std::int64_t query_start = 0;
+  std::int64_t query_end = 0;
+  std::int64_t subject_start = 0;
+  std::int64_t subject_end = 0;
+  std::int64_t length = 0;      // columns: aligned pairs plus gap positions
+  std::int64_t identities = 0;  // pairs of equal residue codes
+  std::int64_t mismatches = 0;  // pairs of different residue codes
+  std::int64_t gap_opens = 0;   // gap runs
+  std::int64_t gaps = 0;        // gap positions
+  std::string query_aligned;    // residue letters with '-' for gaps
+  std::string subject_aligned;
+  // Runs of M (a residue pair), I (a query residue against a gap) and D (a
+  // subject residue against a gap), e.g. "12M2I30M".
+  std::string cigar;
+
+  double percent_identity() const noexcept {
+    return length == 0 ? 0.0 : 100.0 * static_cast<double>(identities) / static_cast<double>(length);
+  }
+};
+
+// The largest query length x subject length the traceback accepts: it keeps
+// one byte of directions per cell (1 GiB at this limit). Beyond it the
+// traceback throws UsageError; the score-only functions have no limit.
+inline constexpr std::int64_t kMaxTracebackCells = std::int64_t{1} << 30;
+
+// The best local score (reference engine, O(min(m, n)) memory). Throws
+// UsageError when the best conceivable score (the matrix's largest entry
+// times the shorter length) could overflow 32 bits.
+std::int32_t local_alignment_score(std::span<const Residue> query, std::span<const Residue> subject,
+                                   const Scoring& scoring);
+
+// One query against every sequence of a set: scores[i] for subjects[i].
+std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
+                                                 const Scoring& scoring);
+
+// The best local alignment with its traceback (see the tie rules above).
+Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring);
+
+// Recomputes the score of an alignment from its CIGAR and start coordinates
+// against the sequences; throws UsageError when the alignment does not fit
+// them (a run past a sequence's end, an unknown CIGAR operation).
+std::int64_t rescore(const Alignment& alignment, std::span<const Residue> query, std::span<const Residue> subject,
+                     const Scoring& scoring);
+
+}  // namespace trellis::align

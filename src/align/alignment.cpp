@@ -1,0 +1,67 @@
+// The public alignment entry points (reference engine for now) and the
+// independent re-scoring of a traceback.
+#include "trellis/align/alignment.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "kernels.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::align {
+
+std::int32_t local_alignment_score(std::span<const Residue> query, std::span<const Residue> subject,
+                                   const Scoring& scoring) {
+  return reference::sw_score(query, subject, scoring);
+}
+
+std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
+                                                 const Scoring& scoring) {
+  std::vector<std::int32_t> scores(subjects.size());
+  reference::sw_scores(query, subjects, scoring, scores);
+  return scores;
+}
+
+Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring) {
+  return reference::sw_traceback(query, subject, scoring);
+}
+
+std::int64_t rescore(const Alignment& alignment, std::span<const Residue> query, std::span<const Residue> subject,
+                     const Scoring& scoring) {
+  if (alignment.cigar.empty()) return 0;
+  if (alignment.query_start < 1 || alignment.subject_start < 1) {
+    throw UsageError("the alignment's start coordinates are not 1-based positions");
+  }
+  auto q = static_cast<std::size_t>(alignment.query_start - 1);
+  auto s = static_cast<std::size_t>(alignment.subject_start - 1);
+  std::int64_t score = 0;
+  std::string_view cigar = alignment.cigar;
+  while (!cigar.empty()) {
+    std::int64_t count = 0;
+    const auto [stop, error] = std::from_chars(cigar.data(), cigar.data() + cigar.size(), count);
+    if (error != std::errc() || count <= 0 || stop == cigar.data() + cigar.size()) {
+      throw UsageError(fmt::format("malformed CIGAR '{}'", alignment.cigar));
+    }
+    const char op = *stop;
+    cigar.remove_prefix(static_cast<std::size_t>(stop - cigar.data()) + 1);
+    const auto length = static_cast<std::size_t>(count);
+    const bool takes_query = op == 'M' || op == 'I';
+    const bool takes_subject = op == 'M' || op == 'D';
+    if (!takes_query && !takes_subject) throw UsageError(fmt::format("unknown CIGAR operation '{}'", op));
+    if ((takes_query && length > query.size() - std::min(q, query.size())) ||
+        (takes_subject && length > subject.size() - std::min(s, subject.size()))) {
+      throw UsageError(fmt::format("CIGAR '{}' runs past the end of a sequence", alignment.cigar));
+    }
+    if (op == 'M') {
+      for (std::size_t k = 0; k < length; ++k) score += scoring.matrix.score(query[q + k], subject[s + k]);
+    } else {
+      score -= scoring.gaps.open + count * scoring.gaps.extend;
+    }
+    if (takes_query) q += length;
+    if (takes_subject) s += length;
+  }
+  return score;
+}
+
+}  // namespace trellis::align

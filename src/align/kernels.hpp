@@ -1,0 +1,34 @@
+// Smith-Waterman kernels, declared once per backend. Every backend returns,
+// for each subject, exactly the score reference::sw_score gives (integer
+// arithmetic: the same bits everywhere). The reference is also the only
+// traceback.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "trellis/align/alignment.hpp"
+#include "trellis/align/scoring.hpp"
+#include "trellis/align/sequence.hpp"
+
+namespace trellis::align {
+
+// Throws UsageError when matrix max score x min(query, subject length) could
+// leave 32 bits (the engines' common precondition).
+void check_score_range(std::int64_t query_length, std::int64_t subject_length, const ScoringMatrix& matrix);
+
+namespace reference {
+
+// Scalar Gotoh in 32-bit integers, score only, O(min(m, n)) memory.
+std::int32_t sw_score(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring);
+
+// One query against every subject of a set (scores.size() == subjects.size()).
+void sw_scores(std::span<const Residue> query, const SequenceSet& subjects, const Scoring& scoring,
+               std::span<std::int32_t> scores);
+
+// Scalar Gotoh with one byte of directions per cell, then the traceback
+// (tie rules in alignment.hpp). Throws UsageError past kMaxTracebackCells.
+Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring);
+
+}  // namespace reference
+}  // namespace trellis::align
