@@ -1,0 +1,81 @@
+// libFuzzer harness for the Specctra DSN reader: it returns a board whose
+// every index is in range (and whose pin copper can be computed) or throws
+// an InputError naming the input and a line that exists. Anything else (another
+// exception, a crash, a sanitizer report) is a bug.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "trellis/core/error.hpp"
+#include "trellis/route/board.hpp"
+#include "trellis/route/dsn.hpp"
+
+namespace {
+
+[[noreturn]] void bug(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "fuzz check failed: %s: %s\n", what, detail.c_str());
+  std::abort();
+}
+
+std::size_t lines_in(std::string_view text) {
+  const auto newlines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+bool in_range(int index, std::size_t size) { return index >= 0 && static_cast<std::size_t>(index) < size; }
+
+void check_board(const trellis::route::Board& board) {
+  using namespace trellis::route;
+  const std::size_t layers = board.layers.size();
+  for (const Padstack& padstack : board.padstacks) {
+    for (const LayerShape& shape : padstack.shapes) {
+      if (!in_range(shape.layer, layers)) bug("padstack layer out of range", padstack.name);
+    }
+  }
+  for (const Image& image : board.images) {
+    for (const ImagePin& pin : image.pins) {
+      if (!in_range(pin.padstack, board.padstacks.size())) bug("pin padstack out of range", image.name);
+    }
+  }
+  for (const Component& component : board.components) {
+    if (!in_range(component.image, board.images.size())) bug("component image out of range", component.reference);
+  }
+  for (const Net& net : board.nets) {
+    for (const PinRef& pin : net.pins) {
+      if (!in_range(pin.component, board.components.size())) bug("net pin component out of range", net.name);
+      const Component& component = board.components[static_cast<std::size_t>(pin.component)];
+      if (!in_range(pin.pin, board.images[static_cast<std::size_t>(component.image)].pins.size())) {
+        bug("net pin out of range", net.name);
+      }
+      if (!inside_boundary(board, pin_position(board, pin))) bug("a connected pin off the board was accepted", net.name);
+    }
+  }
+  for (const Wire& wire : board.wires) {
+    if (!in_range(wire.layer, layers)) bug("wire layer out of range", "");
+    if (wire.net != -1 && !in_range(wire.net, board.nets.size())) bug("wire net out of range", "");
+  }
+  for (const Via& via : board.vias) {
+    if (!in_range(via.padstack, board.padstacks.size())) bug("via padstack out of range", "");
+  }
+  for (const PinCopper& copper : pin_copper(board)) {
+    if (!in_range(copper.layer, layers)) bug("pin copper layer out of range", "");
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    check_board(trellis::route::read_dsn(text, "fuzz.dsn"));
+  } catch (const trellis::InputError& error) {
+    if (error.file() != "fuzz.dsn") bug("InputError names the wrong file", error.what());
+    if (error.problem().empty()) bug("InputError without a problem", error.what());
+    if (error.line() > lines_in(text)) bug("InputError names a line past the end", error.what());
+  }
+  return 0;
+}

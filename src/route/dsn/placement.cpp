@@ -1,0 +1,39 @@
+// (placement ...): (component IMAGE (place REF X Y front|back ROTATION ...)).
+#include <fmt/format.h>
+
+#include "parser.hpp"
+
+namespace trellis::route::dsn_detail {
+
+void Parser::read_placement(const NameAt& keyword) {
+  Scale in = scale;
+  for_each_list(keyword, [&](const NameAt& item) {
+    if (item.name == "unit") {
+      in = read_unit_list(item);
+      return true;
+    }
+    if (item.name != "component") return false;
+    const NameAt image = read_atom("the component's image name");
+    for_each_list(item, [&](const NameAt& place) {
+      if (place.name != "place") return false;
+      Component component;
+      component.reference = read_atom("the placed component's reference").name;
+      component.position.x = read_coord("the component's x", in);
+      component.position.y = read_coord("the component's y", in);
+      const NameAt side = read_atom("the component's side (front or back)");
+      if (side.name != "front" && side.name != "back") {
+        fail(side.line, fmt::format("expected the side front or back, found {}", quoted(side.name)));
+      }
+      component.side = side.name == "front" ? Side::front : Side::back;
+      component.rotation = read_number("the component's rotation in degrees");
+      for_each_list(place, [](const NameAt&) { return false; });  // part number, lock type, ...
+      board.components.push_back(std::move(component));
+      pending.component_images.push_back(image);
+      component_lines.push_back(place.line);
+      return true;
+    });
+    return true;
+  });
+}
+
+}  // namespace trellis::route::dsn_detail

@@ -1,0 +1,75 @@
+// (structure ...): layers, outline, keepouts, planes, via padstacks, rules.
+#include <fmt/format.h>
+
+#include "parser.hpp"
+
+namespace trellis::route::dsn_detail {
+namespace {
+
+std::optional<LayerType> layer_type_named(std::string_view name) {
+  if (name == "signal") return LayerType::signal;
+  if (name == "power") return LayerType::power;
+  if (name == "mixed") return LayerType::mixed;
+  if (name == "jumper") return LayerType::jumper;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void Parser::read_structure(const NameAt& keyword) {
+  Scale in = scale;
+  for_each_list(keyword, [&](const NameAt& item) {
+    const std::string& name = item.name;
+    if (name == "unit") {
+      in = read_unit_list(item);
+    } else if (name == "layer") {
+      const NameAt layer_name = read_atom("the layer's name");
+      if (layer_by_name.contains(layer_name.name)) {
+        fail(layer_name.line, fmt::format("the layer {} is declared twice", quoted(layer_name.name)));
+      }
+      Layer layer{layer_name.name, LayerType::signal, static_cast<int>(board.layers.size())};
+      for_each_list(item, [&](const NameAt& property) {
+        if (property.name != "type") return false;
+        const NameAt type = read_atom("a layer type (signal, power, mixed or jumper)");
+        const std::optional<LayerType> known = layer_type_named(type.name);
+        if (!known) {
+          fail(type.line,
+               fmt::format("unknown layer type {}: expected signal, power, mixed or jumper", quoted(type.name)));
+        }
+        layer.type = *known;
+        expect_close("(type ...)");
+        return true;
+      });
+      layer_by_name.emplace(layer.name, layer.index);
+      board.layers.push_back(std::move(layer));
+    } else if (name == "boundary") {
+      for_each_list(item, [&](const NameAt& shape_keyword) {
+        if (std::optional<ShapeAt> shape = read_shape(shape_keyword, in)) board.boundary.push_back(shape->shape);
+        return true;
+      });
+    } else if (name == "keepout" || name == "via_keepout" || name == "wire_keepout") {
+      read_keepout(item, in, board.keepouts);
+    } else if (name == "plane") {
+      const NameAt net = read_atom("the plane's net name");
+      for_each_list(item, [&](const NameAt& shape_keyword) {
+        const std::optional<ShapeAt> shape = read_shape(shape_keyword, in);
+        if (!shape) return true;
+        for (const int layer : layers_named(shape->layer)) {
+          board.planes.push_back({net.name, -1, layer, shape->shape});
+          pending.plane_nets.push_back(net);
+        }
+        return true;
+      });
+    } else if (name == "via") {
+      while (next_is_atom()) pending.via_padstacks.push_back(read_atom("a via padstack name"));
+      for_each_list(item, [](const NameAt&) { return false; });  // (spare ...) and the like
+    } else if (name == "rule") {
+      board.rules = read_rules(item, in);
+    } else {
+      return false;  // grid, control, autoroute settings, place boundary, ...
+    }
+    return true;
+  });
+}
+
+}  // namespace trellis::route::dsn_detail

@@ -1,0 +1,272 @@
+// A small hand-written board with every value checked: units, layers,
+// rules, keepouts, planes, padstacks with wildcards, placements (rotated and
+// mirrored on the back), nets, classes and wiring.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "trellis/route/board.hpp"
+#include "trellis/route/dsn.hpp"
+
+namespace trellis::route {
+namespace {
+
+// Mils as this board writes them, in nanometres.
+constexpr Coord mil(double value) { return static_cast<Coord>(value * 25'400); }
+Point at(double x, double y) { return {mil(x), mil(y)}; }
+
+constexpr const char* kTinyBoard = R"dsn((pcb "tiny board"
+  (parser
+    (string_quote ")
+    (space_in_quoted_tokens on)
+    (host_cad "hand written"))
+  (resolution mil 10)
+  (unit mil)
+  (floor_plan (anything (goes here)))
+  (structure
+    (layer Top (type signal) (property (index 0)))
+    (layer GND (type power))
+    (layer Bottom (type signal))
+    (boundary (rect pcb 0 0 1000 800))
+    (keepout "k1" (rect Top 100 100 200 200))
+    (via_keepout (circle pcb 50 500 500))
+    (plane GND (polygon GND 0  0 0  1000 0  1000 800  0 800))
+    (via "via 20:10")
+    (rule (width 8) (clearance 6) (clearance 4 (type smd_smd)))
+    (autoroute_settings (fanout off) (nested (deep (list)))))
+  (placement
+    (component R0603
+      (place R1 200 300 front 0 (PN 10k))
+      (place R2 500 300 front 90)
+      (place R3 700 300 back 90))
+    (component "Big Part"
+      (place "U 1" 500 600 back 0)))
+  (library
+    (image R0603
+      (outline (path signal 5  -30 0  30 0))
+      (pin smd_rect 1 -30 0)
+      (pin smd_rect (rotate 90) 2 30 0)
+      (keepout "" (circle Top 10 0 20)))
+    (image "Big Part"
+      (pin th_round 1 -50 0)
+      (pin th_round 2 50 10))
+    (padstack smd_rect (shape (rect Top -10 -5 10 5)) (attach off))
+    (padstack th_round (shape (circle signal 40)) (attach on))
+    (padstack "via 20:10" (shape (circle * 20))))
+  (network
+    (net Net-(R1-Pad1) (pins R1-1 R2-2 "U 1"-1))
+    (net GND (pins R1-2 R3-1 R3-2))
+    (net lonely (pins R2-1) (rule (width 12)))
+    (class power GND not_a_net (circuit (use_via "via 20:10")) (rule (width 20) (clearance 10))))
+  (wiring
+    (wire (path Top 8  200 300  500 300) (net GND) (type protect))
+    (via "via 20:10" 600 400 (net GND) (type fix))
+    (wire (path Bottom 10  0 0  10 10))))
+)dsn";
+
+Board tiny_board() { return read_dsn(std::string_view(kTinyBoard), "tiny.dsn"); }
+
+TEST(DsnReader, ReadsUnitsLayersAndRules) {
+  const Board board = tiny_board();
+  EXPECT_EQ(board.name, "tiny board");
+  EXPECT_EQ(board.resolution_unit, "mil");
+  EXPECT_EQ(board.resolution_per_unit, 10);
+  ASSERT_EQ(board.layers.size(), 3u);
+  EXPECT_EQ(board.layers[0].name, "Top");
+  EXPECT_EQ(board.layers[1].name, "GND");
+  EXPECT_EQ(board.layers[1].type, LayerType::power);
+  EXPECT_EQ(board.layers[2].name, "Bottom");
+  EXPECT_EQ(board.layers[2].index, 2);
+  ASSERT_EQ(board.boundary.size(), 1u);
+  EXPECT_EQ(board.boundary[0].kind, ShapeKind::rect);
+  EXPECT_EQ(board.boundary[0].points, (std::vector<Point>{at(0, 0), at(1000, 800)}));
+  EXPECT_EQ(board.rules.width, mil(8));
+  EXPECT_EQ(board.rules.clearance, mil(6));
+  EXPECT_EQ(board.rules.clearance_for("smd_smd"), mil(4));
+  EXPECT_EQ(board.rules.clearance_for("default_smd"), mil(6));
+}
+
+TEST(DsnReader, ReadsKeepoutsPlanesAndViaPadstacks) {
+  const Board board = tiny_board();
+  ASSERT_EQ(board.keepouts.size(), 2u);
+  EXPECT_EQ(board.keepouts[0].kind, KeepoutKind::keepout);
+  EXPECT_EQ(board.keepouts[0].name, "k1");
+  EXPECT_EQ(board.keepouts[0].layer, 0);
+  EXPECT_EQ(board.keepouts[0].shape.points, (std::vector<Point>{at(100, 100), at(200, 200)}));
+  EXPECT_EQ(board.keepouts[1].kind, KeepoutKind::via_keepout);
+  EXPECT_EQ(board.keepouts[1].layer, kAllLayers);
+  EXPECT_EQ(board.keepouts[1].shape.kind, ShapeKind::circle);
+  EXPECT_EQ(board.keepouts[1].shape.width, mil(50));
+  EXPECT_EQ(board.keepouts[1].shape.points, (std::vector<Point>{at(500, 500)}));
+
+  ASSERT_EQ(board.planes.size(), 1u);
+  EXPECT_EQ(board.planes[0].net_name, "GND");
+  EXPECT_EQ(board.planes[0].net, 1);
+  EXPECT_EQ(board.planes[0].layer, 1);
+  EXPECT_EQ(board.planes[0].shape.points.size(), 4u);
+
+  ASSERT_EQ(board.padstacks.size(), 3u);
+  EXPECT_EQ(board.via_padstacks, (std::vector<int>{2}));
+  EXPECT_FALSE(board.padstacks[0].attach_allowed);
+  EXPECT_TRUE(board.padstacks[1].attach_allowed);
+  // "signal" covers the signal layers, "*" every layer.
+  ASSERT_EQ(board.padstacks[1].shapes.size(), 2u);
+  EXPECT_EQ(board.padstacks[1].shapes[0].layer, 0);
+  EXPECT_EQ(board.padstacks[1].shapes[1].layer, 2);
+  EXPECT_EQ(board.padstacks[2].shapes.size(), 3u);
+}
+
+TEST(DsnReader, ReadsImagesAndPlacements) {
+  const Board board = tiny_board();
+  ASSERT_EQ(board.images.size(), 2u);
+  const Image& resistor = board.images[0];
+  ASSERT_EQ(resistor.pins.size(), 2u);
+  EXPECT_EQ(resistor.pins[1].name, "2");
+  EXPECT_EQ(resistor.pins[1].padstack, 0);
+  EXPECT_EQ(resistor.pins[1].offset, at(30, 0));
+  EXPECT_EQ(resistor.pins[1].rotation, 90);
+  ASSERT_EQ(resistor.keepouts.size(), 1u);
+  EXPECT_EQ(resistor.keepouts[0].shape.points, (std::vector<Point>{at(0, 20)}));
+
+  ASSERT_EQ(board.components.size(), 4u);
+  EXPECT_EQ(board.components[2].reference, "R3");
+  EXPECT_EQ(board.components[2].side, Side::back);
+  EXPECT_EQ(board.components[2].rotation, 90);
+  EXPECT_EQ(board.components[3].reference, "U 1");
+  EXPECT_EQ(board.components[3].image, 1);
+  EXPECT_EQ(board.components[3].position, at(500, 600));
+}
+
+TEST(DsnReader, PlacesPinsWithRotationAndBackSideMirroring) {
+  const Board board = tiny_board();
+  // R1 front 0, R2 front 90, R3 back 90 (mirrored, then turned), U 1 back 0.
+  EXPECT_EQ(pin_position(board, {0, 0}), at(170, 300));
+  EXPECT_EQ(pin_position(board, {0, 1}), at(230, 300));
+  EXPECT_EQ(pin_position(board, {1, 0}), at(500, 270));
+  EXPECT_EQ(pin_position(board, {1, 1}), at(500, 330));
+  EXPECT_EQ(pin_position(board, {2, 0}), at(700, 330));
+  EXPECT_EQ(pin_position(board, {2, 1}), at(700, 270));
+  EXPECT_EQ(pin_position(board, {3, 0}), at(550, 600));
+  EXPECT_EQ(pin_position(board, {3, 1}), at(450, 610));
+}
+
+TEST(DsnReader, PinCopperIsInBoardCoordinatesOnFlippedLayers) {
+  const Board board = tiny_board();
+  const std::vector<PinCopper> copper = pin_copper(board);
+  // 3 resistors x 2 single-layer pads, 2 through-hole pins x 2 layers.
+  ASSERT_EQ(copper.size(), 10u);
+  const auto rect = [](double x1, double y1, double x2, double y2) {
+    return std::vector<Point>{at(x1, y1), at(x2, y2)};
+  };
+  // R1 pin 2: the pin's own 90 degrees turn the 20x10 pad upright.
+  EXPECT_EQ(copper[1].pin, (PinRef{0, 1}));
+  EXPECT_EQ(copper[1].layer, 0);
+  EXPECT_EQ(copper[1].net, 1);
+  EXPECT_EQ(copper[1].shape.kind, ShapeKind::rect);
+  EXPECT_EQ(copper[1].shape.points, rect(225, 290, 235, 310));
+  // R2 pin 1 (front, 90): upright; pin 2: pin and component turns make 180.
+  EXPECT_EQ(copper[2].shape.points, rect(495, 260, 505, 280));
+  EXPECT_EQ(copper[2].net, 2);
+  EXPECT_EQ(copper[3].shape.points, rect(490, 325, 510, 335));
+  EXPECT_EQ(copper[3].net, 0);
+  // R3 on the back: its Top pads land on Bottom.
+  EXPECT_EQ(copper[4].pin, (PinRef{2, 0}));
+  EXPECT_EQ(copper[4].layer, 2);
+  EXPECT_EQ(copper[4].shape.points, rect(695, 320, 705, 340));
+  // U 1 on the back: each layer's circle swaps sides; the centre is mirrored.
+  EXPECT_EQ(copper[6].pin, (PinRef{3, 0}));
+  EXPECT_EQ(copper[6].layer, 2);
+  EXPECT_EQ(copper[7].layer, 0);
+  EXPECT_EQ(copper[6].shape.kind, ShapeKind::circle);
+  EXPECT_EQ(copper[6].shape.width, mil(40));
+  EXPECT_EQ(copper[6].shape.points, (std::vector<Point>{at(550, 600)}));
+  EXPECT_EQ(copper[6].net, 0);
+  EXPECT_EQ(copper[8].net, -1);  // U 1 pin 2 is in no net
+}
+
+TEST(DsnReader, ReadsNetsClassesAndWiring) {
+  const Board board = tiny_board();
+  ASSERT_EQ(board.nets.size(), 3u);
+  EXPECT_EQ(board.nets[0].name, "Net-(R1-Pad1)");
+  EXPECT_EQ(board.nets[0].pins, (std::vector<PinRef>{{0, 0}, {1, 1}, {3, 0}}));
+  EXPECT_EQ(board.nets[1].pins, (std::vector<PinRef>{{0, 1}, {2, 0}, {2, 1}}));
+  EXPECT_EQ(board.nets[2].rules.width, mil(12));
+
+  ASSERT_EQ(board.classes.size(), 1u);
+  EXPECT_EQ(board.classes[0].name, "power");
+  EXPECT_EQ(board.classes[0].nets, (std::vector<int>{1}));  // not_a_net has no pins: dropped
+  EXPECT_EQ(board.classes[0].vias, (std::vector<int>{2}));
+  EXPECT_EQ(board.classes[0].rules.width, mil(20));
+  EXPECT_EQ(board.classes[0].rules.clearance, mil(10));
+
+  ASSERT_EQ(board.wires.size(), 2u);
+  EXPECT_EQ(board.wires[0].layer, 0);
+  EXPECT_EQ(board.wires[0].net, 1);
+  EXPECT_EQ(board.wires[0].type, WiringType::protect);
+  EXPECT_EQ(board.wires[0].shape.kind, ShapeKind::path);
+  EXPECT_EQ(board.wires[0].shape.width, mil(8));
+  EXPECT_EQ(board.wires[0].shape.points, (std::vector<Point>{at(200, 300), at(500, 300)}));
+  EXPECT_EQ(board.wires[1].layer, 2);
+  EXPECT_EQ(board.wires[1].net, -1);
+  EXPECT_EQ(board.wires[1].type, WiringType::normal);
+  ASSERT_EQ(board.vias.size(), 1u);
+  EXPECT_EQ(board.vias[0].padstack, 2);
+  EXPECT_EQ(board.vias[0].position, at(600, 400));
+  EXPECT_EQ(board.vias[0].net, 1);
+  EXPECT_EQ(board.vias[0].type, WiringType::fix);
+  EXPECT_TRUE(board.warnings.empty());
+}
+
+TEST(DsnReader, StreamAndTextReadTheSame) {
+  std::istringstream in(kTinyBoard);
+  const Board from_stream = read_dsn(in, "tiny.dsn");
+  EXPECT_EQ(from_stream.nets.size(), 3u);
+  EXPECT_EQ(pin_position(from_stream, {2, 0}), at(700, 330));
+}
+
+TEST(DsnReader, ConvertsEveryUnit) {
+  const auto width_in = [](const std::string& unit, const std::string& value) {
+    const std::string text = "(pcb u (unit " + unit + ") (structure (layer A) (rule (width " + value + "))))";
+    return *read_dsn(std::string_view(text), "units.dsn").rules.width;
+  };
+  EXPECT_EQ(width_in("inch", "0.01"), 254'000);
+  EXPECT_EQ(width_in("mil", "10"), 254'000);
+  EXPECT_EQ(width_in("cm", "0.0254"), 254'000);
+  EXPECT_EQ(width_in("mm", "0.254"), 254'000);
+  EXPECT_EQ(width_in("um", "254"), 254'000);
+  EXPECT_EQ(width_in("um", "0.1234"), 123);  // rounded to the nanometre
+  // Without (unit), coordinates are in the resolution's unit.
+  const Board board = read_dsn(std::string_view("(pcb r (resolution mm 1000) (structure (rule (width 0.2))))"), "r");
+  EXPECT_EQ(board.rules.width, 200'000);
+}
+
+TEST(DsnReader, UnplacedPadsOffTheBoardAreWarnings) {
+  const std::string text = R"((pcb w (unit mm)
+  (structure (layer A) (boundary (rect pcb 0 0 10 10)))
+  (placement (component fid (place FID1 20 20 front 0)))
+  (library (image fid (pin dot 1 0 0)) (padstack dot (shape (circle A 1))))
+  (network))
+)";
+  const Board board = read_dsn(std::string_view(text), "panel.dsn");
+  ASSERT_EQ(board.warnings.size(), 1u);
+  EXPECT_NE(board.warnings[0].find("panel.dsn:3: pin FID1-1"), std::string::npos) << board.warnings[0];
+}
+
+TEST(Board, RotationsOffQuarterTurnsMakeRectsPolygons) {
+  Board board;
+  board.layers = {{"A", LayerType::signal, 0}};
+  board.padstacks = {{"p", {{0, {ShapeKind::rect, 0, {{-10, -10}, {10, 10}}}}}, true}};
+  board.images = {{"i", {{"1", 0, {100, 0}, 0}}, {}}};
+  board.components = {{"C", 0, {0, 0}, Side::front, 45}};
+  const std::vector<PinCopper> copper = pin_copper(board);
+  ASSERT_EQ(copper.size(), 1u);
+  EXPECT_EQ(copper[0].shape.kind, ShapeKind::polygon);
+  ASSERT_EQ(copper[0].shape.points.size(), 4u);
+  // (100, 0) turned by 45 degrees: (70.71, 70.71), rounded to the nanometre.
+  EXPECT_EQ(pin_position(board, {0, 0}), (Point{71, 71}));
+  EXPECT_EQ(copper[0].shape.points[0], (Point{71, 57}));  // (90, -10) turned
+}
+
+}  // namespace
+}  // namespace trellis::route
