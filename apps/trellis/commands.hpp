@@ -21,6 +21,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_demo_command(CLI::App& app, const GlobalOptions& globals);
 void add_graph_command(CLI::App& app, const GlobalOptions& globals);
 void add_sssp_command(CLI::App& app, const GlobalOptions& globals);
+void add_drc_command(CLI::App& app, const GlobalOptions& globals);
 
 // Shared by `info` and `demo`.
 void print_info();

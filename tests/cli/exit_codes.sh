@@ -75,5 +75,11 @@ expect 0 '' -- "$trellis" --quiet graph gen --preset seed-2k -o "$scratch/lattic
 expect 0 'edges' -- "$trellis" graph stats "$scratch/lattice.gr"
 expect 2 '' -- "$trellis" graph gen --preset seed-2k --rmat 10 -o "$scratch/x.gr"
 
+# Design-rule check: usage and bad input (boards with known answers are in route_tests).
+expect 0 'Design-rule check' -- "$trellis" drc --help
+expect 2 'cannot open' -- "$trellis" drc "$scratch/missing.dsn"
+printf '(pcb broken\n  (parser\n' > "$scratch/truncated.dsn"
+expect 2 'truncated.dsn' -- "$trellis" drc "$scratch/truncated.dsn"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,162 @@
+// `trellis drc BOARD.dsn [--json] [-o FILE] [--fail-on-violations]`: the
+// independent design-rule check of a board's copper. For now the routes
+// checked are the wiring the DSN file itself holds; a session (SES) or
+// routes argument comes with the router.
+//
+// Exit codes: 0 when the check ran, whatever it found (so scripts can read
+// the report); with --fail-on-violations, 1 when routing introduced a
+// clearance violation or a net is left unconnected (input conflicts alone
+// do not fail: the routing did not cause them); 2 for bad input.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "commands.hpp"
+#include "trellis/core/atomic_file.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/route/drc.hpp"
+#include "trellis/route/dsn.hpp"
+
+namespace trellis::cli {
+namespace {
+
+using route::Board;
+using route::DrcReport;
+using route::Violation;
+
+struct DrcCommand {
+  std::string board_path;
+  std::string output;
+  bool json = false;
+  bool fail_on_violations = false;
+};
+
+double millimetres(double nanometres) { return nanometres / static_cast<double>(route::kNanometresPerMillimetre); }
+
+std::string layer_name(const Board& board, int layer) {
+  return layer >= 0 && static_cast<std::size_t>(layer) < board.layers.size() ? board.layers[static_cast<std::size_t>(layer)].name
+                                                                              : "?";
+}
+
+nlohmann::json object_json(const route::DrcObject& object) {
+  return {{"kind", route::to_string(object.kind)}, {"name", object.name}, {"net", object.net_name}};
+}
+
+nlohmann::json violations_json(const Board& board, const std::vector<Violation>& violations) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Violation& v : violations) {
+    list.push_back({{"kind", route::to_string(v.kind)},
+                    {"layer", layer_name(board, v.layer)},
+                    {"x_mm", millimetres(static_cast<double>(v.position.x))},
+                    {"y_mm", millimetres(static_cast<double>(v.position.y))},
+                    {"x_nm", v.position.x},
+                    {"y_nm", v.position.y},
+                    {"first", object_json(v.first)},
+                    {"second", object_json(v.second)},
+                    {"measured_mm", millimetres(v.measured)},
+                    {"required_mm", millimetres(static_cast<double>(v.required))},
+                    {"measured_nm", v.measured},
+                    {"required_nm", v.required}});
+  }
+  return list;
+}
+
+std::string json_report(const Board& board, const DrcReport& report) {
+  nlohmann::json unconnected = nlohmann::json::array();
+  for (const route::UnconnectedNet& net : report.unconnected) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& group : net.groups) {
+      nlohmann::json pins = nlohmann::json::array();
+      for (const route::PinRef& pin : group) pins.push_back(route::pin_name(board, pin));
+      groups.push_back(std::move(pins));
+    }
+    unconnected.push_back({{"net", net.name}, {"groups", std::move(groups)}});
+  }
+  const nlohmann::json json = {{"board", board.name},
+                               {"pads", report.pads},
+                               {"wires", report.wires},
+                               {"vias", report.vias},
+                               {"nets_checked", report.nets_checked},
+                               {"routing_violations", violations_json(board, report.routing)},
+                               {"input_conflicts", violations_json(board, report.input_conflicts)},
+                               {"unconnected_nets", std::move(unconnected)}};
+  return json.dump(2) + "\n";
+}
+
+void write_violations(std::ostream& out, const Board& board, const char* title, const std::vector<Violation>& list) {
+  out << title << " (" << list.size() << ")\n";
+  for (const Violation& v : list) {
+    out << fmt::format("  {:<9} {:<8} at ({:.4f}, {:.4f}) mm: {} [{}] and {} [{}]: {:.4f} mm, needs {:.4f} mm\n",
+                       route::to_string(v.kind), layer_name(board, v.layer), millimetres(static_cast<double>(v.position.x)),
+                       millimetres(static_cast<double>(v.position.y)), v.first.name, v.first.net_name, v.second.name,
+                       v.second.net_name, millimetres(v.measured), millimetres(static_cast<double>(v.required)));
+  }
+}
+
+std::string text_report(const Board& board, const DrcReport& report) {
+  std::ostringstream out;
+  write_violations(out, board, "violations introduced by routing", report.routing);
+  write_violations(out, board, "conflicts already in the input", report.input_conflicts);
+  out << "unconnected nets (" << report.unconnected.size() << ")\n";
+  for (const route::UnconnectedNet& net : report.unconnected) {
+    out << "  " << net.name << ":";
+    for (const auto& group : net.groups) {
+      out << " {";
+      for (std::size_t i = 0; i < group.size(); ++i) out << (i ? " " : "") << route::pin_name(board, group[i]);
+      out << "}";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+void run(const DrcCommand& command, const GlobalOptions& globals) {
+  const Board board = route::read_dsn_file(command.board_path);
+  const DrcReport report = route::check_design_rules(board);
+  const std::string text = command.json ? json_report(board, report) : text_report(board, report);
+  if (command.output.empty()) {
+    std::fputs(text.c_str(), stdout);
+  } else {
+    AtomicOutputFile out(command.output);
+    out.stream() << text;
+    out.commit();
+  }
+  if (!globals.quiet) {
+    std::fprintf(stderr, "%s\n",
+                 fmt::format("drc {}: {} routing violations, {} input conflicts, {} of {} nets unconnected "
+                             "({} pads, {} wires, {} vias; {:.1f} ms)",
+                             command.board_path, report.routing.size(), report.input_conflicts.size(),
+                             report.unconnected.size(), report.nets_checked, report.pads, report.wires, report.vias,
+                             report.seconds * 1e3)
+                     .c_str());
+  }
+  if (command.fail_on_violations && (!report.routing.empty() || !report.unconnected.empty())) {
+    // A plain Error: main reports it and exits 1.
+    throw Error(fmt::format("the routing has {} violations and {} unconnected nets", report.routing.size(),
+                            report.unconnected.size()));
+  }
+}
+
+}  // namespace
+
+void add_drc_command(CLI::App& app, const GlobalOptions& globals) {
+  auto command = std::make_shared<DrcCommand>();
+  CLI::App* drc = app.add_subcommand(
+      "drc",
+      "Design-rule check of a Specctra DSN board and its wiring: clearance between copper of different nets per "
+      "layer (pads, wires, vias, keepouts, outline) and connectivity of every net. Lists violations introduced by "
+      "the routing apart from conflicts already in the input. The routes checked are the DSN's own wiring; a "
+      "session (SES) argument comes with the router.");
+  drc->add_option("board", command->board_path, "Board (.dsn)")->required();
+  drc->add_flag("--json", command->json, "Write the report as JSON");
+  drc->add_option("-o,--out", command->output, "Write the report here (whole or not at all) instead of stdout");
+  drc->add_flag("--fail-on-violations", command->fail_on_violations,
+                "Exit 1 when routing introduced a violation or a net is unconnected");
+  drc->callback([command, &globals] { run(*command, globals); });
+}
+
+}  // namespace trellis::cli

@@ -1,0 +1,116 @@
+// An independent geometric design-rule check of routed copper: clearance
+// between copper of different nets on each layer, copper against keepouts
+// and the board outline, and the connectivity of every net.
+//
+// Geometry. Every piece of copper is a core (a point, a segment or a filled
+// polygon) grown by a radius: circles are points with their radius, path
+// wires are one capsule per segment with half their width, rects (turned
+// with their pads) and polygons are filled polygons (grown by half their
+// aperture). Distances between these are exact up to floating-point
+// rounding; the check tolerates kDistanceTolerance for that and for the
+// nanometre rounding of pads turned by angles that are not quarter turns.
+// A uniform grid per layer keeps the pairs tested to those nearby.
+//
+// Rules applied (the largest applicable value wins):
+//   - The clearance between two objects is the largest of, for each of the
+//     two nets, the board's rule, the rules of every class holding the net
+//     and the net's own rule. At each of these levels a typed clearance for
+//     the pair's kind (smd_smd, smd_via, pin_wire, ..., Specctra's names;
+//     "smd" is a pad on one layer, "pin" a pad on several) replaces that
+//     level's default clearance when given.
+//   - Copper of no net (pads no net lists, wires without a net) counts as
+//     a net of its own, distinct from every other object.
+//   - Keepouts: wires must keep the clearance of their net from keepouts
+//     and wire_keepouts, vias from keepouts and via_keepouts, on the layers
+//     the keepout applies to (structure keepouts and those of placed
+//     images). Pads are not checked against keepouts: footprints carry
+//     keepouts around their own pads.
+//   - Outline: copper must lie inside the first boundary shape and keep the
+//     clearance of its net from its edges (DSN exports give no separate
+//     edge rule). Pads over the edge (edge connectors) are input conflicts.
+//   - Planes are pours the CAD tool cuts around other copper, so their
+//     outline is not checked for clearance; they do connect their net's
+//     pads, wires and vias that touch them on their layer.
+//
+// Which list a violation goes to: conflicts between pads (and pads against
+// the outline) are already in the input and go to `input_conflicts`; every
+// violation that involves a wire or a via goes to `routing`. One violation
+// is reported per pair of objects and layer: the closest approach.
+//
+// Connectivity: pads, wires, vias and planes of one net are joined when
+// their copper touches on a common layer (a via joins every layer its
+// padstack covers). A net is unconnected when its pins fall into more than
+// one group.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trellis/route/board.hpp"
+
+namespace trellis::route {
+
+// Distances within this many nanometres of the rule pass.
+inline constexpr double kDistanceTolerance = 0.5;
+
+// What routing produced: wires and vias (the board's own wiring until the
+// router writes its own).
+struct RoutedCopper {
+  std::vector<Wire> wires;
+  std::vector<Via> vias;
+};
+
+enum class DrcObjectKind { pad, wire, via, keepout, outline };
+
+struct DrcObject {
+  DrcObjectKind kind = DrcObjectKind::pad;
+  int index = -1;      // position in its list: pin_copper(board), the wires, the vias, the keepouts
+  int net = -1;        // index into Board::nets, -1 when none
+  PinRef pin;          // pads only
+  std::string name;    // "U3-7", "wire 12", "via 4", "keepout K1", "outline"
+  std::string net_name;
+};
+
+enum class ViolationKind { pad_pad, pad_wire, pad_via, wire_wire, wire_via, via_via, keepout, outline };
+
+struct Violation {
+  ViolationKind kind = ViolationKind::pad_pad;
+  int layer = 0;
+  Point position;          // where the two come closest (midpoint of the closest points)
+  DrcObject first;
+  DrcObject second;
+  double measured = 0;     // nanometres between the copper; 0 when they overlap, negative outside the outline
+  Coord required = 0;      // nanometres the rules ask for
+};
+
+struct UnconnectedNet {
+  int net = 0;
+  std::string name;
+  std::vector<std::vector<PinRef>> groups;  // pins joined by copper, largest group first
+};
+
+struct DrcReport {
+  std::vector<Violation> routing;          // involving wires or vias
+  std::vector<Violation> input_conflicts;  // pads against pads or the outline
+  std::vector<UnconnectedNet> unconnected;
+  std::size_t nets_checked = 0;            // nets with two or more pins
+  std::size_t pads = 0;                    // pad shapes (one per pin and layer)
+  std::size_t wires = 0;
+  std::size_t vias = 0;
+  double seconds = 0;
+};
+
+// Checks the routed copper against the board's pads, keepouts, outline and
+// rules. Results are sorted (layer, position, names), so deterministic.
+DrcReport check_design_rules(const Board& board, const RoutedCopper& routed);
+
+// Checks the board's own wiring.
+DrcReport check_design_rules(const Board& board);
+
+const char* to_string(ViolationKind kind);
+const char* to_string(DrcObjectKind kind);
+
+// "REF-PIN" as a DSN file names the pin.
+std::string pin_name(const Board& board, const PinRef& pin);
+
+}  // namespace trellis::route

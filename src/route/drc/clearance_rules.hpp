@@ -1,0 +1,33 @@
+// The clearance two objects must keep, from the board's, classes' and
+// nets' rules. Internal to the design-rule check.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "trellis/route/board.hpp"
+
+namespace trellis::route::drc_detail {
+
+// Specctra's object types for typed clearances; `area` is a keepout and
+// `edge` the outline (which only the default clearance covers).
+enum class ClearanceType { smd, pin, wire, via, area, edge };
+inline constexpr std::size_t kClearanceTypes = 6;
+
+class ClearanceRules {
+ public:
+  explicit ClearanceRules(const Board& board);
+
+  // The clearance between objects of nets `a` and `b` (-1: no net).
+  Coord required(int net_a, ClearanceType type_a, int net_b, ClearanceType type_b) const;
+
+  // The largest clearance any pair may need: how far the search looks.
+  Coord largest() const noexcept { return largest_; }
+
+ private:
+  using Table = std::array<Coord, kClearanceTypes * kClearanceTypes>;
+  std::vector<Table> by_net_;  // index net + 1: row 0 is "no net"
+  Coord largest_ = 0;
+};
+
+}  // namespace trellis::route::drc_detail

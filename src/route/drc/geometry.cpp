@@ -1,0 +1,196 @@
+// Distances between discs, capsules and filled polygons. Work is done in
+// doubles relative to a point of the first shape, so the magnitudes stay
+// those of the shapes' sizes rather than of board coordinates.
+#include "geometry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace trellis::route::drc_detail {
+namespace {
+
+struct Vec {
+  double x = 0;
+  double y = 0;
+};
+
+Vec operator-(Vec a, Vec b) { return {a.x - b.x, a.y - b.y}; }
+Vec operator+(Vec a, Vec b) { return {a.x + b.x, a.y + b.y}; }
+Vec operator*(double s, Vec a) { return {s * a.x, s * a.y}; }
+double dot(Vec a, Vec b) { return a.x * b.x + a.y * b.y; }
+double cross(Vec a, Vec b) { return a.x * b.y - a.y * b.x; }
+
+Vec relative(Point p, Point origin) {
+  return {static_cast<double>(p.x - origin.x), static_cast<double>(p.y - origin.y)};
+}
+
+struct Segment {
+  Vec a;
+  Vec b;
+};
+
+// Closest point to p on segment s.
+Vec closest_on(const Segment& s, Vec p) {
+  const Vec d = s.b - s.a;
+  const double length2 = dot(d, d);
+  if (length2 == 0) return s.a;
+  const double t = std::clamp(dot(p - s.a, d) / length2, 0.0, 1.0);
+  return s.a + t * d;
+}
+
+struct Closest {
+  double distance2 = std::numeric_limits<double>::infinity();
+  Vec on_first;
+  Vec on_second;
+};
+
+void consider(Closest& best, Vec on_first, Vec on_second) {
+  const Vec d = on_first - on_second;
+  const double distance2 = dot(d, d);
+  if (distance2 < best.distance2) best = {distance2, on_first, on_second};
+}
+
+// Proper or touching intersection of two segments; fills `at` when found.
+bool intersect(const Segment& s, const Segment& t, Vec& at) {
+  const Vec r = s.b - s.a;
+  const Vec q = t.b - t.a;
+  const double denominator = cross(r, q);
+  if (denominator == 0) return false;  // parallel: endpoint distances decide
+  const double u = cross(t.a - s.a, q) / denominator;
+  const double v = cross(t.a - s.a, r) / denominator;
+  if (u < 0 || u > 1 || v < 0 || v > 1) return false;
+  at = s.a + u * r;
+  return true;
+}
+
+Closest segment_closest(const Segment& s, const Segment& t) {
+  Closest best;
+  Vec at;
+  if (intersect(s, t, at)) return {0, at, at};
+  consider(best, s.a, closest_on(t, s.a));
+  consider(best, s.b, closest_on(t, s.b));
+  consider(best, closest_on(s, t.a), t.a);
+  consider(best, closest_on(s, t.b), t.b);
+  return best;
+}
+
+std::vector<Segment> segments_of(const std::vector<Point>& core, Point origin) {
+  std::vector<Segment> segments;
+  if (core.size() == 1) {
+    const Vec p = relative(core[0], origin);
+    segments.push_back({p, p});
+  } else if (core.size() == 2) {
+    segments.push_back({relative(core[0], origin), relative(core[1], origin)});
+  } else {
+    for (std::size_t i = 0; i < core.size(); ++i) {
+      segments.push_back({relative(core[i], origin), relative(core[(i + 1) % core.size()], origin)});
+    }
+  }
+  return segments;
+}
+
+Point rounded(Vec v, Point origin) {
+  return {origin.x + std::llround(v.x), origin.y + std::llround(v.y)};
+}
+
+Box core_box(const std::vector<Point>& core, double radius) {
+  Box box;
+  for (const Point p : core) box.include(p);
+  const auto grow = static_cast<Coord>(std::ceil(radius));
+  box.min.x -= grow;
+  box.min.y -= grow;
+  box.max.x += grow;
+  box.max.y += grow;
+  return box;
+}
+
+}  // namespace
+
+Primitive disc(Point centre, double radius) { return {{centre}, radius, core_box({centre}, radius)}; }
+
+Primitive capsule(Point a, Point b, double radius) {
+  if (a == b) return disc(a, radius);
+  return {{a, b}, radius, core_box({a, b}, radius)};
+}
+
+Primitive filled_polygon(std::vector<Point> vertices, double radius) {
+  // Files often repeat the first vertex at the end; consecutive repeats add nothing.
+  vertices.erase(std::unique(vertices.begin(), vertices.end()), vertices.end());
+  while (vertices.size() > 1 && vertices.front() == vertices.back()) vertices.pop_back();
+  if (vertices.size() < 3) {
+    if (vertices.empty()) return {};
+    return capsule(vertices.front(), vertices.back(), radius);
+  }
+  Box box = core_box(vertices, radius);
+  return {std::move(vertices), radius, box};
+}
+
+std::vector<Primitive> primitives_of(const Shape& shape) {
+  std::vector<Primitive> result;
+  const double half_width = static_cast<double>(shape.width) / 2;
+  switch (shape.kind) {
+    case ShapeKind::circle:
+      if (!shape.points.empty()) result.push_back(disc(shape.points[0], half_width));
+      break;
+    case ShapeKind::rect:
+      if (shape.points.size() == 2) {
+        const Point lo{std::min(shape.points[0].x, shape.points[1].x), std::min(shape.points[0].y, shape.points[1].y)};
+        const Point hi{std::max(shape.points[0].x, shape.points[1].x), std::max(shape.points[0].y, shape.points[1].y)};
+        result.push_back(filled_polygon({lo, {hi.x, lo.y}, hi, {lo.x, hi.y}}, 0));
+      }
+      break;
+    case ShapeKind::polygon:
+      if (!shape.points.empty()) result.push_back(filled_polygon(shape.points, half_width));
+      break;
+    case ShapeKind::path:
+      if (shape.points.size() == 1) result.push_back(disc(shape.points[0], half_width));
+      for (std::size_t i = 1; i < shape.points.size(); ++i) {
+        result.push_back(capsule(shape.points[i - 1], shape.points[i], half_width));
+      }
+      break;
+  }
+  return result;
+}
+
+bool polygon_contains(const std::vector<Point>& polygon, Point p) {
+  if (polygon.size() < 3) return false;
+  const Point origin = polygon[0];
+  const Vec q = relative(p, origin);
+  bool inside = false;
+  for (std::size_t i = 0, j = polygon.size() - 1; i < polygon.size(); j = i++) {
+    const Vec a = relative(polygon[i], origin);
+    const Vec b = relative(polygon[j], origin);
+    if (cross(b - a, q - a) == 0 && q.x >= std::min(a.x, b.x) && q.x <= std::max(a.x, b.x) &&
+        q.y >= std::min(a.y, b.y) && q.y <= std::max(a.y, b.y)) {
+      return true;  // on an edge
+    }
+    if ((a.y > q.y) != (b.y > q.y)) {
+      const double crossing_x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
+      if (q.x < crossing_x) inside = !inside;
+    }
+  }
+  return inside;
+}
+
+Separation separation(const Primitive& a, const Primitive& b) {
+  const Point origin = a.core.front();
+  // A core inside the other's filled polygon: they overlap.
+  if (a.core.size() >= 3 && polygon_contains(a.core, b.core.front())) return {0, b.core.front()};
+  if (b.core.size() >= 3 && polygon_contains(b.core, a.core.front())) return {0, a.core.front()};
+  Closest best;
+  const std::vector<Segment> first = segments_of(a.core, origin);
+  const std::vector<Segment> second = segments_of(b.core, origin);
+  for (const Segment& s : first) {
+    for (const Segment& t : second) {
+      const Closest c = segment_closest(s, t);
+      if (c.distance2 < best.distance2) best = c;
+      if (best.distance2 == 0) break;
+    }
+    if (best.distance2 == 0) break;
+  }
+  const double distance = std::max(0.0, std::sqrt(best.distance2) - a.radius - b.radius);
+  return {distance, rounded(0.5 * (best.on_first + best.on_second), origin)};
+}
+
+}  // namespace trellis::route::drc_detail

@@ -1,0 +1,37 @@
+// Copper as cores grown by a radius, and the distance between two of them.
+// Internal to the design-rule check.
+#pragma once
+
+#include <vector>
+
+#include "trellis/route/board.hpp"
+
+namespace trellis::route::drc_detail {
+
+// One point: a disc; two points: a capsule; three or more: a filled
+// polygon (closed implicitly), all grown by `radius`.
+struct Primitive {
+  std::vector<Point> core;
+  double radius = 0;
+  Box box;  // the core's box grown by the radius
+};
+
+Primitive disc(Point centre, double radius);
+Primitive capsule(Point a, Point b, double radius);
+Primitive filled_polygon(std::vector<Point> vertices, double radius);
+
+// The primitives that make up a shape: a path gives one capsule per
+// segment, a rect and a polygon one filled polygon, a circle one disc.
+std::vector<Primitive> primitives_of(const Shape& shape);
+
+struct Separation {
+  double distance = 0;  // between the grown shapes, 0 when they touch or overlap
+  Point where;          // the midpoint of the closest points of the cores
+};
+
+Separation separation(const Primitive& a, const Primitive& b);
+
+// Whether a point lies inside or on a filled polygon.
+bool polygon_contains(const std::vector<Point>& polygon, Point p);
+
+}  // namespace trellis::route::drc_detail
