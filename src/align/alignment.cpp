@@ -1,5 +1,5 @@
-// The public alignment entry points (reference engine for now) and the
-// independent re-scoring of a traceback.
+// The public alignment entry points, the one backend switch for database
+// scores, and the independent re-scoring of a traceback.
 #include "trellis/align/alignment.hpp"
 
 #include <charconv>
@@ -16,10 +16,27 @@ std::int32_t local_alignment_score(std::span<const Residue> query, std::span<con
   return reference::sw_score(query, subject, scoring);
 }
 
+namespace {
+
+// The backend that scores a database. automatic would be cuda where a
+// device is usable, but that engine is not written yet, so it is cpu here.
+Backend database_backend(Backend requested) {
+  if (requested == Backend::automatic) return Backend::cpu;
+  return resolve(requested);  // cuda without a build or device says so first
+}
+
+}  // namespace
+
 std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
-                                                 const Scoring& scoring) {
+                                                 const Scoring& scoring, Backend backend) {
   std::vector<std::int32_t> scores(subjects.size());
-  reference::sw_scores(query, subjects, scoring, scores);
+  switch (database_backend(backend)) {
+    case Backend::reference: reference::sw_scores(query, subjects, scoring, scores); break;
+    case Backend::cpu: cpu::sw_scores(query, subjects, scoring, scores); break;
+    case Backend::cuda:
+      throw BackendUnavailable("the cuda Smith-Waterman engine is not written yet; use the cpu or reference backend");
+    case Backend::automatic: throw Error("automatic was not resolved to a backend");  // unreachable
+  }
   return scores;
 }
 

@@ -31,4 +31,16 @@ void sw_scores(std::span<const Residue> query, const SequenceSet& subjects, cons
 Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring);
 
 }  // namespace reference
+
+namespace cpu {
+
+// Farrar's striped SIMD over OpenMP threads, subjects longest first: 8-bit
+// lanes, then 16-bit lanes for subjects that saturated, then the exact
+// 32-bit recurrence for those that saturated again. Equals
+// reference::sw_scores bit for bit; throws the same UsageError for lengths
+// check_score_range rejects, before any work starts.
+void sw_scores(std::span<const Residue> query, const SequenceSet& subjects, const Scoring& scoring,
+               std::span<std::int32_t> scores);
+
+}  // namespace cpu
 }  // namespace trellis::align

@@ -20,6 +20,7 @@
 
 #include "trellis/align/scoring.hpp"
 #include "trellis/align/sequence.hpp"
+#include "trellis/core/backend.hpp"
 
 namespace trellis::align {
 
@@ -58,9 +59,15 @@ inline constexpr std::int64_t kMaxTracebackCells = std::int64_t{1} << 30;
 std::int32_t local_alignment_score(std::span<const Residue> query, std::span<const Residue> subject,
                                    const Scoring& scoring);
 
-// One query against every sequence of a set: scores[i] for subjects[i].
+// One query against every sequence of a set: scores[i] for subjects[i],
+// the same on every backend. reference: the scalar oracle, one thread; cpu:
+// striped SIMD on all OpenMP threads. There is no cuda engine yet: asking
+// for cuda throws BackendUnavailable, and automatic runs the cpu engine
+// even where a device is usable (a deliberate exception to
+// resolve(automatic) until the cuda engine exists). Throws UsageError as
+// local_alignment_score does.
 std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
-                                                 const Scoring& scoring);
+                                                 const Scoring& scoring, Backend backend = Backend::automatic);
 
 // The best local alignment with its traceback (see the tie rules above).
 Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring);
