@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "median.hpp"
 #include "trellis/align/alignment.hpp"
 #include "trellis/core/timer.hpp"
 
@@ -31,12 +32,6 @@ align::SequenceSet random_database(std::mt19937& random, std::int64_t count) {
     database.add(fmt::format("s{}", i), "", random_protein(random, length));
   }
   return database;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <random>
 #include <span>
 
+#include "median.hpp"
 #include "cusparse_spmv.hpp"
 #include "trellis/core/device_array.hpp"
 #include "trellis/core/error.hpp"
@@ -23,12 +24,6 @@ namespace {
 // ceiling a memory-bound kernel is compared with.
 constexpr double kCopyBandwidthGBs = 4254.0;
 constexpr int kWarmups = 3;
-
-double median(std::vector<double> times) {
-  std::sort(times.begin(), times.end());
-  const std::size_t n = times.size();
-  return n % 2 == 1 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
-}
 
 // Largest |y - y_ref| / sum_j |a_ij x_j| over rows: the error relative to
 // what rounding in the row sum can reach.

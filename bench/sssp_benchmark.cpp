@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "median.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/core/progress.hpp"
 #include "trellis/core/timer.hpp"
@@ -42,12 +43,6 @@ std::vector<Contender> contenders(const SsspBenchmarkOptions& options) {
     }
   }
   return all;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 bool same_bits(const std::vector<graph::Weight>& a, const std::vector<graph::Weight>& b) {

@@ -10,21 +10,14 @@
 #include <string>
 #include <string_view>
 
+#include "input_error_checks.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/board.hpp"
 #include "trellis/route/dsn.hpp"
 
+using trellis::fuzz::bug;
+
 namespace {
-
-[[noreturn]] void bug(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz check failed: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-std::size_t lines_in(std::string_view text) {
-  const auto newlines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
-}
 
 bool in_range(int index, std::size_t size) { return index >= 0 && static_cast<std::size_t>(index) < size; }
 
@@ -73,9 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     check_board(trellis::route::read_dsn(text, "fuzz.dsn"));
   } catch (const trellis::InputError& error) {
-    if (error.file() != "fuzz.dsn") bug("InputError names the wrong file", error.what());
-    if (error.problem().empty()) bug("InputError without a problem", error.what());
-    if (error.line() > lines_in(text)) bug("InputError names a line past the end", error.what());
+    trellis::fuzz::check_input_error(error, "fuzz.dsn", text);
   }
   return 0;
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "graph/io/readers.hpp"
+#include "input_error_checks.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/graph/io.hpp"
 
@@ -22,16 +23,6 @@ namespace trellis::fuzz {
 // Small enough that a header declaring millions of nodes is rejected
 // instead of allocating more than libFuzzer's memory limit.
 inline constexpr graph::io_detail::ReadLimits kLimits{.max_nodes = std::int64_t{1} << 16};
-
-[[noreturn]] inline void bug(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz check failed: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-inline std::size_t lines_in(std::string_view text) {
-  const auto newlines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
-}
 
 inline void check_round_trip(const graph::Graph& read) {
   read.validate();  // throws Error, which escapes as a finding, when inconsistent
@@ -62,9 +53,7 @@ void check_reader(const std::uint8_t* data, std::size_t size, const std::string&
   try {
     result = read(in, name);
   } catch (const InputError& error) {
-    if (error.file() != name) bug("InputError names the wrong file", error.what());
-    if (error.problem().empty()) bug("InputError without a problem", error.what());
-    if (error.line() > lines_in(text)) bug("InputError names a line past the end", error.what());
+    check_input_error(error, name, text);
     return;
   }
   check_round_trip(result);

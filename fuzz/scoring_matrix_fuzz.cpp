@@ -12,21 +12,10 @@
 
 #include "trellis/align/alignment.hpp"
 #include "trellis/align/scoring.hpp"
+#include "input_error_checks.hpp"
 #include "trellis/core/error.hpp"
 
-namespace {
-
-[[noreturn]] void bug(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz check failed: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-std::size_t lines_in(std::string_view text) {
-  const auto newlines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  return newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
-}
-
-}  // namespace
+using trellis::fuzz::bug;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace trellis::align;
@@ -44,9 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (alignment.score != local_alignment_score(query, subject, scoring)) bug("traceback score", "");
     if (rescore(alignment, query, subject, scoring) != alignment.score) bug("rescore", alignment.cigar);
   } catch (const trellis::InputError& error) {
-    if (error.file() != name) bug("InputError names the wrong file", error.what());
-    if (error.problem().empty()) bug("InputError without a problem", error.what());
-    if (error.line() > lines_in(text)) bug("InputError names a line past the end", error.what());
+    trellis::fuzz::check_input_error(error, name, text);
   }
   return 0;
 }
