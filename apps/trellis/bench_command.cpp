@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "grid_benchmark.hpp"
 #include "spmv_benchmark.hpp"
 #include "sssp_benchmark.hpp"
 #include "trellis/core/atomic_file.hpp"
+#include "trellis/core/error.hpp"
 
 namespace trellis::cli {
 namespace {
@@ -66,6 +68,40 @@ void run_sssp(const SsspCommand& command, const GlobalOptions& globals) {
   emit(text, command.output);
 }
 
+struct GridCommand {
+  bench::GridBenchmarkOptions options;
+  std::string format = "markdown";
+  std::string output;
+};
+
+void run_grid(const GridCommand& command, const GlobalOptions& globals) {
+  bench::GridBenchmarkOptions options = command.options;
+  options.quiet = globals.quiet;
+  const Backend backend = globals.requested_backend();
+  if (backend != Backend::automatic) {
+    throw UsageError("bench grid runs cpu and (where usable) cuda side by side; drop --backend");
+  }
+  bench::GridBenchmarkTables tables = bench::run_grid_benchmark(options);
+  std::string text;
+  if (command.format == "json") {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const Table& table : tables.kernels) kernels.push_back(nlohmann::json::parse(table.to_json()));
+    nlohmann::json all{{"kernels", kernels},
+                       {"matrix_free", nlohmann::json::parse(tables.matrix_free.to_json())},
+                       {"assembly", nlohmann::json::parse(tables.assembly.to_json())},
+                       {"solvers", nlohmann::json::parse(tables.solvers.to_json())}};
+    text = all.dump(2) + "\n";
+  } else {
+    text = "## Sparse kernels on the assembled matrices\n\n";
+    for (const Table& table : tables.kernels) text += table.to_markdown() + "\n";
+    if (tables.kernels.empty()) text += "(no CUDA device: the device kernels did not run)\n\n";
+    text += "## Matrix-free apply (the same operator, never assembled)\n\n" + tables.matrix_free.to_markdown() +
+            "\n## Assembly: setup once, refill by table\n\n" + tables.assembly.to_markdown() +
+            "\n## Jacobi-preconditioned CG\n\n" + tables.solvers.to_markdown();
+  }
+  emit(text, command.output);
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
@@ -115,6 +151,27 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       ->capture_default_str();
   sssp_cmd->add_option("-o,--output", sssp->output, "Write the tables to this file (whole or not at all)");
   sssp_cmd->callback([sssp, &globals] { run_sssp(*sssp, globals); });
+
+  auto grid = std::make_shared<GridCommand>();
+  CLI::App* grid_cmd = bench->add_subcommand(
+      "grid",
+      "Finite differences: -div(k grad u) with variable k on a 3-D 7-point and a 2-D 5-point grid, assembled by "
+      "forms. Sparse kernels (our CSR, cuSPARSE, DIA, SpMM), the matrix-free apply, assembly setup and refill "
+      "(cpu, cuda gather and atomic) and Jacobi CG, with bytes moved against the copy bandwidth.");
+  grid_cmd->add_option("--size", grid->options.size, "Nodes per axis of the 3-D problem")->capture_default_str();
+  grid_cmd->add_option("--size-2d", grid->options.size_2d, "Nodes per axis of the 2-D problem")
+      ->capture_default_str();
+  grid_cmd->add_option("--repeats", grid->options.repeats,
+                       "Timed device runs after 2 warm-ups; host refills run ceil(repeats/5) times")
+      ->capture_default_str();
+  grid_cmd->add_option("--cpu-cg-iterations", grid->options.cpu_cg_iterations,
+                       "Iterations of the timed cpu CG (compared per iteration)")
+      ->capture_default_str();
+  grid_cmd->add_option("--format", grid->format, "markdown or json")
+      ->check(CLI::IsMember({"markdown", "json"}))
+      ->capture_default_str();
+  grid_cmd->add_option("-o,--output", grid->output, "Write the tables to this file (whole or not at all)");
+  grid_cmd->callback([grid, &globals] { run_grid(*grid, globals); });
 }
 
 }  // namespace trellis::cli

@@ -22,8 +22,24 @@ void add_demo_command(CLI::App& app, const GlobalOptions& globals);
 void add_graph_command(CLI::App& app, const GlobalOptions& globals);
 void add_sssp_command(CLI::App& app, const GlobalOptions& globals);
 void add_drc_command(CLI::App& app, const GlobalOptions& globals);
+void add_grid_command(CLI::App& app, const GlobalOptions& globals);
 
 // Shared by `info` and `demo`.
 void print_info();
+
+}  // namespace trellis::cli
+
+namespace trellis::grid {
+struct ConvergenceStudy;
+}
+
+namespace trellis {
+class Table;
+}
+
+namespace trellis::cli {
+
+// A grid convergence study as a table (shared by `grid` and `demo`).
+Table convergence_table(const grid::ConvergenceStudy& study);
 
 }  // namespace trellis::cli

@@ -4,9 +4,11 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "trellis/core/table.hpp"
 #include "spmv_benchmark.hpp"
 #include "trellis/graph/generators.hpp"
 #include "trellis/graph/sssp.hpp"
+#include "trellis/grid/problems.hpp"
 
 namespace trellis::cli {
 
@@ -42,6 +44,17 @@ void add_demo_command(CLI::App& app, const GlobalOptions& globals) {
                preset.name, lattice.node_count(), lattice.edge_count(), to_string(result.backend),
                graph::to_string(result.algorithm), result.solve_ms, result.distance[query.target],
                graph::path_to(result, query.target).size(), result.edges_relaxed);
+
+    // Bramble's test problem on refined meshes: second order in the discrete H1 norm.
+    grid::ProblemOptions poisson;
+    poisson.dim = 3;
+    poisson.cells = 8;
+    poisson.levels = 4;
+    poisson.backend = backend;
+    const grid::ConvergenceStudy study = grid::poisson_study(poisson);
+    fmt::print("\n-Lap u = f on [0,1]^3 with u = exp(x+y+z), uniform meshes, {} backend, CG with Jacobi:\n\n{}",
+               to_string(study.backend), convergence_table(study).to_markdown());
+    fmt::print("\nfitted order: normh {:.2f}, H1 {:.2f}\n", study.fitted_order_h, study.fitted_order_h1);
   });
 }
 

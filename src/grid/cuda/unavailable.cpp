@@ -13,5 +13,29 @@ namespace {
 
 void spmv(float, const CsrView<float>&, const float*, float, float*, Stream) { unavailable(); }
 void spmv(double, const CsrView<double>&, const double*, double, double*, Stream) { unavailable(); }
+SolveResult cg(const DeviceLinearOperator<float>&, const float*, float*, const SolverOptions&, Stream) { unavailable(); }
+SolveResult cg(const DeviceLinearOperator<double>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
+SolveResult bicgstab(const DeviceLinearOperator<float>&, const float*, float*, const SolverOptions&, Stream) { unavailable(); }
+SolveResult bicgstab(const DeviceLinearOperator<double>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
+void csr_diagonal(const CsrView<float>&, float*, Stream) { unavailable(); }
+void csr_diagonal(const CsrView<double>&, double*, Stream) { unavailable(); }
+void apply_atom(AtomKind, const float*, std::int32_t, std::int32_t, std::int32_t, const float*, float*, Stream) { unavailable(); }
+void apply_atom(AtomKind, const double*, std::int32_t, std::int32_t, std::int32_t, const double*, double*, Stream) { unavailable(); }
+double weighted_dot(const NodeWeights<float>&, const float*, const float*, const std::int32_t*, std::int32_t, Stream) { unavailable(); }
+double weighted_dot(const NodeWeights<double>&, const double*, const double*, const std::int32_t*, std::int32_t, Stream) { unavailable(); }
+double max_abs(const float*, const std::int32_t*, std::int32_t, Stream) { unavailable(); }
+double max_abs(const double*, const std::int32_t*, std::int32_t, Stream) { unavailable(); }
+void spmm(float, const CsrView<float>&, const float*, std::int32_t, float, float*, Stream) { unavailable(); }
+void spmm(double, const CsrView<double>&, const double*, std::int32_t, double, double*, Stream) { unavailable(); }
+void dia_spmv(float, const DiaView<float>&, const float*, float, float*, Stream) { unavailable(); }
+void dia_spmv(double, const DiaView<double>&, const double*, double, double*, Stream) { unavailable(); }
 
 }  // namespace trellis::grid::cuda
+
+namespace trellis::grid {
+// Device meshes need the device; the constructor says how to get one.
+template <typename T>
+DeviceMesh<T>::DeviceMesh(const Mesh& mesh, Stream) : mesh_(mesh) { cuda::unavailable(); }
+template class DeviceMesh<float>;
+template class DeviceMesh<double>;
+}  // namespace trellis::grid

@@ -1,0 +1,40 @@
+// `trellis bench grid`: the grid module on a 3-D 7-point problem (size^3)
+// and a 2-D 5-point one (size_2d^2), both -div(k grad u) with a variable k
+// and Dirichlet boundaries, assembled by the form machinery:
+//   kernels  - our CSR SpMV, cuSPARSE, DIA, SpMM (bench/structured_benchmark),
+//              and the matrix-free apply (constant and variable k);
+//   assembly - pattern/table setup, refill on cpu and on cuda (gather and
+//              atomic), each with bytes moved;
+//   solvers  - Jacobi-preconditioned CG to a relative residual of 1e-8 on
+//              cuda (assembled and matrix-free), and cpu CG timed per
+//              iteration over a fixed number of iterations.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "trellis/core/table.hpp"
+
+namespace trellis::bench {
+
+struct GridBenchmarkOptions {
+  std::int32_t size = 256;       // cells per axis of the 3-D problem (nodes: size + 1... see below)
+  std::int32_t size_2d = 4096;   // cells per axis of the 2-D problem
+  int repeats = 20;              // timed device runs; host refills run ceil(repeats / 5)
+  std::int32_t cpu_cg_iterations = 50;  // cpu CG runs this many iterations (timed per iteration)
+  bool quiet = false;
+};
+
+struct GridBenchmarkTables {
+  std::vector<Table> kernels;  // one per problem
+  Table matrix_free;
+  Table assembly;
+  Table solvers;
+};
+
+// The problems have size^3 and size_2d^2 nodes (size - 1 cells per axis),
+// so 256 gives the 256^3 grid of the SpMV benchmark. Without a usable CUDA
+// device only the cpu rows run.
+GridBenchmarkTables run_grid_benchmark(const GridBenchmarkOptions& options);
+
+}  // namespace trellis::bench

@@ -1,0 +1,50 @@
+// The matrix-free apply of a form: y = A x for the matrix Assembly would
+// build (same constraints, same symmetrisation), computed from the mesh's
+// spacings and the coefficients without storing A. A 7-point apply reads x
+// and writes y, about 16 bytes a row, against about 104 for CSR.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/core/device_array.hpp"
+#include "trellis/core/stream.hpp"
+#include "trellis/grid/assembly.hpp"
+#include "trellis/grid/form.hpp"
+#include "trellis/grid/mesh.hpp"
+
+namespace trellis::grid {
+
+template <typename T>
+class MatrixFreeOperator {
+ public:
+  // Throws UsageError like Assembly's constructor.
+  MatrixFreeOperator(const Mesh& mesh, const BilinearForm& form, const std::vector<Marker>& dirichlet,
+                     AssemblyOptions options = {});
+  ~MatrixFreeOperator();
+  MatrixFreeOperator(MatrixFreeOperator&&) noexcept;
+  MatrixFreeOperator& operator=(MatrixFreeOperator&&) noexcept;
+
+  std::int32_t size() const noexcept;
+  const Mesh& mesh() const noexcept;
+  const std::vector<std::uint8_t>& constrained() const noexcept;
+
+  // Host data on any backend (cuda uploads and downloads).
+  void apply(const Coefficients<T>& coefficients, std::span<const T> x, std::span<T> y, Backend backend) const;
+  // Device data, asynchronous on stream; the mesh's arrays are uploaded on first use.
+  void apply(const DeviceCoefficients<T>& coefficients, const DeviceArray<T>& x, DeviceArray<T>& y,
+             Stream stream = nullptr) const;
+  // The same on raw device pointers of size() entries (for solver operators).
+  void apply(const DeviceCoefficients<T>& coefficients, const T* x, T* y, Stream stream = nullptr) const;
+  // A's diagonal (for Jacobi preconditioning), computed on the host.
+  std::vector<T> diagonal(const Coefficients<T>& coefficients) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace trellis::grid

@@ -1,0 +1,83 @@
+// The worked examples of the grid module, each a convergence study on a
+// sequence of meshes of [0, 1]^d (d = 1, 2, 3) with Dirichlet data from the
+// exact solution u = exp(x + y + z) (Bramble.jl's own test):
+//   poisson:              -Lap u = f,
+//   convection-diffusion: -Lap u + b . grad u = f, b = (1, -1/2, 1/4),
+//                         central differences (the mean of D- and D+),
+//   heat:                 u_t - k(t) Lap u = f on t in [0, 1/10] with
+//                         u = exp(x + y + z - t), k(t) = 1 + sin(10 pi t)/2,
+//                         implicit Euler with dt = h^2, the matrix refilled
+//                         with k(t) every step on one pattern.
+// Right-hand sides are avg_h f (cell averages) on non-uniform meshes, which
+// keeps second order in the discrete H1 norm there (supraconvergence), and
+// R_h f (nodal values) on uniform ones: with cell averages, exp(x + y + z) is
+// an exact discrete solution on uniform meshes (the difference quotients of
+// the exponential and its cell averages carry the same factor
+// (sinh(h/2) / (h/2))^2), so the error would be rounding alone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/grid/mesh.hpp"
+
+namespace trellis::grid {
+
+enum class MeshKind { uniform, nonuniform };
+enum class RhsProjection { automatic, nodal, cell_average };
+
+struct ProblemOptions {
+  int dim = 2;
+  std::int32_t cells = 8;  // cells per axis on the coarsest mesh
+  int levels = 4;          // meshes: cells, 2 cells, 4 cells, ...
+  MeshKind mesh = MeshKind::uniform;
+  std::uint64_t seed = 1;  // of the non-uniform meshes
+  RhsProjection rhs = RhsProjection::automatic;  // automatic: see above
+  bool matrix_free = false;
+  Backend backend = Backend::automatic;
+  double tolerance = 1e-10;  // relative residual of the linear solves
+};
+
+struct ConvergenceRow {
+  std::int32_t cells = 0;
+  std::int64_t unknowns = 0;
+  double h = 0;           // largest spacing
+  double error_h = 0;     // ||R_h u - u_h||_h
+  double error_h1 = 0;    // discrete H1 norm of R_h u - u_h
+  double error_max = 0;   // max norm
+  double order_h = 0;     // observed against the previous row (NaN on the first)
+  double order_h1 = 0;
+  std::int64_t iterations = 0;  // solver iterations (summed over time steps for heat)
+  std::int32_t steps = 1;       // time steps
+  double setup_seconds = 0;     // pattern and tables
+  double solve_seconds = 0;     // fills and solves
+};
+
+struct ConvergenceStudy {
+  std::string problem;
+  Backend backend = Backend::cpu;
+  std::vector<ConvergenceRow> rows;
+  double fitted_order_h = 0;   // least-squares slope of log error against log h
+  double fitted_order_h1 = 0;
+  // The finest mesh's solution and the exact values there (for --vtk).
+  std::vector<double> solution;
+  std::vector<double> exact;
+  std::vector<Mesh1D> finest_axes;
+};
+
+// Throw UsageError on out-of-range options (dim, cells, levels, tolerance,
+// more than 2^31 unknowns).
+ConvergenceStudy poisson_study(const ProblemOptions& options);
+ConvergenceStudy convection_diffusion_study(const ProblemOptions& options);
+ConvergenceStudy heat_study(const ProblemOptions& options);
+
+// The meshes a study uses: cells * 2^level cells per axis; non-uniform ones
+// are seeded random meshes (Mesh1D::random) drawn anew at each level.
+Mesh study_mesh(const ProblemOptions& options, int level);
+
+// Slope of the least-squares line through (log h, log error).
+double fitted_order(const std::vector<double>& h, const std::vector<double>& error);
+
+}  // namespace trellis::grid

@@ -1,0 +1,138 @@
+// Krylov solvers for A x = b: conjugate gradients (A symmetric positive
+// definite) and BiCGStab (A general), each optionally Jacobi-preconditioned.
+//
+// The operator is abstract: a size, an apply y = A x and, for Jacobi, A's
+// diagonal. An assembled CSR matrix, another sparse format or a matrix-free
+// stencil all plug in the same way; csr_operator and DeviceCsrOperator build
+// the CSR case.
+//
+// Host operators run with the reference or cpu vector kernels; device
+// operators run entirely on the GPU, where the host only looks at the residual
+// every check_every iterations.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/core/csr.hpp"
+#include "trellis/core/device_array.hpp"
+#include "trellis/core/stream.hpp"
+
+namespace trellis::grid {
+
+struct SolverOptions {
+  // Converged when the recurrence residual ||r_k|| <= relative_tolerance * ||b||.
+  double relative_tolerance = 1e-8;
+  std::int32_t max_iterations = 10000;
+  // cuda: iterations between host reads of the residual (each read is one
+  // stream synchronisation). The device stops updating by itself once it has
+  // converged, so this changes the time to notice, never the result.
+  std::int32_t check_every = 10;
+};
+
+// Why a solve ended.
+enum class SolverStop : std::int32_t {
+  converged = 1,
+  zero_rhs,                 // b == 0: x = 0 without iterating (converged)
+  max_iterations,           // ran out of iterations
+  non_finite_input,         // b, or the initial residual b - A x0, holds NaN or infinity
+  unusable_preconditioner,  // a diagonal entry is zero or not finite
+  not_positive_definite,    // cg: p^T A p <= 0
+  rho_breakdown,            // cg: r^T D^-1 r == 0; bicgstab: r_hat^T r == 0 (with r != 0)
+  alpha_breakdown,          // bicgstab: r_hat^T v == 0
+  omega_breakdown,          // bicgstab: omega = (t^T s)/(t^T t) is 0 or undefined
+  non_finite_residual,      // the iteration produced NaN or infinity
+};
+
+std::string_view to_string(SolverStop stop) noexcept;
+
+struct SolveResult {
+  bool converged = false;
+  std::int32_t iterations = 0;  // completed iterations (updates of x)
+  double rhs_norm = 0;          // ||b||
+  double initial_residual = 0;  // ||b - A x0||
+  double final_residual = 0;    // ||b - A x||, recomputed explicitly at the end
+  // Recurrence residual norm per iteration; index 0 is the initial residual,
+  // so iterations + 1 entries.
+  std::vector<double> residual_history;
+  SolverStop stop = SolverStop::converged;
+  std::string stopped_because;  // stop in words, with the numbers that decided it
+};
+
+// y = A x on host vectors of length size. diagonal holds A's diagonal for the
+// Jacobi preconditioner; empty means no preconditioner.
+template <typename T>
+struct HostLinearOperator {
+  std::int32_t size = 0;
+  std::function<void(std::span<const T> x, std::span<T> y)> apply;
+  std::vector<T> diagonal;
+};
+
+// y = A x on device vectors of length size, enqueued on the stream given.
+// diagonal is a device pointer to A's diagonal (size entries) or null for no
+// preconditioner; it must stay valid while the operator is used.
+template <typename T>
+struct DeviceLinearOperator {
+  std::int32_t size = 0;
+  std::function<void(const T* x, T* y, Stream stream)> apply;
+  const T* diagonal = nullptr;
+};
+
+enum class Preconditioner { none, jacobi };
+
+// A square CSR matrix as a host operator: apply is grid::spmv on backend
+// (reference or cpu; automatic means cpu), the diagonal (duplicates summed)
+// is extracted when Jacobi is asked for. The operator refers to a, which
+// must outlive it. Throws UsageError for a non-square matrix or backend cuda.
+template <typename T>
+HostLinearOperator<T> csr_operator(const CsrMatrix<T>& a, Preconditioner preconditioner = Preconditioner::jacobi,
+                                   Backend backend = Backend::cpu);
+
+// A square device-resident CSR matrix as a device operator: apply is the
+// device grid::spmv; the diagonal is extracted on the device and owned here.
+// Refers to a, which must outlive it. Throws UsageError when a is not square,
+// BackendUnavailable without CUDA.
+template <typename T>
+class DeviceCsrOperator {
+ public:
+  explicit DeviceCsrOperator(const DeviceCsr<T>& a, Preconditioner preconditioner = Preconditioner::jacobi,
+                             Stream stream = nullptr);
+  const DeviceLinearOperator<T>& op() const noexcept { return op_; }
+
+ private:
+  DeviceArray<T> diagonal_;
+  DeviceLinearOperator<T> op_;
+};
+
+// Host solves: x holds the initial guess on entry and the solution on return.
+// backend picks the vector kernels: reference or cpu (automatic means cpu).
+// Throws UsageError when b, x or the diagonal do not match op.size, op has no
+// apply, the options are out of range, or backend is cuda (use a device
+// operator). Breakdowns are reported in the result, never thrown.
+template <typename T>
+SolveResult cg(const HostLinearOperator<T>& op, std::type_identity_t<std::span<const T>> b,
+               std::type_identity_t<std::span<T>> x, const SolverOptions& options = {},
+               Backend backend = Backend::cpu);
+
+template <typename T>
+SolveResult bicgstab(const HostLinearOperator<T>& op, std::type_identity_t<std::span<const T>> b,
+                     std::type_identity_t<std::span<T>> x, const SolverOptions& options = {},
+                     Backend backend = Backend::cpu);
+
+// Device solves on stream; b and x stay on the device. Returns after the
+// solve has finished (the result is on the host).
+template <typename T>
+SolveResult cg(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b, DeviceArray<T>& x,
+               const SolverOptions& options = {}, Stream stream = nullptr);
+
+template <typename T>
+SolveResult bicgstab(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b, DeviceArray<T>& x,
+                     const SolverOptions& options = {}, Stream stream = nullptr);
+
+}  // namespace trellis::grid

@@ -1,0 +1,23 @@
+// The cuda assembly and matrix-free kernels in a build without CUDA.
+#include "../form_kernels.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::grid::cuda {
+namespace {
+
+[[noreturn]] void unavailable() {
+  throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
+}
+
+}  // namespace
+
+#define TRELLIS_UNAVAILABLE_FORM_KERNELS(T)                                                                         \
+  void refill_gather(const detail::TableView<T>&, const T*, const detail::TableOutput<T>&, Stream) { unavailable(); } \
+  void refill_atomic(const detail::TableView<T>&, const T*, const detail::TableOutput<T>&, Stream) { unavailable(); } \
+  void finish_rhs(std::int32_t, const std::uint8_t*, const T*, const CsrView<T>&, T*, Stream) { unavailable(); }     \
+  void matrix_free_apply(const detail::FormView<T>&, const T*, T*, Stream) { unavailable(); }
+
+TRELLIS_UNAVAILABLE_FORM_KERNELS(float)
+TRELLIS_UNAVAILABLE_FORM_KERNELS(double)
+
+}  // namespace trellis::grid::cuda

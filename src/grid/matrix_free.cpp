@@ -1,0 +1,178 @@
+// Matrix-free apply: the form's terms as plain data, the mesh's arrays on
+// host and (once used) device, and the backend switch.
+#include "trellis/grid/matrix_free.hpp"
+
+#include <fmt/format.h>
+
+#include "form_codes.hpp"
+#include "form_kernels.hpp"
+#include "trellis/core/device.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::grid {
+
+template <typename T>
+struct MatrixFreeOperator<T>::State {
+  Mesh mesh;
+  bool symmetrize;
+  std::vector<detail::TermCode> terms;
+  std::int32_t slots;
+  std::vector<std::uint8_t> constrained;
+  detail::HostMeshArrays<T> host_arrays;
+  // Device copies: spacings, half spacings, reciprocals per axis, the mask.
+  mutable bool uploaded = false;
+  mutable DeviceArray<T> device_arrays[9];
+  mutable DeviceArray<std::uint8_t> device_constrained;
+  mutable detail::MeshView<T> device_view;
+
+  State(const Mesh& m, const BilinearForm& form, const std::vector<Marker>& dirichlet, AssemblyOptions options)
+      : mesh(m),
+        symmetrize(options.symmetrize),
+        terms(detail::term_codes(form, m.dim())),
+        slots(form.coefficient_slots()),
+        constrained(detail::constrained_nodes(m, dirichlet)),
+        host_arrays(m) {}
+
+  detail::FormView<T> view(const detail::MeshView<T>& mesh_view, const std::uint8_t* mask,
+                           const T* coefficients) const {
+    detail::FormView<T> form;
+    form.mesh = mesh_view;
+    for (std::size_t t = 0; t < terms.size(); ++t) form.terms[t] = terms[t];
+    form.term_count = static_cast<std::int32_t>(terms.size());
+    form.constrained = mask;
+    form.symmetrized = symmetrize;
+    form.coefficients = coefficients;
+    return form;
+  }
+
+  void upload(Stream stream) const {
+    if (uploaded) return;
+    device_view = host_arrays.view;
+    for (int a = 0; a < 3; ++a) {
+      device_arrays[3 * a] = DeviceArray<T>::from_host(host_arrays.h[a], stream);
+      device_arrays[3 * a + 1] = DeviceArray<T>::from_host(host_arrays.hhalf[a], stream);
+      device_arrays[3 * a + 2] = DeviceArray<T>::from_host(host_arrays.inverse_h[a], stream);
+      device_view.h[a] = device_arrays[3 * a].data();
+      device_view.hhalf[a] = device_arrays[3 * a + 1].data();
+      device_view.inverse_h[a] = device_arrays[3 * a + 2].data();
+    }
+    device_constrained = DeviceArray<std::uint8_t>::from_host(constrained, stream);
+    device::synchronize(stream);
+    uploaded = true;
+  }
+};
+
+template <typename T>
+MatrixFreeOperator<T>::MatrixFreeOperator(const Mesh& mesh, const BilinearForm& form,
+                                          const std::vector<Marker>& dirichlet, AssemblyOptions options)
+    : state_(std::make_unique<State>(mesh, form, dirichlet, options)) {}
+
+template <typename T>
+MatrixFreeOperator<T>::~MatrixFreeOperator() = default;
+template <typename T>
+MatrixFreeOperator<T>::MatrixFreeOperator(MatrixFreeOperator&&) noexcept = default;
+template <typename T>
+MatrixFreeOperator<T>& MatrixFreeOperator<T>::operator=(MatrixFreeOperator&&) noexcept = default;
+
+template <typename T>
+std::int32_t MatrixFreeOperator<T>::size() const noexcept { return state_->mesh.nodes(); }
+template <typename T>
+const Mesh& MatrixFreeOperator<T>::mesh() const noexcept { return state_->mesh; }
+template <typename T>
+const std::vector<std::uint8_t>& MatrixFreeOperator<T>::constrained() const noexcept { return state_->constrained; }
+
+template <typename T>
+void MatrixFreeOperator<T>::apply(const Coefficients<T>& coefficients, std::span<const T> x, std::span<T> y,
+                                  Backend backend) const {
+  const State& s = *state_;
+  require_same_mesh(s.mesh, coefficients.mesh(), "matrix-free apply");
+  if (coefficients.slots() < s.slots) {
+    throw UsageError(fmt::format("the form reads {} coefficient slots, the coefficients hold {}", s.slots,
+                                 coefficients.slots()));
+  }
+  const auto n = static_cast<std::size_t>(s.mesh.nodes());
+  if (x.size() != n || y.size() != n) {
+    throw UsageError(fmt::format("matrix-free apply on {} nodes needs x and y of that length, got {} and {}", n,
+                                 x.size(), y.size()));
+  }
+  switch (resolve(backend)) {
+    case Backend::reference:
+      reference::matrix_free_apply(s.view(s.host_arrays.view, s.constrained.data(), coefficients.packed().data()),
+                                   x.data(), y.data(), nullptr);
+      return;
+    case Backend::cpu:
+      cpu::matrix_free_apply(s.view(s.host_arrays.view, s.constrained.data(), coefficients.packed().data()), x.data(),
+                             y.data(), nullptr);
+      return;
+    case Backend::cuda: {
+      DeviceCoefficients<T> device_coefficients(coefficients);
+      auto device_x = DeviceArray<T>::from_host(x);
+      DeviceArray<T> device_y(n);
+      apply(device_coefficients, device_x, device_y, nullptr);
+      device_y.copy_to_host(y);
+      device::synchronize(nullptr);
+      return;
+    }
+    case Backend::automatic: break;
+  }
+  throw Error("matrix-free apply: unresolved backend");
+}
+
+template <typename T>
+void MatrixFreeOperator<T>::apply(const DeviceCoefficients<T>& coefficients, const DeviceArray<T>& x,
+                                  DeviceArray<T>& y, Stream stream) const {
+  const State& s = *state_;
+  const auto n = static_cast<std::size_t>(s.mesh.nodes());
+  if (coefficients.nodes() != s.mesh.nodes() || coefficients.slots() < s.slots) {
+    throw UsageError(fmt::format("device coefficients of {} nodes and {} slots for a form on {} nodes reading {} slots",
+                                 coefficients.nodes(), coefficients.slots(), s.mesh.nodes(), s.slots));
+  }
+  if (x.size() != n || y.size() != n) {
+    throw UsageError(fmt::format("matrix-free apply on {} nodes needs x and y of that length, got {} and {}", n,
+                                 x.size(), y.size()));
+  }
+  apply(coefficients, x.data(), y.data(), stream);
+}
+
+template <typename T>
+void MatrixFreeOperator<T>::apply(const DeviceCoefficients<T>& coefficients, const T* x, T* y, Stream stream) const {
+  const State& s = *state_;
+  if (coefficients.nodes() != s.mesh.nodes() || coefficients.slots() < s.slots) {
+    throw UsageError(fmt::format("device coefficients of {} nodes and {} slots for a form on {} nodes reading {} slots",
+                                 coefficients.nodes(), coefficients.slots(), s.mesh.nodes(), s.slots));
+  }
+  s.upload(stream);
+  cuda::matrix_free_apply(s.view(s.device_view, s.device_constrained.data(), coefficients.packed()), x, y, stream);
+}
+
+template <typename T>
+std::vector<T> MatrixFreeOperator<T>::diagonal(const Coefficients<T>& coefficients) const {
+  const State& s = *state_;
+  require_same_mesh(s.mesh, coefficients.mesh(), "matrix-free diagonal");
+  const std::int32_t nodes = s.mesh.nodes();
+  std::vector<T> diagonal(static_cast<std::size_t>(nodes));
+  const detail::MeshView<T>& mesh = s.host_arrays.view;
+  const T* packed = coefficients.packed().data();
+#pragma omp parallel for schedule(static)
+  for (std::int32_t row = 0; row < nodes; ++row) {
+    if (s.constrained[static_cast<std::size_t>(row)]) {
+      diagonal[static_cast<std::size_t>(row)] = T(1);
+      continue;
+    }
+    const std::int32_t r[3] = {row % mesh.extent[0], (row / mesh.extent[0]) % mesh.extent[1],
+                               row / (mesh.extent[0] * mesh.extent[1])};
+    T sum = 0;
+    detail::for_each_contribution(mesh, s.terms.data(), static_cast<std::int32_t>(s.terms.size()), r,
+                                  [&](std::int32_t col, std::int32_t slot, std::int32_t p, T g) {
+                                    if (col != row) return;
+                                    sum += (slot < 0 ? T(1) : packed[1 + slot * nodes + p]) * g;
+                                  });
+    diagonal[static_cast<std::size_t>(row)] = sum;
+  }
+  return diagonal;
+}
+
+template class MatrixFreeOperator<float>;
+template class MatrixFreeOperator<double>;
+
+}  // namespace trellis::grid

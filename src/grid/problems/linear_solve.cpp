@@ -1,0 +1,104 @@
+// FormSolver: fill, right-hand side and Krylov solve on one backend.
+#include "linear_solve.hpp"
+
+#include <fmt/format.h>
+
+#include "trellis/core/device.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::grid::detail {
+
+struct FormSolver::Device {
+  DeviceAssembledMatrix<double> matrix;
+  std::unique_ptr<DeviceCsrOperator<double>> csr;
+  DeviceArray<double> diagonal;
+  DeviceArray<double> b;
+  DeviceArray<double> g;
+  DeviceArray<double> x;
+};
+
+FormSolver::FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearForm& rhs,
+                       const std::vector<Marker>& dirichlet, Krylov krylov, bool matrix_free, Backend backend)
+    : assembly_(mesh, form, rhs, dirichlet, {.symmetrize = true}),
+      krylov_(krylov),
+      backend_(resolve(backend)) {
+  if (matrix_free) matrix_free_.emplace(mesh, form, dirichlet, AssemblyOptions{.symmetrize = true});
+  host_matrix_ = assembly_.new_matrix();
+  if (backend_ == Backend::cuda) {
+    device_ = std::make_unique<Device>();
+    device_->matrix = assembly_.new_device_matrix();
+    const auto n = static_cast<std::size_t>(mesh.nodes());
+    device_->b = DeviceArray<double>(n);
+    device_->g = DeviceArray<double>(n);
+    device_->x = DeviceArray<double>(n);
+  }
+}
+
+FormSolver::~FormSolver() = default;
+
+namespace {
+
+void require_converged(const SolveResult& result) {
+  if (!result.converged) {
+    throw Error(fmt::format("the linear solver stopped after {} iterations without converging: {}", result.iterations,
+                            result.stopped_because));
+  }
+}
+
+}  // namespace
+
+SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const std::vector<double>& boundary_values,
+                              std::vector<double>& x, double tolerance) {
+  const SolverOptions options{.relative_tolerance = tolerance, .max_iterations = 100000, .check_every = 20};
+  const std::int32_t n = assembly_.mesh().nodes();
+  SolveResult result;
+  if (backend_ != Backend::cuda) {
+    // The matrix is filled either way: the right-hand side's lift reads it.
+    assembly_.refill(coefficients, host_matrix_, backend_);
+    std::vector<double> b(static_cast<std::size_t>(n));
+    assembly_.assemble_rhs(coefficients, boundary_values, host_matrix_, b, backend_);
+    HostLinearOperator<double> op;
+    if (matrix_free_) {
+      op.size = n;
+      op.apply = [&](std::span<const double> in, std::span<double> out) {
+        matrix_free_->apply(coefficients, in, out, backend_);
+      };
+      op.diagonal = matrix_free_->diagonal(coefficients);
+    } else {
+      op = csr_operator(host_matrix_.matrix, Preconditioner::jacobi, backend_);
+    }
+    result = krylov_ == Krylov::cg ? cg<double>(op, b, x, options, backend_) : bicgstab<double>(op, b, x, options, backend_);
+    require_converged(result);
+    return result;
+  }
+
+  Device& d = *device_;
+  DeviceCoefficients<double> device_coefficients(coefficients);
+  assembly_.refill(device_coefficients, d.matrix);
+  d.g.copy_from_host(boundary_values);
+  assembly_.assemble_rhs(device_coefficients, d.g, d.matrix, d.b);
+  d.x.copy_from_host(x);
+  DeviceLinearOperator<double> op;
+  if (matrix_free_) {
+    const std::vector<double> diagonal = matrix_free_->diagonal(coefficients);
+    if (d.diagonal.size() != diagonal.size()) d.diagonal = DeviceArray<double>(diagonal.size());
+    d.diagonal.copy_from_host(diagonal);
+    op.size = n;
+    op.apply = [&](const double* in, double* out, Stream stream) {
+      matrix_free_->apply(device_coefficients, in, out, stream);
+    };
+    op.diagonal = d.diagonal.data();
+    device::synchronize(nullptr);
+  } else {
+    // Rebuilt every fill: the diagonal changes with the coefficients.
+    d.csr = std::make_unique<DeviceCsrOperator<double>>(d.matrix.matrix, Preconditioner::jacobi);
+    op = d.csr->op();
+  }
+  result = krylov_ == Krylov::cg ? cg<double>(op, d.b, d.x, options) : bicgstab<double>(op, d.b, d.x, options);
+  require_converged(result);
+  d.x.copy_to_host(x);
+  device::synchronize(nullptr);
+  return result;
+}
+
+}  // namespace trellis::grid::detail

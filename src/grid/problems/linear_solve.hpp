@@ -1,0 +1,48 @@
+// One linear solve of an assembled (or matrix-free) form on a chosen
+// backend, shared by the worked examples: the host path (reference or cpu:
+// host fill, CSR operator, host Krylov) and the cuda path (device fill from
+// the resident tables, device CSR or matrix-free operator, device Krylov,
+// nothing on the host per iteration).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/grid/assembly.hpp"
+#include "trellis/grid/matrix_free.hpp"
+#include "trellis/grid/solvers.hpp"
+
+namespace trellis::grid::detail {
+
+enum class Krylov { cg, bicgstab };
+
+// A form on a mesh with its constraints, set up once and solved many times
+// (the heat example refills and solves every time step).
+class FormSolver {
+ public:
+  FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearForm& rhs, const std::vector<Marker>& dirichlet,
+             Krylov krylov, bool matrix_free, Backend backend);
+  ~FormSolver();
+
+  Backend backend() const noexcept { return backend_; }
+
+  // Fills with the coefficients, assembles b with boundary values g, solves
+  // into x (its initial guess on entry). Throws Error when the solver does
+  // not converge, naming why.
+  SolveResult solve(const Coefficients<double>& coefficients, const std::vector<double>& boundary_values,
+                    std::vector<double>& x, double tolerance);
+
+ private:
+  struct Device;
+  Assembly<double> assembly_;
+  std::optional<MatrixFreeOperator<double>> matrix_free_;
+  Krylov krylov_;
+  Backend backend_;
+  AssembledMatrix<double> host_matrix_;
+  std::unique_ptr<Device> device_;
+};
+
+}  // namespace trellis::grid::detail
