@@ -41,6 +41,54 @@ struct FormView {
   const T* coefficients = nullptr;  // packed
 };
 
+// The host fills, shared by reference and cpu (which only adds threads); the
+// cuda gather spells the same sums with unfused roundings.
+template <typename T>
+inline T gather_position(const TableView<T>& table, const T* coefficients, std::int64_t o) {
+  T sum = 0;
+  for (std::int64_t k = table.offsets[o]; k < table.offsets[o + 1]; ++k) {
+    sum += table.geometry[k] * coefficients[table.coefficient[k]];
+  }
+  return sum;
+}
+
+template <typename T>
+inline T& output_slot(const TableOutput<T>& out, std::int64_t position) {
+  return position < out.split ? out.first[position] : out.second[position - out.split];
+}
+
+// b[row] for constrained rows is g[row], for the others b[row] - (lift g)[row].
+template <typename T>
+inline T finished_rhs(std::int32_t row, const std::uint8_t* constrained, const T* g, const CsrView<T>& lift,
+                      const T* b) {
+  if (constrained[row]) return g[row];
+  T lifted = 0;
+  for (RowOffset k = lift.row_offsets[row]; k < lift.row_offsets[row + 1]; ++k) {
+    lifted += lift.values[k] * g[lift.col_indices[k]];
+  }
+  return b[row] - lifted;
+}
+
+// Row `row` of y = A x for the form: x itself on constrained rows, else the
+// sum of the row's contributions (constrained columns skipped when
+// symmetrised). Every backend's generic apply is this, row by row.
+template <typename T>
+TRELLIS_HOST_DEVICE inline T apply_row(const FormView<T>& form, const T* x, std::int32_t row) {
+  if (form.constrained[row]) return x[row];
+  const MeshView<T>& mesh = form.mesh;
+  const std::int32_t nodes = mesh.extent[0] * mesh.extent[1] * mesh.extent[2];
+  const std::int32_t r[3] = {row % mesh.extent[0], (row / mesh.extent[0]) % mesh.extent[1],
+                             row / (mesh.extent[0] * mesh.extent[1])};
+  T sum = 0;
+  for_each_contribution(mesh, form.terms, form.term_count, r,
+                        [&](std::int32_t col, std::int32_t slot, std::int32_t p, T g) {
+                          if (form.symmetrized && form.constrained[col]) return;
+                          const T c = slot < 0 ? T(1) : form.coefficients[1 + slot * nodes + p];
+                          sum += c * g * x[col];
+                        });
+  return sum;
+}
+
 }  // namespace trellis::grid::detail
 
 #define TRELLIS_GRID_DECLARE_FORM_KERNELS(T)                                                                       \

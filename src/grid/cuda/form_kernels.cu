@@ -80,24 +80,9 @@ __global__ void finish_kernel(std::int32_t rows, const std::uint8_t* __restrict_
 
 template <typename T>
 __global__ void generic_apply_kernel(FormView<T> form, const T* __restrict__ x, T* __restrict__ y) {
-  const detail::MeshView<T>& mesh = form.mesh;
-  const std::int32_t nodes = mesh.extent[0] * mesh.extent[1] * mesh.extent[2];
+  const std::int32_t nodes = form.mesh.extent[0] * form.mesh.extent[1] * form.mesh.extent[2];
   const std::int32_t row = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (row >= nodes) return;
-  if (form.constrained[row]) {
-    y[row] = x[row];
-    return;
-  }
-  const std::int32_t r[3] = {row % mesh.extent[0], (row / mesh.extent[0]) % mesh.extent[1],
-                             row / (mesh.extent[0] * mesh.extent[1])};
-  T sum = 0;
-  detail::for_each_contribution(mesh, form.terms, form.term_count, r,
-                                [&](std::int32_t col, std::int32_t slot, std::int32_t p, T g) {
-                                  if (form.symmetrized && form.constrained[col]) return;
-                                  const T c = slot < 0 ? T(1) : form.coefficients[1 + slot * nodes + p];
-                                  sum += c * g * x[col];
-                                });
-  y[row] = sum;
+  if (row < nodes) y[row] = detail::apply_row(form, x, row);
 }
 
 // ---------------------------------------------------------------- compact apply

@@ -10,74 +10,33 @@ using detail::TableOutput;
 using detail::TableView;
 
 template <typename T>
-void store(const TableOutput<T>& out, std::int64_t position, T value) {
-  if (position < out.split) out.first[position] = value;
-  else out.second[position - out.split] = value;
-}
-
-template <typename T>
 void gather(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out) {
-  for (std::int64_t o = 0; o < table.outputs; ++o) {
-    T sum = 0;
-    for (std::int64_t k = table.offsets[o]; k < table.offsets[o + 1]; ++k) {
-      sum += table.geometry[k] * coefficients[table.coefficient[k]];
-    }
-    store(out, o, sum);
-  }
+  for (std::int64_t o = 0; o < table.outputs; ++o) detail::output_slot(out, o) = detail::gather_position(table, coefficients, o);
 }
 
 // Contribution by contribution in table order, skipping the sentinels: what
 // the atomic kernel does, without the atomics.
 template <typename T>
 void scatter(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out) {
-  for (std::int64_t o = 0; o < table.outputs; ++o) store(out, o, T(0));
+  for (std::int64_t o = 0; o < table.outputs; ++o) detail::output_slot(out, o) = T(0);
   for (std::int64_t k = 0; k < table.contributions; ++k) {
-    const std::int64_t position = table.position[k];
-    if (position < 0) continue;
-    T* slot = position < out.split ? out.first + position : out.second + (position - out.split);
-    *slot += table.geometry[k] * coefficients[table.coefficient[k]];
+    if (table.position[k] < 0) continue;
+    detail::output_slot(out, table.position[k]) += table.geometry[k] * coefficients[table.coefficient[k]];
   }
 }
 
 template <typename T>
 void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, const CsrView<T>& lift, T* b) {
-  for (std::int32_t row = 0; row < rows; ++row) {
-    if (constrained[row]) {
-      b[row] = g[row];
-      continue;
-    }
-    T lifted = 0;
-    for (RowOffset k = lift.row_offsets[row]; k < lift.row_offsets[row + 1]; ++k) {
-      lifted += lift.values[k] * g[lift.col_indices[k]];
-    }
-    b[row] -= lifted;
-  }
+  for (std::int32_t row = 0; row < rows; ++row) b[row] = detail::finished_rhs(row, constrained, g, lift, b);
 }
 
 template <typename T>
 void apply(const FormView<T>& form, const T* x, T* y) {
-  const detail::MeshView<T>& mesh = form.mesh;
-  const std::int32_t nodes = mesh.extent[0] * mesh.extent[1] * mesh.extent[2];
-  for (std::int32_t row = 0; row < nodes; ++row) {
-    if (form.constrained[row]) {
-      y[row] = x[row];
-      continue;
-    }
-    const std::int32_t r[3] = {row % mesh.extent[0], (row / mesh.extent[0]) % mesh.extent[1],
-                               row / (mesh.extent[0] * mesh.extent[1])};
-    T sum = 0;
-    detail::for_each_contribution(mesh, form.terms, form.term_count, r,
-                                  [&](std::int32_t col, std::int32_t slot, std::int32_t p, T g) {
-                                    if (form.symmetrized && form.constrained[col]) return;
-                                    const T c = slot < 0 ? T(1) : form.coefficients[1 + slot * nodes + p];
-                                    sum += c * g * x[col];
-                                  });
-    y[row] = sum;
-  }
+  const std::int32_t nodes = form.mesh.extent[0] * form.mesh.extent[1] * form.mesh.extent[2];
+  for (std::int32_t row = 0; row < nodes; ++row) y[row] = detail::apply_row(form, x, row);
 }
 
 }  // namespace
-
 #define TRELLIS_REFERENCE_FORM_KERNELS(T)                                                                    \
   void refill_gather(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream) { \
     gather(table, coefficients, out);                                                                        \
