@@ -194,9 +194,9 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
       const double ms = device_median_ms(options.repeats, [&] { op.apply(device_c, device_x, device_y); });
       std::vector<double> expected = y_csr;
       if (!variable_k) {
-        AssembledMatrix<double> plain = Assembly<double>(problem.mesh, constant, LinearForm(), dirichlet,
-                                                         {.symmetrize = true}).new_matrix();
-        Assembly<double>(problem.mesh, constant, LinearForm(), dirichlet, {.symmetrize = true}).refill(c, plain, Backend::cpu);
+        const Assembly<double> plain_assembly(problem.mesh, constant, LinearForm(), dirichlet, {.symmetrize = true});
+        AssembledMatrix<double> plain = plain_assembly.new_matrix();
+        plain_assembly.refill(c, plain, Backend::cpu);
         grid::spmv<double>(1.0, plain.matrix, x, 0.0, expected, Backend::cpu);
       }
       const double error = max_relative_difference(device_y.to_host(), expected);
