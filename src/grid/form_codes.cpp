@@ -101,10 +101,8 @@ HostMeshArrays<T>::HostMeshArrays(const Mesh& mesh) {
       h[a] = {T(1), T(1)};
       hhalf[a] = {T(1)};
     }
-    for (T v : h[a]) inverse_h[a].push_back(T(1) / v);
     view.h[a] = h[a].data();
     view.hhalf[a] = hhalf[a].data();
-    view.inverse_h[a] = inverse_h[a].data();
   }
 }
 

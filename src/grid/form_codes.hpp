@@ -26,7 +26,6 @@ template <typename T>
 struct HostMeshArrays {
   std::vector<T> h[3];
   std::vector<T> hhalf[3];
-  std::vector<T> inverse_h[3];
   MeshView<T> view;
 
   explicit HostMeshArrays(const Mesh& mesh);

@@ -30,9 +30,42 @@ struct TableOutput {
   T* second = nullptr;
 };
 
+// A form whose every term acts along one axis (its operators and staggered
+// weight on that axis, each chain at most one atom) applies as a sum over
+// axes a of G_a(r) * (1-D stencil along a), G_a the product of the other
+// axes' control-volume lengths. The 1-D stencils are tabulated per index
+// along a on the host (separable_form.hpp): constant-coefficient terms merged
+// into one 5-point table (offsets -2..2), each coefficient term as two 3-point
+// tables, one per point p (r itself, and r + shift along a) whose
+// coefficient it multiplies.
+inline constexpr int kMaxCoefficientTermsPerAxis = 4;
+
+#if defined(__CUDACC__)
+#define TRELLIS_UNROLL _Pragma("unroll")
+#else
+#define TRELLIS_UNROLL
+#endif
+
+template <typename T>
+struct AxisProgram {
+  std::int32_t reach = 0;                // x is read at offsets -reach..reach along the axis
+  const T* constant_table = nullptr;     // extent x 5, or null
+  std::int32_t coefficient_terms = 0;
+  const T* coefficient_table[kMaxCoefficientTermsPerAxis] = {};  // extent x 2 x 3
+  std::int32_t coefficient_slot[kMaxCoefficientTermsPerAxis] = {};
+  std::int32_t shift[kMaxCoefficientTermsPerAxis] = {};  // 0: the term reads the coefficient at r only
+};
+
+template <typename T>
+struct SeparableForm {
+  bool usable = false;
+  AxisProgram<T> axis[3];
+};
+
 // The form's terms and constraints as the matrix-free apply reads them.
 template <typename T>
 struct FormView {
+  SeparableForm<T> separable;  // filled where the form is separable and the tables are on hand
   MeshView<T> mesh;
   TermCode terms[kMaxTerms];
   std::int32_t term_count = 0;
@@ -86,6 +119,75 @@ TRELLIS_HOST_DEVICE inline T apply_row(const FormView<T>& form, const T* x, std:
                           const T c = slot < 0 ? T(1) : form.coefficients[1 + slot * nodes + p];
                           sum += c * g * x[col];
                         });
+  return sum;
+}
+
+// x at offset o (-2..2) along the axis from the five values loaded once.
+template <typename T>
+TRELLIS_HOST_DEVICE inline T pick(const T (&xs)[5], int o) {
+  // A select chain, not an indexed load, so xs stays in registers.
+  T v = xs[0];
+  v = o == -1 ? xs[1] : v;
+  v = o == 0 ? xs[2] : v;
+  v = o == 1 ? xs[3] : v;
+  v = o == 2 ? xs[4] : v;
+  return v;
+}
+
+// Row `row` (multi-index r) of y = A x for a separable form. Per axis: the x values
+// at offsets -reach..reach (zero outside the mesh or, when symmetrised, at
+// constrained nodes), the merged constant stencil, then each coefficient term
+// at its one or two points; the sum weighted by the other axes' control
+// volumes.
+template <typename T, int Dim>
+TRELLIS_HOST_DEVICE inline T separable_row(const FormView<T>& form, const std::int32_t* r, std::int32_t row,
+                                           const T* __restrict__ x) {
+  const MeshView<T>& mesh = form.mesh;
+  if (form.constrained[row]) return x[row];
+  const std::int32_t nodes = mesh.extent[0] * mesh.extent[1] * mesh.extent[2];
+  T hhalf[3];
+TRELLIS_UNROLL
+  for (int a = 0; a < 3; ++a) hhalf[a] = a < Dim ? mesh.hhalf[a][r[a]] : T(1);
+  const T x_row = x[row];
+  T sum = 0;
+TRELLIS_UNROLL
+  for (int a = 0; a < Dim; ++a) {
+    const AxisProgram<T>& program = form.separable.axis[a];
+    const std::int32_t stride = mesh.stride[a];
+    T xs[5];
+TRELLIS_UNROLL
+    for (int o = -2; o <= 2; ++o) {
+      T v = o == 0 ? x_row : T(0);
+      const std::int32_t j = r[a] + o;
+      if (o != 0 && (o < 0 ? -o : o) <= program.reach && j >= 0 && j < mesh.extent[a]) {
+        const std::int32_t node = row + o * stride;
+        v = form.symmetrized && form.constrained[node] ? T(0) : x[node];
+      }
+      xs[o + 2] = v;
+    }
+    T acc = 0;
+    if (program.constant_table != nullptr) {
+      const T* m = program.constant_table + static_cast<std::int64_t>(r[a]) * 5;
+TRELLIS_UNROLL
+      for (int o = 0; o < 5; ++o) acc += m[o] * xs[o];
+    }
+TRELLIS_UNROLL
+    for (int v = 0; v < kMaxCoefficientTermsPerAxis; ++v) {
+      if (v >= program.coefficient_terms) break;
+      const T* e = program.coefficient_table[v] + static_cast<std::int64_t>(r[a]) * 6;
+      const T* c = form.coefficients + 1 + static_cast<std::int64_t>(program.coefficient_slot[v]) * nodes;
+      acc += c[row] * (e[0] * xs[1] + e[1] * xs[2] + e[2] * xs[3]);
+      const int shift = program.shift[v];
+      const std::int32_t p = r[a] + shift;
+      if (shift != 0 && p >= 0 && p < mesh.extent[a]) {
+        acc += c[row + shift * stride] * (e[3] * pick(xs, shift - 1) + e[4] * pick(xs, shift) + e[5] * pick(xs, shift + 1));
+      }
+    }
+    T others = T(1);
+TRELLIS_UNROLL
+    for (int b = 0; b < 3; ++b) others *= b == a ? T(1) : hhalf[b];
+    sum += others * acc;
+  }
   return sum;
 }
 

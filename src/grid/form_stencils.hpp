@@ -37,7 +37,7 @@ struct TermCode {
 };
 
 // The mesh as kernels see it: extents, strides and per-axis spacing arrays
-// (h_0..h_{N+1}, hhalf_0..hhalf_N, 1 / h_i) in the memory space of the backend.
+// (h_0..h_{N+1}, hhalf_0..hhalf_N) in the memory space of the backend.
 template <typename T>
 struct MeshView {
   std::int32_t dim = 1;
@@ -45,7 +45,6 @@ struct MeshView {
   std::int32_t stride[3] = {1, 1, 1};
   const T* h[3] = {nullptr, nullptr, nullptr};
   const T* hhalf[3] = {nullptr, nullptr, nullptr};
-  const T* inverse_h[3] = {nullptr, nullptr, nullptr};  // 1 / h_i, for kernels that avoid division
 };
 
 template <typename T>

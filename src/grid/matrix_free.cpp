@@ -4,8 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <optional>
+
 #include "form_codes.hpp"
 #include "form_kernels.hpp"
+#include "separable_form.hpp"
 #include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
 
@@ -19,11 +23,18 @@ struct MatrixFreeOperator<T>::State {
   std::int32_t slots;
   std::vector<std::uint8_t> constrained;
   detail::HostMeshArrays<T> host_arrays;
-  // Device copies: spacings, half spacings, reciprocals per axis, the mask.
+  // The 1-D tables of a separable form (the fast cuda path), empty otherwise.
+  std::optional<std::array<detail::AxisTables, 3>> separable;
+  // Device copies: spacings and half spacings per axis, the mask.
   mutable bool uploaded = false;
-  mutable DeviceArray<T> device_arrays[9];
+  mutable DeviceArray<T> device_arrays[6];
   mutable DeviceArray<std::uint8_t> device_constrained;
   mutable detail::MeshView<T> device_view;
+  mutable std::vector<DeviceArray<T>> device_tables;
+  mutable detail::SeparableForm<T> device_separable;
+  // The same tables in T on the host, for the cpu backend.
+  std::vector<std::vector<T>> host_tables;
+  detail::SeparableForm<T> host_separable;
 
   State(const Mesh& m, const BilinearForm& form, const std::vector<Marker>& dirichlet, AssemblyOptions options)
       : mesh(m),
@@ -31,7 +42,33 @@ struct MatrixFreeOperator<T>::State {
         terms(detail::term_codes(form, m.dim())),
         slots(form.coefficient_slots()),
         constrained(detail::constrained_nodes(m, dirichlet)),
-        host_arrays(m) {}
+        host_arrays(m),
+        separable(detail::separable_tables(detail::HostMeshArrays<double>(m), terms)) {
+    if (!separable) return;
+    host_tables.reserve(3 * (1 + detail::kMaxCoefficientTermsPerAxis));  // the programs point into it
+    fill_program(host_separable, [this](const std::vector<double>& table) {
+      host_tables.emplace_back(table.begin(), table.end());
+      return static_cast<const T*>(host_tables.back().data());
+    });
+  }
+
+  // Points program's tables at copies made by store(table).
+  template <typename Store>
+  void fill_program(detail::SeparableForm<T>& program, Store&& store) const {
+    for (int a = 0; a < 3; ++a) {
+      const detail::AxisTables& tables = (*separable)[static_cast<std::size_t>(a)];
+      detail::AxisProgram<T>& axis = program.axis[a];
+      axis.reach = tables.reach;
+      axis.constant_table = tables.constant.empty() ? nullptr : store(tables.constant);
+      axis.coefficient_terms = static_cast<std::int32_t>(tables.coefficient_terms.size());
+      for (std::size_t v = 0; v < tables.coefficient_terms.size(); ++v) {
+        axis.coefficient_table[v] = store(tables.coefficient_terms[v].table);
+        axis.coefficient_slot[v] = tables.coefficient_terms[v].slot;
+        axis.shift[v] = tables.coefficient_terms[v].shift;
+      }
+    }
+    program.usable = true;
+  }
 
   detail::FormView<T> view(const detail::MeshView<T>& mesh_view, const std::uint8_t* mask,
                            const T* coefficients) const {
@@ -42,21 +79,31 @@ struct MatrixFreeOperator<T>::State {
     form.constrained = mask;
     form.symmetrized = symmetrize;
     form.coefficients = coefficients;
+    form.separable = mask == constrained.data() ? host_separable : device_separable;
     return form;
+  }
+
+  void upload_separable(Stream stream) const {
+    device_tables.reserve(3 * (1 + detail::kMaxCoefficientTermsPerAxis));
+    fill_program(device_separable, [&](const std::vector<double>& table) {
+      const std::vector<T> converted(table.begin(), table.end());
+      device_tables.push_back(DeviceArray<T>::from_host(converted, stream));
+      device::synchronize(stream);  // before converted goes away
+      return static_cast<const T*>(device_tables.back().data());
+    });
   }
 
   void upload(Stream stream) const {
     if (uploaded) return;
     device_view = host_arrays.view;
     for (int a = 0; a < 3; ++a) {
-      device_arrays[3 * a] = DeviceArray<T>::from_host(host_arrays.h[a], stream);
-      device_arrays[3 * a + 1] = DeviceArray<T>::from_host(host_arrays.hhalf[a], stream);
-      device_arrays[3 * a + 2] = DeviceArray<T>::from_host(host_arrays.inverse_h[a], stream);
-      device_view.h[a] = device_arrays[3 * a].data();
-      device_view.hhalf[a] = device_arrays[3 * a + 1].data();
-      device_view.inverse_h[a] = device_arrays[3 * a + 2].data();
+      device_arrays[2 * a] = DeviceArray<T>::from_host(host_arrays.h[a], stream);
+      device_arrays[2 * a + 1] = DeviceArray<T>::from_host(host_arrays.hhalf[a], stream);
+      device_view.h[a] = device_arrays[2 * a].data();
+      device_view.hhalf[a] = device_arrays[2 * a + 1].data();
     }
     device_constrained = DeviceArray<std::uint8_t>::from_host(constrained, stream);
+    if (separable) upload_separable(stream);
     device::synchronize(stream);
     uploaded = true;
   }
@@ -80,6 +127,9 @@ template <typename T>
 const Mesh& MatrixFreeOperator<T>::mesh() const noexcept { return state_->mesh; }
 template <typename T>
 const std::vector<std::uint8_t>& MatrixFreeOperator<T>::constrained() const noexcept { return state_->constrained; }
+
+template <typename T>
+bool MatrixFreeOperator<T>::separable() const noexcept { return state_->separable.has_value(); }
 
 template <typename T>
 void MatrixFreeOperator<T>::apply(const Coefficients<T>& coefficients, std::span<const T> x, std::span<T> y,

@@ -31,6 +31,10 @@ class MatrixFreeOperator {
   std::int32_t size() const noexcept;
   const Mesh& mesh() const noexcept;
   const std::vector<std::uint8_t>& constrained() const noexcept;
+  // True when every term acts along one axis with chains of at most one
+  // atom: cpu and cuda then apply from 1-D stencil tables (the fast path);
+  // otherwise they evaluate the terms row by row like the reference.
+  bool separable() const noexcept;
 
   // Host data on any backend (cuda uploads and downloads).
   void apply(const Coefficients<T>& coefficients, std::span<const T> x, std::span<T> y, Backend backend) const;

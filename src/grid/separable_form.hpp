@@ -1,0 +1,31 @@
+// The 1-D stencil tables of a separable form (form_kernels.hpp), built on the
+// host in double from the mesh's spacings with the weights every backend uses.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "form_codes.hpp"
+#include "form_kernels.hpp"
+
+namespace trellis::grid::detail {
+
+struct AxisTables {
+  std::int32_t reach = 0;
+  std::vector<double> constant;  // extent x 5, empty when no constant term acts along the axis
+  struct CoefficientTerm {
+    std::int32_t slot;
+    std::int32_t shift;
+    std::vector<double> table;  // extent x 2 x 3
+  };
+  std::vector<CoefficientTerm> coefficient_terms;
+};
+
+// Empty when some term is not separable (a chain of two atoms, operators or
+// weight along different axes) or an axis has more than
+// kMaxCoefficientTermsPerAxis coefficient terms.
+std::optional<std::array<AxisTables, 3>> separable_tables(const HostMeshArrays<double>& mesh,
+                                                          const std::vector<TermCode>& terms);
+
+}  // namespace trellis::grid::detail
