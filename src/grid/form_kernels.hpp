@@ -56,10 +56,16 @@ struct AxisProgram {
   std::int32_t shift[kMaxCoefficientTermsPerAxis] = {};  // 0: the term reads the coefficient at r only
 };
 
+// Per node: bit 0 set when the node is constrained, bit 1 when a node the
+// row reads (within reach along some axis) is, so most rows skip the checks.
+inline constexpr std::uint8_t kConstrainedNode = 1;
+inline constexpr std::uint8_t kNearConstrainedNode = 2;
+
 template <typename T>
 struct SeparableForm {
   bool usable = false;
   AxisProgram<T> axis[3];
+  const std::uint8_t* flags = nullptr;  // kConstrainedNode | kNearConstrainedNode per node
 };
 
 // The form's terms and constraints as the matrix-free apply reads them.
@@ -143,7 +149,9 @@ template <typename T, int Dim>
 TRELLIS_HOST_DEVICE inline T separable_row(const FormView<T>& form, const std::int32_t* r, std::int32_t row,
                                            const T* __restrict__ x) {
   const MeshView<T>& mesh = form.mesh;
-  if (form.constrained[row]) return x[row];
+  const std::uint8_t flags = form.separable.flags[row];
+  if (flags & kConstrainedNode) return x[row];
+  const bool check_columns = form.symmetrized && (flags & kNearConstrainedNode);
   const std::int32_t nodes = mesh.extent[0] * mesh.extent[1] * mesh.extent[2];
   T hhalf[3];
 TRELLIS_UNROLL
@@ -161,7 +169,7 @@ TRELLIS_UNROLL
       const std::int32_t j = r[a] + o;
       if (o != 0 && (o < 0 ? -o : o) <= program.reach && j >= 0 && j < mesh.extent[a]) {
         const std::int32_t node = row + o * stride;
-        v = form.symmetrized && form.constrained[node] ? T(0) : x[node];
+        v = check_columns && form.constrained[node] ? T(0) : x[node];
       }
       xs[o + 2] = v;
     }
@@ -169,7 +177,9 @@ TRELLIS_UNROLL
     if (program.constant_table != nullptr) {
       const T* m = program.constant_table + static_cast<std::int64_t>(r[a]) * 5;
 TRELLIS_UNROLL
-      for (int o = 0; o < 5; ++o) acc += m[o] * xs[o];
+      for (int o = 0; o < 5; ++o) {
+        if (o - 2 <= program.reach && 2 - o <= program.reach) acc += m[o] * xs[o];
+      }
     }
 TRELLIS_UNROLL
     for (int v = 0; v < kMaxCoefficientTermsPerAxis; ++v) {

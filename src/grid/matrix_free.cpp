@@ -34,7 +34,9 @@ struct MatrixFreeOperator<T>::State {
   mutable detail::SeparableForm<T> device_separable;
   // The same tables in T on the host, for the cpu backend.
   std::vector<std::vector<T>> host_tables;
+  std::vector<std::uint8_t> host_flags;
   detail::SeparableForm<T> host_separable;
+  mutable DeviceArray<std::uint8_t> device_flags;
 
   State(const Mesh& m, const BilinearForm& form, const std::vector<Marker>& dirichlet, AssemblyOptions options)
       : mesh(m),
@@ -45,6 +47,8 @@ struct MatrixFreeOperator<T>::State {
         host_arrays(m),
         separable(detail::separable_tables(detail::HostMeshArrays<double>(m), terms)) {
     if (!separable) return;
+    host_flags = detail::separable_flags(detail::HostMeshArrays<double>(m).view, *separable, constrained);
+    host_separable.flags = host_flags.data();
     host_tables.reserve(3 * (1 + detail::kMaxCoefficientTermsPerAxis));  // the programs point into it
     fill_program(host_separable, [this](const std::vector<double>& table) {
       host_tables.emplace_back(table.begin(), table.end());
@@ -84,6 +88,8 @@ struct MatrixFreeOperator<T>::State {
   }
 
   void upload_separable(Stream stream) const {
+    device_flags = DeviceArray<std::uint8_t>::from_host(host_flags, stream);
+    device_separable.flags = device_flags.data();
     device_tables.reserve(3 * (1 + detail::kMaxCoefficientTermsPerAxis));
     fill_program(device_separable, [&](const std::vector<double>& table) {
       const std::vector<T> converted(table.begin(), table.end());

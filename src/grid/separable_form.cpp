@@ -83,4 +83,24 @@ std::optional<std::array<AxisTables, 3>> separable_tables(const HostMeshArrays<d
   return tables;
 }
 
+std::vector<std::uint8_t> separable_flags(const MeshView<double>& mesh, const std::array<AxisTables, 3>& tables,
+                                          const std::vector<std::uint8_t>& constrained) {
+  std::vector<std::uint8_t> flags(constrained.size(), 0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t row = 0; row < static_cast<std::int64_t>(constrained.size()); ++row) {
+    std::uint8_t f = constrained[static_cast<std::size_t>(row)] ? kConstrainedNode : 0;
+    std::int64_t rest = row;
+    for (int a = 2; a >= 0; --a) {
+      const std::int64_t i = rest / mesh.stride[a];
+      rest -= i * mesh.stride[a];
+      for (int o = -tables[static_cast<std::size_t>(a)].reach; o <= tables[static_cast<std::size_t>(a)].reach; ++o) {
+        if (o == 0 || i + o < 0 || i + o >= mesh.extent[a]) continue;
+        if (constrained[static_cast<std::size_t>(row + o * mesh.stride[a])]) f |= kNearConstrainedNode;
+      }
+    }
+    flags[static_cast<std::size_t>(row)] = f;
+  }
+  return flags;
+}
+
 }  // namespace trellis::grid::detail
