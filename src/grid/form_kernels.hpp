@@ -141,11 +141,13 @@ TRELLIS_HOST_DEVICE inline T pick(const T (&xs)[5], int o) {
 }
 
 // Row `row` (multi-index r) of y = A x for a separable form. Per axis: the x values
-// at offsets -reach..reach (zero outside the mesh or, when symmetrised, at
+// at offsets -Reach..Reach (zero outside the mesh or, when symmetrised, at
 // constrained nodes), the merged constant stencil, then each coefficient term
 // at its one or two points; the sum weighted by the other axes' control
-// volumes.
-template <typename T, int Dim>
+// volumes. Dim, Reach (the largest over the axes) and whether any term has
+// a coefficient are template parameters so the loops unroll to just the
+// loads and multiply-adds the form needs.
+template <typename T, int Dim, int Reach, bool WithCoefficients>
 TRELLIS_HOST_DEVICE inline T separable_row(const FormView<T>& form, const std::int32_t* r, std::int32_t row,
                                            const T* __restrict__ x) {
   const MeshView<T>& mesh = form.mesh;
@@ -162,12 +164,12 @@ TRELLIS_UNROLL
   for (int a = 0; a < Dim; ++a) {
     const AxisProgram<T>& program = form.separable.axis[a];
     const std::int32_t stride = mesh.stride[a];
-    T xs[5];
+    T xs[5] = {T(0), T(0), x_row, T(0), T(0)};
 TRELLIS_UNROLL
-    for (int o = -2; o <= 2; ++o) {
+    for (int o = -Reach; o <= Reach; ++o) {
       T v = o == 0 ? x_row : T(0);
       const std::int32_t j = r[a] + o;
-      if (o != 0 && (o < 0 ? -o : o) <= program.reach && j >= 0 && j < mesh.extent[a]) {
+      if (o != 0 && j >= 0 && j < mesh.extent[a]) {
         const std::int32_t node = row + o * stride;
         v = check_columns && form.constrained[node] ? T(0) : x[node];
       }
@@ -175,16 +177,14 @@ TRELLIS_UNROLL
     }
     T acc = 0;
     if (program.constant_table != nullptr) {
-      const T* m = program.constant_table + static_cast<std::int64_t>(r[a]) * 5;
+      const T* m = program.constant_table + r[a] * 5;
 TRELLIS_UNROLL
-      for (int o = 0; o < 5; ++o) {
-        if (o - 2 <= program.reach && 2 - o <= program.reach) acc += m[o] * xs[o];
-      }
+      for (int o = 2 - Reach; o <= 2 + Reach; ++o) acc += m[o] * xs[o];
     }
 TRELLIS_UNROLL
-    for (int v = 0; v < kMaxCoefficientTermsPerAxis; ++v) {
+    for (int v = 0; v < (WithCoefficients ? kMaxCoefficientTermsPerAxis : 0); ++v) {
       if (v >= program.coefficient_terms) break;
-      const T* e = program.coefficient_table[v] + static_cast<std::int64_t>(r[a]) * 6;
+      const T* e = program.coefficient_table[v] + r[a] * 6;
       const T* c = form.coefficients + 1 + static_cast<std::int64_t>(program.coefficient_slot[v]) * nodes;
       acc += c[row] * (e[0] * xs[1] + e[1] * xs[2] + e[2] * xs[3]);
       const int shift = program.shift[v];
@@ -199,6 +199,30 @@ TRELLIS_UNROLL
     sum += others * acc;
   }
   return sum;
+}
+
+// Calls run.template operator()<Dim, Reach, WithCoefficients>() with the
+// separable form's shape.
+template <typename T, typename Run>
+void with_separable_shape(const FormView<T>& form, Run&& run) {
+  int reach = 1;
+  bool coefficients = false;
+  for (int a = 0; a < form.mesh.dim; ++a) {
+    reach = reach > form.separable.axis[a].reach ? reach : form.separable.axis[a].reach;
+    coefficients = coefficients || form.separable.axis[a].coefficient_terms > 0;
+  }
+  auto by_dim = [&]<int Reach, bool WithCoefficients>() {
+    if (form.mesh.dim == 1) run.template operator()<1, Reach, WithCoefficients>();
+    else if (form.mesh.dim == 2) run.template operator()<2, Reach, WithCoefficients>();
+    else run.template operator()<3, Reach, WithCoefficients>();
+  };
+  if (reach <= 1) {
+    if (coefficients) by_dim.template operator()<1, true>();
+    else by_dim.template operator()<1, false>();
+  } else {
+    if (coefficients) by_dim.template operator()<2, true>();
+    else by_dim.template operator()<2, false>();
+  }
 }
 
 }  // namespace trellis::grid::detail

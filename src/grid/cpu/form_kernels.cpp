@@ -39,7 +39,7 @@ void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, cons
   for (std::int32_t row = 0; row < rows; ++row) b[row] = detail::finished_rhs(row, constrained, g, lift, b);
 }
 
-template <typename T, int Dim>
+template <typename T, int Dim, int Reach, bool WithCoefficients>
 void apply_separable(const FormView<T>& form, const T* x, T* y) {
   const detail::MeshView<T>& mesh = form.mesh;
 #pragma omp parallel for collapse(2) schedule(static)
@@ -48,7 +48,7 @@ void apply_separable(const FormView<T>& form, const T* x, T* y) {
       for (std::int32_t i = 0; i < mesh.extent[0]; ++i) {
         const std::int32_t r[3] = {i, j, k};
         const std::int32_t row = i + j * mesh.stride[1] + k * mesh.stride[2];
-        y[row] = detail::separable_row<T, Dim>(form, r, row, x);
+        y[row] = detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
       }
     }
   }
@@ -58,9 +58,9 @@ void apply_separable(const FormView<T>& form, const T* x, T* y) {
 template <typename T>
 void apply(const FormView<T>& form, const T* x, T* y) {
   if (form.separable.usable) {
-    if (form.mesh.dim == 1) apply_separable<T, 1>(form, x, y);
-    else if (form.mesh.dim == 2) apply_separable<T, 2>(form, x, y);
-    else apply_separable<T, 3>(form, x, y);
+    detail::with_separable_shape(form, [&]<int Dim, int Reach, bool WithCoefficients>() {
+      apply_separable<T, Dim, Reach, WithCoefficients>(form, x, y);
+    });
     return;
   }
   const std::int32_t nodes = form.mesh.extent[0] * form.mesh.extent[1] * form.mesh.extent[2];

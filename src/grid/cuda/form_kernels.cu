@@ -88,13 +88,13 @@ __global__ void generic_apply_kernel(FormView<T> form, const T* __restrict__ x, 
 // ---------------------------------------------------------------- separable apply
 
 // One thread per row, the mesh walked as a 3-D launch (no integer division).
-template <typename T, int Dim>
+template <typename T, int Dim, int Reach, bool WithCoefficients>
 __global__ void separable_apply_kernel(FormView<T> form, const T* __restrict__ x, T* __restrict__ y) {
   const std::int32_t r[3] = {static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x),
                              static_cast<std::int32_t>(blockIdx.y), static_cast<std::int32_t>(blockIdx.z)};
   if (r[0] >= form.mesh.extent[0]) return;
   const std::int32_t row = r[0] + r[1] * form.mesh.stride[1] + r[2] * form.mesh.stride[2];
-  y[row] = detail::separable_row<T, Dim>(form, r, row, x);
+  y[row] = detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
 }
 
 template <typename T>
@@ -109,11 +109,10 @@ void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   constexpr int kRowThreads = 128;
   const dim3 grid(static_cast<unsigned>((mesh.extent[0] + kRowThreads - 1) / kRowThreads),
                   static_cast<unsigned>(mesh.extent[1]), static_cast<unsigned>(mesh.extent[2]));
-  switch (mesh.dim) {
-    case 1: TRELLIS_LAUNCH((separable_apply_kernel<T, 1>), grid, kRowThreads, 0, stream, view, x, y); return;
-    case 2: TRELLIS_LAUNCH((separable_apply_kernel<T, 2>), grid, kRowThreads, 0, stream, view, x, y); return;
-    default: TRELLIS_LAUNCH((separable_apply_kernel<T, 3>), grid, kRowThreads, 0, stream, view, x, y); return;
-  }
+  detail::with_separable_shape(view, [&]<int Dim, int Reach, bool WithCoefficients>() {
+    TRELLIS_LAUNCH((separable_apply_kernel<T, Dim, Reach, WithCoefficients>), grid, kRowThreads, 0, stream, view, x,
+                   y);
+  });
 }
 
 template <typename T>
