@@ -49,9 +49,9 @@ inline constexpr int kMaxCoefficientTermsPerAxis = 4;
 template <typename T>
 struct AxisProgram {
   std::int32_t reach = 0;                // x is read at offsets -reach..reach along the axis
-  const T* constant_table = nullptr;     // extent x 5, or null
+  const T* constant_table = nullptr;     // 5 x extent (offset-major, so neighbouring rows read neighbouring values), or null
   std::int32_t coefficient_terms = 0;
-  const T* coefficient_table[kMaxCoefficientTermsPerAxis] = {};  // extent x 2 x 3
+  const T* coefficient_table[kMaxCoefficientTermsPerAxis] = {};  // (2 x 3) x extent, offset-major
   std::int32_t coefficient_slot[kMaxCoefficientTermsPerAxis] = {};
   std::int32_t shift[kMaxCoefficientTermsPerAxis] = {};  // 0: the term reads the coefficient at r only
 };
@@ -177,14 +177,17 @@ TRELLIS_UNROLL
     }
     T acc = 0;
     if (program.constant_table != nullptr) {
-      const T* m = program.constant_table + r[a] * 5;
+      const T* m = program.constant_table + r[a];
+      const std::int32_t n = mesh.extent[a];
 TRELLIS_UNROLL
-      for (int o = 2 - Reach; o <= 2 + Reach; ++o) acc += m[o] * xs[o];
+      for (int o = 2 - Reach; o <= 2 + Reach; ++o) acc += m[o * n] * xs[o];
     }
 TRELLIS_UNROLL
     for (int v = 0; v < (WithCoefficients ? kMaxCoefficientTermsPerAxis : 0); ++v) {
       if (v >= program.coefficient_terms) break;
-      const T* e = program.coefficient_table[v] + r[a] * 6;
+      const std::int32_t n = mesh.extent[a];
+      const T* e0 = program.coefficient_table[v] + r[a];
+      const T e[6] = {e0[0], e0[n], e0[2 * n], e0[3 * n], e0[4 * n], e0[5 * n]};
       const T* c = form.coefficients + 1 + static_cast<std::int64_t>(program.coefficient_slot[v]) * nodes;
       acc += c[row] * (e[0] * xs[1] + e[1] * xs[2] + e[2] * xs[3]);
       const int shift = program.shift[v];
@@ -199,98 +202,6 @@ TRELLIS_UNROLL
     sum += others * acc;
   }
   return sum;
-}
-
-// Rows (first .. first + RunLength - 1, r1, r2) of y = A x, clipped to the
-// mesh: the same sums as separable_row, arranged so that consecutive rows
-// share their loads. Along axis 0 the x values come from a sliding window
-// (one new load per row), and the other axes' control volumes and constant
-// tables are read once per run. A run touching a constrained node (or, when
-// symmetrised, reading one) goes row by row instead.
-template <int RunLength, typename T, int Dim, int Reach, bool WithCoefficients>
-TRELLIS_HOST_DEVICE inline void separable_run(const FormView<T>& form, std::int32_t first, std::int32_t r1,
-                                              std::int32_t r2, const T* __restrict__ x, T* __restrict__ y) {
-  const MeshView<T>& mesh = form.mesh;
-  const std::int32_t base = r1 * mesh.stride[1] + r2 * mesh.stride[2];
-  const std::int32_t count = mesh.extent[0] - first < RunLength ? mesh.extent[0] - first : RunLength;
-  bool plain = count == RunLength;
-TRELLIS_UNROLL
-  for (int k = 0; k < RunLength; ++k) plain = plain && form.separable.flags[base + first + k] == 0;
-  if (!plain) {
-    for (int k = 0; k < count; ++k) {
-      const std::int32_t r[3] = {first + k, r1, r2};
-      y[base + first + k] = separable_row<T, Dim, Reach, WithCoefficients>(form, r, base + first + k, x);
-    }
-    return;
-  }
-  const std::int32_t nodes = mesh.extent[0] * mesh.extent[1] * mesh.extent[2];
-  // x along axis 0 from first - Reach to first + RunLength - 1 + Reach.
-  T window[RunLength + 2 * Reach];
-TRELLIS_UNROLL
-  for (int k = 0; k < RunLength + 2 * Reach; ++k) {
-    const std::int32_t j = first - Reach + k;
-    window[k] = j >= 0 && j < mesh.extent[0] ? x[base + j] : T(0);
-  }
-  // What axes 1 and 2 contribute that does not depend on the row's index along axis 0.
-  T hhalf_other[3] = {T(1), T(1), T(1)};
-  T constant_other[3][5] = {};
-TRELLIS_UNROLL
-  for (int a = 1; a < Dim; ++a) {
-    const std::int32_t ra = a == 1 ? r1 : r2;
-    hhalf_other[a] = mesh.hhalf[a][ra];
-    const T* m = form.separable.axis[a].constant_table;
-    if (m != nullptr) {
-TRELLIS_UNROLL
-      for (int o = 2 - Reach; o <= 2 + Reach; ++o) constant_other[a][o] = m[ra * 5 + o];
-    }
-  }
-TRELLIS_UNROLL
-  for (int k = 0; k < RunLength; ++k) {
-    const std::int32_t i = first + k;
-    const std::int32_t row = base + i;
-    const std::int32_t r[3] = {i, r1, r2};
-    const T hhalf0 = mesh.hhalf[0][i];
-    T sum = 0;
-TRELLIS_UNROLL
-    for (int a = 0; a < Dim; ++a) {
-      const AxisProgram<T>& program = form.separable.axis[a];
-      T xs[5] = {T(0), T(0), window[k + Reach], T(0), T(0)};
-TRELLIS_UNROLL
-      for (int o = -Reach; o <= Reach; ++o) {
-        if (o == 0) continue;
-        if (a == 0) {
-          xs[o + 2] = window[k + Reach + o];
-        } else {
-          const std::int32_t j = r[a] + o;
-          xs[o + 2] = j >= 0 && j < mesh.extent[a] ? x[row + o * mesh.stride[a]] : T(0);
-        }
-      }
-      T acc = 0;
-      if (program.constant_table != nullptr) {
-        const T* m = program.constant_table + i * 5;
-TRELLIS_UNROLL
-        for (int o = 2 - Reach; o <= 2 + Reach; ++o) acc += (a == 0 ? m[o] : constant_other[a][o]) * xs[o];
-      }
-TRELLIS_UNROLL
-      for (int v = 0; v < (WithCoefficients ? kMaxCoefficientTermsPerAxis : 0); ++v) {
-        if (v >= program.coefficient_terms) break;
-        const T* e = program.coefficient_table[v] + r[a] * 6;
-        const T* c = form.coefficients + 1 + static_cast<std::int64_t>(program.coefficient_slot[v]) * nodes;
-        acc += c[row] * (e[0] * xs[1] + e[1] * xs[2] + e[2] * xs[3]);
-        const int shift = program.shift[v];
-        const std::int32_t p = r[a] + shift;
-        if (shift != 0 && p >= 0 && p < mesh.extent[a]) {
-          acc += c[row + shift * mesh.stride[a]] *
-                 (e[3] * pick(xs, shift - 1) + e[4] * pick(xs, shift) + e[5] * pick(xs, shift + 1));
-        }
-      }
-      T others = T(1);
-TRELLIS_UNROLL
-      for (int b = 0; b < 3; ++b) others *= b == a ? T(1) : (b == 0 ? hhalf0 : hhalf_other[b]);
-      sum += others * acc;
-    }
-    y[row] = sum;
-  }
 }
 
 // Calls run.template operator()<Dim, Reach, WithCoefficients>() with the

@@ -13,11 +13,11 @@ namespace trellis::grid::detail {
 
 struct AxisTables {
   std::int32_t reach = 0;
-  std::vector<double> constant;  // extent x 5, empty when no constant term acts along the axis
+  std::vector<double> constant;  // 5 x extent (offset-major), empty when no constant term acts along the axis
   struct CoefficientTerm {
     std::int32_t slot;
     std::int32_t shift;
-    std::vector<double> table;  // extent x 2 x 3
+    std::vector<double> table;  // (2 x 3) x extent: entry (q, o) of index i at (q * 3 + o) * extent + i
   };
   std::vector<CoefficientTerm> coefficient_terms;
 };

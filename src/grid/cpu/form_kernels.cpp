@@ -39,17 +39,16 @@ void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, cons
   for (std::int32_t row = 0; row < rows; ++row) b[row] = detail::finished_rhs(row, constrained, g, lift, b);
 }
 
-// Runs of kRunLength rows along axis 0, as on the GPU.
-constexpr int kRunLength = 4;
-
 template <typename T, int Dim, int Reach, bool WithCoefficients>
 void apply_separable(const FormView<T>& form, const T* x, T* y) {
   const detail::MeshView<T>& mesh = form.mesh;
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int32_t k = 0; k < mesh.extent[2]; ++k) {
     for (std::int32_t j = 0; j < mesh.extent[1]; ++j) {
-      for (std::int32_t i = 0; i < mesh.extent[0]; i += kRunLength) {
-        detail::separable_run<kRunLength, T, Dim, Reach, WithCoefficients>(form, i, j, k, x, y);
+      for (std::int32_t i = 0; i < mesh.extent[0]; ++i) {
+        const std::int32_t r[3] = {i, j, k};
+        const std::int32_t row = i + j * mesh.stride[1] + k * mesh.stride[2];
+        y[row] = detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
       }
     }
   }

@@ -87,20 +87,14 @@ __global__ void generic_apply_kernel(FormView<T> form, const T* __restrict__ x, 
 
 // ---------------------------------------------------------------- separable apply
 
-// Each thread takes a run of kRunLength rows along axis 0; a block is 32
-// runs along axis 0 by kLinesPerBlock lines along axis 1 (no integer
-// division: the mesh is walked as a 3-D launch).
-constexpr int kRunLength = 4;
-constexpr int kRunsPerLine = 32;
-constexpr int kLinesPerBlock = 4;
-
+// One thread per row, the mesh walked as a 3-D launch (no integer division).
 template <typename T, int Dim, int Reach, bool WithCoefficients>
 __global__ void separable_apply_kernel(FormView<T> form, const T* __restrict__ x, T* __restrict__ y) {
-  const std::int32_t first = static_cast<std::int32_t>((blockIdx.x * kRunsPerLine + threadIdx.x) * kRunLength);
-  const std::int32_t r1 = static_cast<std::int32_t>(blockIdx.y * kLinesPerBlock + threadIdx.y);
-  const std::int32_t r2 = static_cast<std::int32_t>(blockIdx.z);
-  if (first >= form.mesh.extent[0] || r1 >= form.mesh.extent[1]) return;
-  detail::separable_run<kRunLength, T, Dim, Reach, WithCoefficients>(form, first, r1, r2, x, y);
+  const std::int32_t r[3] = {static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x),
+                             static_cast<std::int32_t>(blockIdx.y), static_cast<std::int32_t>(blockIdx.z)};
+  if (r[0] >= form.mesh.extent[0]) return;
+  const std::int32_t row = r[0] + r[1] * form.mesh.stride[1] + r[2] * form.mesh.stride[2];
+  y[row] = detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
 }
 
 template <typename T>
@@ -108,17 +102,16 @@ void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   const detail::MeshView<T>& mesh = view.mesh;
   const std::int64_t nodes = static_cast<std::int64_t>(mesh.extent[0]) * mesh.extent[1] * mesh.extent[2];
   if (nodes == 0) return;
-  if (!view.separable.usable || (mesh.extent[1] + 3) / 4 > 65535 || mesh.extent[2] > 65535) {
+  if (!view.separable.usable || mesh.extent[1] > 65535 || mesh.extent[2] > 65535) {
     TRELLIS_LAUNCH(generic_apply_kernel<T>, blocks_for(nodes), kThreads, 0, stream, view, x, y);
     return;
   }
-  constexpr int kRowsPerBlock = kRunLength * kRunsPerLine;
-  const dim3 grid(static_cast<unsigned>((mesh.extent[0] + kRowsPerBlock - 1) / kRowsPerBlock),
-                  static_cast<unsigned>((mesh.extent[1] + kLinesPerBlock - 1) / kLinesPerBlock),
-                  static_cast<unsigned>(mesh.extent[2]));
-  const dim3 block(kRunsPerLine, kLinesPerBlock);
+  constexpr int kRowThreads = 128;
+  const dim3 grid(static_cast<unsigned>((mesh.extent[0] + kRowThreads - 1) / kRowThreads),
+                  static_cast<unsigned>(mesh.extent[1]), static_cast<unsigned>(mesh.extent[2]));
   detail::with_separable_shape(view, [&]<int Dim, int Reach, bool WithCoefficients>() {
-    TRELLIS_LAUNCH((separable_apply_kernel<T, Dim, Reach, WithCoefficients>), grid, block, 0, stream, view, x, y);
+    TRELLIS_LAUNCH((separable_apply_kernel<T, Dim, Reach, WithCoefficients>), grid, kRowThreads, 0, stream, view, x,
+                   y);
   });
 }
 
