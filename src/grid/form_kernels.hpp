@@ -40,7 +40,7 @@ struct TableOutput {
 // coefficient it multiplies.
 inline constexpr int kMaxCoefficientTermsPerAxis = 4;
 
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDACC__)
 #define TRELLIS_UNROLL _Pragma("unroll")
 #else
 #define TRELLIS_UNROLL
@@ -147,42 +147,6 @@ TRELLIS_HOST_DEVICE inline T pick(const T (&xs)[5], int o) {
 // volumes. Dim, Reach (the largest over the axes) and whether any term has
 // a coefficient are template parameters so the loops unroll to just the
 // loads and multiply-adds the form needs.
-// Axis a's 1-D stencil at row (index ra along a) applied to xs, the x values
-// at offsets -2..2 along a (zero where they fall outside the mesh or, when
-// symmetrised, on constrained nodes).
-template <typename T, int Reach, bool WithCoefficients>
-TRELLIS_HOST_DEVICE inline T separable_axis(const FormView<T>& form, int a, std::int32_t ra, std::int32_t row,
-                                            const T (&xs)[5]) {
-  const AxisProgram<T>& program = form.separable.axis[a];
-  const std::int32_t n = form.mesh.extent[a];
-  T acc = 0;
-  if (program.constant_table != nullptr) {
-    const T* m = program.constant_table + ra;
-TRELLIS_UNROLL
-    for (int o = 2 - Reach; o <= 2 + Reach; ++o) acc += m[o * n] * xs[o];
-  }
-TRELLIS_UNROLL
-  for (int v = 0; v < (WithCoefficients ? kMaxCoefficientTermsPerAxis : 0); ++v) {
-    if (v >= program.coefficient_terms) break;
-    const T* e = program.coefficient_table[v] + ra;
-    const std::int32_t nodes = form.mesh.extent[0] * form.mesh.extent[1] * form.mesh.extent[2];
-    const T* c = form.coefficients + 1 + static_cast<std::int64_t>(program.coefficient_slot[v]) * nodes;
-    acc += c[row] * (e[0] * xs[1] + e[n] * xs[2] + e[2 * n] * xs[3]);
-    const int shift = program.shift[v];
-    const std::int32_t p = ra + shift;
-    if (shift != 0 && p >= 0 && p < n) {
-      acc += c[row + shift * form.mesh.stride[a]] *
-             (e[3 * n] * pick(xs, shift - 1) + e[4 * n] * pick(xs, shift) + e[5 * n] * pick(xs, shift + 1));
-    }
-  }
-  return acc;
-}
-
-// Row `row` (multi-index r) of y = A x for a separable form: per axis the x
-// values at offsets -Reach..Reach, the axis' stencil, weighted by the other
-// axes' control volumes. Dim, Reach (the largest over the axes) and whether
-// any term has a coefficient are template parameters so the loops unroll to
-// just the loads and multiply-adds the form needs.
 template <typename T, int Dim, int Reach, bool WithCoefficients>
 TRELLIS_HOST_DEVICE inline T separable_row(const FormView<T>& form, const std::int32_t* r, std::int32_t row,
                                            const T* __restrict__ x) {
@@ -190,6 +154,7 @@ TRELLIS_HOST_DEVICE inline T separable_row(const FormView<T>& form, const std::i
   const std::uint8_t flags = form.separable.flags[row];
   if (flags & kConstrainedNode) return x[row];
   const bool check_columns = form.symmetrized && (flags & kNearConstrainedNode);
+  const std::int32_t nodes = mesh.extent[0] * mesh.extent[1] * mesh.extent[2];
   T hhalf[3];
 TRELLIS_UNROLL
   for (int a = 0; a < 3; ++a) hhalf[a] = a < Dim ? mesh.hhalf[a][r[a]] : T(1);
@@ -197,19 +162,44 @@ TRELLIS_UNROLL
   T sum = 0;
 TRELLIS_UNROLL
   for (int a = 0; a < Dim; ++a) {
+    const AxisProgram<T>& program = form.separable.axis[a];
+    const std::int32_t stride = mesh.stride[a];
     T xs[5] = {T(0), T(0), x_row, T(0), T(0)};
 TRELLIS_UNROLL
     for (int o = -Reach; o <= Reach; ++o) {
+      T v = o == 0 ? x_row : T(0);
       const std::int32_t j = r[a] + o;
       if (o != 0 && j >= 0 && j < mesh.extent[a]) {
-        const std::int32_t node = row + o * mesh.stride[a];
-        xs[o + 2] = check_columns && form.constrained[node] ? T(0) : x[node];
+        const std::int32_t node = row + o * stride;
+        v = check_columns && form.constrained[node] ? T(0) : x[node];
+      }
+      xs[o + 2] = v;
+    }
+    T acc = 0;
+    if (program.constant_table != nullptr) {
+      const T* m = program.constant_table + r[a];
+      const std::int32_t n = mesh.extent[a];
+TRELLIS_UNROLL
+      for (int o = 2 - Reach; o <= 2 + Reach; ++o) acc += m[o * n] * xs[o];
+    }
+TRELLIS_UNROLL
+    for (int v = 0; v < (WithCoefficients ? kMaxCoefficientTermsPerAxis : 0); ++v) {
+      if (v >= program.coefficient_terms) break;
+      const std::int32_t n = mesh.extent[a];
+      const T* e0 = program.coefficient_table[v] + r[a];
+      const T e[6] = {e0[0], e0[n], e0[2 * n], e0[3 * n], e0[4 * n], e0[5 * n]};
+      const T* c = form.coefficients + 1 + static_cast<std::int64_t>(program.coefficient_slot[v]) * nodes;
+      acc += c[row] * (e[0] * xs[1] + e[1] * xs[2] + e[2] * xs[3]);
+      const int shift = program.shift[v];
+      const std::int32_t p = r[a] + shift;
+      if (shift != 0 && p >= 0 && p < mesh.extent[a]) {
+        acc += c[row + shift * stride] * (e[3] * pick(xs, shift - 1) + e[4] * pick(xs, shift) + e[5] * pick(xs, shift + 1));
       }
     }
     T others = T(1);
 TRELLIS_UNROLL
     for (int b = 0; b < 3; ++b) others *= b == a ? T(1) : hhalf[b];
-    sum += others * separable_axis<T, Reach, WithCoefficients>(form, a, r[a], row, xs);
+    sum += others * acc;
   }
   return sum;
 }

@@ -6,12 +6,11 @@
 // thread per contribution adds itself to its position (sentinels skipped),
 // the cuda-dolfinx way; the order of the additions varies from run to run.
 //
-// Matrix-free apply. Separable forms (every term along one axis, chains of at
-// most one atom: every form of the examples) read 1-D stencil tables
-// tabulated on the host (form_kernels.hpp), so a row costs its x neighbours,
-// a few cached table entries and its coefficients: one thread per row in 1-D
-// and 2-D, planes walked with a shared-memory tile in 3-D. Any other form
-// takes the generic kernel, the reference's loop per row.
+// Matrix-free apply: one thread per row. Separable forms (every term along
+// one axis, chains of at most one atom: every form of the examples) read
+// 1-D stencil tables tabulated on the host (form_kernels.hpp), so a row costs
+// its x neighbours, a few cached table entries and its coefficients; any
+// other form takes the generic kernel, the reference's loop per row.
 #include <cstdint>
 
 #include "../form_kernels.hpp"
@@ -98,78 +97,6 @@ __global__ void separable_apply_kernel(FormView<T> form, const T* __restrict__ x
   y[row] = detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
 }
 
-// 3-D separable forms: a block owns a kTileX x kTileY column of the mesh and
-// kChunkZ planes of it, and walks up the planes. Each thread keeps its
-// column's x values at offsets -Reach..Reach along axis 2 in registers; the
-// current plane, with a halo of Reach, is staged in shared memory for the
-// neighbours along axes 0 and 1. Every row then costs one new global load of
-// x. Rows flagged near a constraint take separable_row (global loads, masks).
-constexpr int kTileX = 32;
-constexpr int kTileY = 8;
-constexpr int kChunkZ = 32;
-
-template <typename T, int Reach, bool WithCoefficients>
-__global__ void __launch_bounds__(kTileX * kTileY)
-    separable_apply_3d_kernel(FormView<T> form, const T* __restrict__ x, T* __restrict__ y) {
-  __shared__ T plane[kTileY + 2 * Reach][kTileX + 2 * Reach];
-  const detail::MeshView<T>& mesh = form.mesh;
-  const std::int32_t n0 = mesh.extent[0], n1 = mesh.extent[1], n2 = mesh.extent[2];
-  const std::int32_t s1 = mesh.stride[1], s2 = mesh.stride[2];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const std::int32_t i = static_cast<std::int32_t>(blockIdx.x) * kTileX + tx;
-  const std::int32_t j = static_cast<std::int32_t>(blockIdx.y) * kTileY + ty;
-  const std::int32_t z_first = static_cast<std::int32_t>(blockIdx.z) * kChunkZ;
-  const std::int32_t z_last = min(z_first + kChunkZ, n2);
-  const bool inside = i < n0 && j < n1;
-  const std::int32_t column = inside ? i + j * s1 : 0;
-  auto x_at = [&](std::int32_t z) { return inside && z >= 0 && z < n2 ? x[column + z * s2] : T(0); };
-  // Halo loads: x at (ii, jj, z), zero outside the mesh.
-  auto x_plane = [&](std::int32_t ii, std::int32_t jj, std::int32_t z) {
-    return ii >= 0 && ii < n0 && jj >= 0 && jj < n1 ? x[ii + jj * s1 + z * s2] : T(0);
-  };
-  T queue[2 * Reach + 1];
-#pragma unroll
-  for (int o = -Reach; o <= Reach; ++o) queue[o + Reach] = x_at(z_first + o);
-  const T hhalf0 = inside ? mesh.hhalf[0][i] : T(0);
-  const T hhalf1 = inside ? mesh.hhalf[1][j] : T(0);
-  for (std::int32_t z = z_first; z < z_last; ++z) {
-    __syncthreads();  // the previous plane has been read
-    plane[ty + Reach][tx + Reach] = queue[Reach];
-    if (tx < Reach) {
-      plane[ty + Reach][tx] = x_plane(i - Reach, j, z);
-      plane[ty + Reach][tx + kTileX + Reach] = x_plane(i + kTileX, j, z);
-    }
-    if (ty < Reach) {
-      plane[ty][tx + Reach] = x_plane(i, j - Reach, z);
-      plane[ty + kTileY + Reach][tx + Reach] = x_plane(i, j + kTileY, z);
-    }
-    __syncthreads();
-    if (inside) {
-      const std::int32_t row = column + z * s2;
-      if (form.separable.flags[row] != 0) {
-        const std::int32_t r[3] = {i, j, z};
-        y[row] = detail::separable_row<T, 3, Reach, WithCoefficients>(form, r, row, x);
-      } else {
-        const T hhalf2 = mesh.hhalf[2][z];
-        T xs[5] = {T(0), T(0), queue[Reach], T(0), T(0)};
-#pragma unroll
-        for (int o = -Reach; o <= Reach; ++o) xs[o + 2] = plane[ty + Reach][tx + Reach + o];
-        T sum = hhalf1 * hhalf2 * detail::separable_axis<T, Reach, WithCoefficients>(form, 0, i, row, xs);
-#pragma unroll
-        for (int o = -Reach; o <= Reach; ++o) xs[o + 2] = plane[ty + Reach + o][tx + Reach];
-        sum += hhalf0 * hhalf2 * detail::separable_axis<T, Reach, WithCoefficients>(form, 1, j, row, xs);
-#pragma unroll
-        for (int o = -Reach; o <= Reach; ++o) xs[o + 2] = queue[o + Reach];
-        sum += hhalf0 * hhalf1 * detail::separable_axis<T, Reach, WithCoefficients>(form, 2, z, row, xs);
-        y[row] = sum;
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < 2 * Reach; ++k) queue[k] = queue[k + 1];
-    queue[2 * Reach] = x_at(z + Reach + 1);
-  }
-}
-
 template <typename T>
 void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   const detail::MeshView<T>& mesh = view.mesh;
@@ -183,16 +110,8 @@ void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   const dim3 grid(static_cast<unsigned>((mesh.extent[0] + kRowThreads - 1) / kRowThreads),
                   static_cast<unsigned>(mesh.extent[1]), static_cast<unsigned>(mesh.extent[2]));
   detail::with_separable_shape(view, [&]<int Dim, int Reach, bool WithCoefficients>() {
-    if constexpr (Dim == 3) {
-      const dim3 tiles(static_cast<unsigned>((mesh.extent[0] + kTileX - 1) / kTileX),
-                       static_cast<unsigned>((mesh.extent[1] + kTileY - 1) / kTileY),
-                       static_cast<unsigned>((mesh.extent[2] + kChunkZ - 1) / kChunkZ));
-      TRELLIS_LAUNCH((separable_apply_3d_kernel<T, Reach, WithCoefficients>), tiles, dim3(kTileX, kTileY), 0, stream,
-                     view, x, y);
-    } else {
-      TRELLIS_LAUNCH((separable_apply_kernel<T, Dim, Reach, WithCoefficients>), grid, kRowThreads, 0, stream, view, x,
-                     y);
-    }
+    TRELLIS_LAUNCH((separable_apply_kernel<T, Dim, Reach, WithCoefficients>), grid, kRowThreads, 0, stream, view, x,
+                   y);
   });
 }
 
