@@ -57,9 +57,12 @@ struct AxisProgram {
 };
 
 // Per node: bit 0 set when the node is constrained, bit 1 when a node the
-// row reads (within reach along some axis) is, so most rows skip the checks.
+// row reads (within reach along some axis) is, bit 2 when the row's reach
+// crosses the mesh's edge. Rows with no bit set (the interior) read their
+// neighbours without any check.
 inline constexpr std::uint8_t kConstrainedNode = 1;
 inline constexpr std::uint8_t kNearConstrainedNode = 2;
+inline constexpr std::uint8_t kNearEdgeNode = 4;
 
 template <typename T>
 struct SeparableForm {
@@ -154,6 +157,7 @@ TRELLIS_HOST_DEVICE inline T separable_row(const FormView<T>& form, const std::i
   const std::uint8_t flags = form.separable.flags[row];
   if (flags & kConstrainedNode) return x[row];
   const bool check_columns = form.symmetrized && (flags & kNearConstrainedNode);
+  const bool check_edges = flags & kNearEdgeNode;
   const std::int32_t nodes = mesh.extent[0] * mesh.extent[1] * mesh.extent[2];
   T hhalf[3];
 TRELLIS_UNROLL
@@ -167,13 +171,12 @@ TRELLIS_UNROLL
     T xs[5] = {T(0), T(0), x_row, T(0), T(0)};
 TRELLIS_UNROLL
     for (int o = -Reach; o <= Reach; ++o) {
-      T v = o == 0 ? x_row : T(0);
+      if (o == 0) continue;
       const std::int32_t j = r[a] + o;
-      if (o != 0 && j >= 0 && j < mesh.extent[a]) {
+      if (!check_edges || (j >= 0 && j < mesh.extent[a])) {
         const std::int32_t node = row + o * stride;
-        v = check_columns && form.constrained[node] ? T(0) : x[node];
+        xs[o + 2] = check_columns && form.constrained[node] ? T(0) : x[node];
       }
-      xs[o + 2] = v;
     }
     T acc = 0;
     if (program.constant_table != nullptr) {

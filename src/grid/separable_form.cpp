@@ -1,6 +1,7 @@
 // Tabulating a separable form's 1-D stencils (see form_kernels.hpp).
 #include "separable_form.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace trellis::grid::detail {
@@ -86,6 +87,9 @@ std::optional<std::array<AxisTables, 3>> separable_tables(const HostMeshArrays<d
 std::vector<std::uint8_t> separable_flags(const MeshView<double>& mesh, const std::array<AxisTables, 3>& tables,
                                           const std::vector<std::uint8_t>& constrained) {
   std::vector<std::uint8_t> flags(constrained.size(), 0);
+  // The kernels read every axis at the largest reach, at least 1 (with_separable_shape).
+  int reach = 1;
+  for (int a = 0; a < mesh.dim; ++a) reach = std::max(reach, tables[static_cast<std::size_t>(a)].reach);
 #pragma omp parallel for schedule(static)
   for (std::int64_t row = 0; row < static_cast<std::int64_t>(constrained.size()); ++row) {
     std::uint8_t f = constrained[static_cast<std::size_t>(row)] ? kConstrainedNode : 0;
@@ -93,8 +97,13 @@ std::vector<std::uint8_t> separable_flags(const MeshView<double>& mesh, const st
     for (int a = 2; a >= 0; --a) {
       const std::int64_t i = rest / mesh.stride[a];
       rest -= i * mesh.stride[a];
-      for (int o = -tables[static_cast<std::size_t>(a)].reach; o <= tables[static_cast<std::size_t>(a)].reach; ++o) {
-        if (o == 0 || i + o < 0 || i + o >= mesh.extent[a]) continue;
+      if (a >= mesh.dim) continue;
+      for (int o = -reach; o <= reach; ++o) {
+        if (o == 0) continue;
+        if (i + o < 0 || i + o >= mesh.extent[a]) {
+          f |= kNearEdgeNode;
+          continue;
+        }
         if (constrained[static_cast<std::size_t>(row + o * mesh.stride[a])]) f |= kNearConstrainedNode;
       }
     }

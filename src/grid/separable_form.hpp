@@ -28,7 +28,7 @@ struct AxisTables {
 std::optional<std::array<AxisTables, 3>> separable_tables(const HostMeshArrays<double>& mesh,
                                                           const std::vector<TermCode>& terms);
 
-// kConstrainedNode and kNearConstrainedNode for every node of the mesh.
+// kConstrainedNode, kNearConstrainedNode and kNearEdgeNode for every node of the mesh.
 std::vector<std::uint8_t> separable_flags(const MeshView<double>& mesh, const std::array<AxisTables, 3>& tables,
                                           const std::vector<std::uint8_t>& constrained);
 

@@ -86,6 +86,7 @@ std::vector<NamedForm> forms() {
   const Coefficient k{0}, c{1}, b{2};
   std::vector<NamedForm> all;
   all.push_back({"laplacian", inner_plus(grad_minus(u), grad_minus(v)), 0});
+  all.push_back({"reaction only", inner_h(k * u, v), 1});
   all.push_back({"variable diffusion and reaction",
                  inner_plus(k * grad_minus(u), grad_minus(v)) + inner_h(c * u, v), 2});
   all.push_back({"convection diffusion",
