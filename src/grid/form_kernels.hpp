@@ -40,7 +40,7 @@ struct TableOutput {
 // coefficient it multiplies.
 inline constexpr int kMaxCoefficientTermsPerAxis = 4;
 
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDACC__)
 #define TRELLIS_UNROLL _Pragma("unroll")
 #else
 #define TRELLIS_UNROLL

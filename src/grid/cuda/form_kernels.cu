@@ -97,83 +97,6 @@ __global__ void separable_apply_kernel(FormView<T> form, const T* __restrict__ x
   y[row] = detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
 }
 
-// Constant-coefficient separable forms in 2-D and 3-D: each thread takes
-// kColumnRows consecutive rows along the last axis, so the x values along
-// that axis are loaded once for all of them (a column of kColumnRows + 2 *
-// Reach values) and the other axes' tables and control volumes once per
-// thread. Columns touching a flagged row (near a constraint or the mesh's
-// edge) go row by row through separable_row.
-constexpr int kColumnRows = 4;
-
-template <typename T, int Dim, int Reach>
-__global__ void separable_column_kernel(FormView<T> form, const T* __restrict__ x, T* __restrict__ y) {
-  static_assert(Dim == 2 || Dim == 3);
-  constexpr int kLast = Dim - 1;
-  const detail::MeshView<T>& mesh = form.mesh;
-  std::int32_t r[3];
-  r[0] = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
-  r[1] = static_cast<std::int32_t>(Dim == 3 ? blockIdx.y : blockIdx.y * kColumnRows);
-  r[2] = static_cast<std::int32_t>(Dim == 3 ? blockIdx.z * kColumnRows : 0);
-  if (r[0] >= mesh.extent[0]) return;
-  const std::int32_t first = r[kLast];
-  const std::int32_t stride_last = mesh.stride[kLast];
-  const std::int32_t row0 = r[0] + r[1] * mesh.stride[1] + r[2] * mesh.stride[2];
-  bool plain = first + kColumnRows <= mesh.extent[kLast];
-#pragma unroll
-  for (int q = 0; q < kColumnRows; ++q) plain = plain && form.separable.flags[row0 + q * stride_last] == 0;
-  if (!plain) {
-    for (int q = 0; q < kColumnRows && first + q < mesh.extent[kLast]; ++q) {
-      std::int32_t rq[3] = {r[0], r[1], r[2]};
-      rq[kLast] = first + q;
-      y[row0 + q * stride_last] = detail::separable_row<T, Dim, Reach, false>(form, rq, row0 + q * stride_last, x);
-    }
-    return;
-  }
-  // The axes before the last: their control volumes and table rows, shared by the column.
-  T hhalf[Dim - 1];
-  T table[Dim - 1][2 * Reach + 1];
-#pragma unroll
-  for (int a = 0; a < Dim - 1; ++a) {
-    hhalf[a] = mesh.hhalf[a][r[a]];
-    const T* m = form.separable.axis[a].constant_table;
-#pragma unroll
-    for (int o = 0; o <= 2 * Reach; ++o) table[a][o] = m != nullptr ? m[(o + 2 - Reach) * mesh.extent[a] + r[a]] : T(0);
-  }
-  // x along the last axis from first - Reach to first + kColumnRows - 1 + Reach.
-  T column[kColumnRows + 2 * Reach];
-#pragma unroll
-  for (int t = 0; t < kColumnRows + 2 * Reach; ++t) column[t] = x[row0 + (t - Reach) * stride_last];
-  const T* last_table = form.separable.axis[kLast].constant_table;
-  const std::int32_t n_last = mesh.extent[kLast];
-#pragma unroll
-  for (int q = 0; q < kColumnRows; ++q) {
-    const std::int32_t row = row0 + q * stride_last;
-    const std::int32_t k = first + q;
-    const T hhalf_last = mesh.hhalf[kLast][k];
-    T sum = 0;
-#pragma unroll
-    for (int a = 0; a < Dim - 1; ++a) {
-      T acc = 0;
-#pragma unroll
-      for (int o = -Reach; o <= Reach; ++o) acc += table[a][o + Reach] * (o == 0 ? column[q + Reach] : x[row + o * mesh.stride[a]]);
-      T others = hhalf_last;
-#pragma unroll
-      for (int b = 0; b < Dim - 1; ++b) others *= b == a ? T(1) : hhalf[b];
-      sum += others * acc;
-    }
-    if (last_table != nullptr) {
-      T acc = 0;
-#pragma unroll
-      for (int o = -Reach; o <= Reach; ++o) acc += last_table[(o + 2) * n_last + k] * column[q + Reach + o];
-      T others = T(1);
-#pragma unroll
-      for (int b = 0; b < Dim - 1; ++b) others *= hhalf[b];
-      sum += others * acc;
-    }
-    y[row] = sum;
-  }
-}
-
 template <typename T>
 void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   const detail::MeshView<T>& mesh = view.mesh;
@@ -187,14 +110,8 @@ void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   const dim3 grid(static_cast<unsigned>((mesh.extent[0] + kRowThreads - 1) / kRowThreads),
                   static_cast<unsigned>(mesh.extent[1]), static_cast<unsigned>(mesh.extent[2]));
   detail::with_separable_shape(view, [&]<int Dim, int Reach, bool WithCoefficients>() {
-    if constexpr (Dim >= 2 && !WithCoefficients) {
-      const dim3 columns(grid.x, Dim == 3 ? grid.y : (grid.y + kColumnRows - 1) / kColumnRows,
-                         Dim == 3 ? (grid.z + kColumnRows - 1) / kColumnRows : 1);
-      TRELLIS_LAUNCH((separable_column_kernel<T, Dim, Reach>), columns, kRowThreads, 0, stream, view, x, y);
-    } else {
-      TRELLIS_LAUNCH((separable_apply_kernel<T, Dim, Reach, WithCoefficients>), grid, kRowThreads, 0, stream, view, x,
-                     y);
-    }
+    TRELLIS_LAUNCH((separable_apply_kernel<T, Dim, Reach, WithCoefficients>), grid, kRowThreads, 0, stream, view, x,
+                   y);
   });
 }
 
