@@ -40,7 +40,8 @@ struct TableOutput {
 // coefficient it multiplies.
 inline constexpr int kMaxCoefficientTermsPerAxis = 4;
 
-#if defined(__CUDACC__)
+// Device passes only: the host compiler does not know the pragma.
+#if defined(__CUDA_ARCH__)
 #define TRELLIS_UNROLL _Pragma("unroll")
 #else
 #define TRELLIS_UNROLL
