@@ -187,11 +187,12 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
     std::vector<double> y_csr(n);
     grid::spmv<double>(1.0, host.matrix, x, 0.0, y_csr, Backend::cpu);
     for (bool variable_k : {false, true}) {
-      MatrixFreeOperator<double> op(problem.mesh, variable_k ? variable : constant, dirichlet, {.symmetrize = true});
+      MatrixFreeOperator<double> apply_op(problem.mesh, variable_k ? variable : constant, dirichlet,
+                                          {.symmetrize = true});
       Coefficients<double> c(problem.mesh, variable_k ? 1 : 0);
       if (variable_k) c.set(0, std::span<const double>(problem.k));
       DeviceCoefficients<double> device_c(c);
-      const double ms = device_median_ms(options.repeats, [&] { op.apply(device_c, device_x, device_y); });
+      const double ms = device_median_ms(options.repeats, [&] { apply_op.apply(device_c, device_x, device_y); });
       std::vector<double> expected = y_csr;
       if (!variable_k) {
         const Assembly<double> plain_assembly(problem.mesh, constant, LinearForm(), dirichlet, {.symmetrize = true});

@@ -39,6 +39,19 @@ else
   expect 2 'cuda backend was requested' -- "$trellis" --backend cuda bench spmv --size 8
 fi
 
+# Finite differences: a study, its VTK output, and refused options.
+expect 0 'fitted order: normh' -- "$trellis" --quiet grid poisson --dim 2 --n 4 --levels 2 --mesh nonuniform --vtk "$scratch/u.vtk"
+if ! grep -q 'DATASET RECTILINEAR_GRID' "$scratch/u.vtk" 2>/dev/null; then
+  echo "FAIL: grid poisson --vtk did not write a VTK file"; failures=$((failures + 1))
+fi
+expect 0 'steps' -- "$trellis" --quiet grid heat --dim 1 --n 4 --levels 2
+expect 0 'convection-diffusion' -- "$trellis" --quiet grid convection --dim 1 --n 4 --levels 2 --matrix-free
+expect 2 'dim must be 1, 2 or 3' -- "$trellis" grid poisson --dim 4
+expect 2 'at least 2 cells' -- "$trellis" grid poisson --n 1
+expect 2 'mesh' -- "$trellis" grid poisson --mesh curved
+expect 1 'cannot' -- "$trellis" --quiet grid poisson --n 4 --levels 1 --vtk "$scratch/no/such/dir/u.vtk"
+expect 2 'drop --backend' -- "$trellis" --backend cpu bench grid --size 4 --size-2d 4
+
 # Output appears whole or not at all.
 expect 0 '' -- "$trellis" --quiet bench spmv --size 6 --repeats 1 --format json -o "$scratch/t.json"
 if ! python3 -c 'import json,sys; rows=json.load(open(sys.argv[1])); assert rows and "backend" in rows[0]' \
