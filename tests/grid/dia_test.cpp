@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/backends.hpp"
+#include "support/random_values.hpp"
 #include "support/random_csr.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/dia.hpp"
@@ -20,21 +21,6 @@
 
 namespace trellis::grid {
 namespace {
-
-template <typename T>
-std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (T& e : v) e = static_cast<T>(value(rng));
-  return v;
-}
-
-template <typename T>
-auto bits(T value) {
-  if constexpr (sizeof(T) == 8) return std::bit_cast<std::uint64_t>(value);
-  else return std::bit_cast<std::uint32_t>(value);
-}
 
 // The 5-point negative Laplacian on an nx x ny grid, Dirichlet boundaries,
 // columns ascending within each row.
@@ -127,7 +113,7 @@ void expect_bitwise(const std::vector<T>& expected, const std::vector<T>& actual
   int reported = 0;
   for (std::size_t row = 0; row < expected.size(); ++row) {
     ASSERT_FALSE(std::isnan(expected[row])) << "row " << row << " is NaN: y was read with beta 0";
-    if (bits(expected[row]) != bits(actual[row])) {
+    if (testing::bits(expected[row]) != testing::bits(actual[row])) {
       ADD_FAILURE() << what << ": row " << row << " " << actual[row] << " differs bitwise from " << expected[row];
       if (++reported > 5) return;
     }
@@ -141,8 +127,8 @@ void expect_equivalent(Backend backend, const std::string& name, const CsrMatrix
   const DiaMatrix<T> a = dia_from_csr(csr);
   const auto alpha = static_cast<T>(s.alpha);
   const auto beta = static_cast<T>(s.beta);
-  std::vector<T> x = random_vector<T>(static_cast<std::size_t>(a.cols), seed);
-  std::vector<T> y0 = random_vector<T>(static_cast<std::size_t>(a.rows), seed + 1000);
+  std::vector<T> x = testing::random_vector<T>(static_cast<std::size_t>(a.cols), seed);
+  std::vector<T> y0 = testing::random_vector<T>(static_cast<std::size_t>(a.rows), seed + 1000);
   if (beta == T(0)) std::fill(y0.begin(), y0.end(), std::numeric_limits<T>::quiet_NaN());
   std::vector<T> expected = y0;
   std::vector<T> actual = y0;
@@ -191,8 +177,8 @@ TEST(DiaSpmv, EqualsCsrSpmvOfTheSameMatrix) {
     SCOPED_TRACE(name);
     const DiaMatrix<double> a = dia_from_csr(csr);
     for (Scalars s : kScalars) {
-      std::vector<double> x = random_vector<double>(static_cast<std::size_t>(csr.cols), seed++);
-      std::vector<double> y0 = random_vector<double>(static_cast<std::size_t>(csr.rows), seed++);
+      std::vector<double> x = testing::random_vector<double>(static_cast<std::size_t>(csr.cols), seed++);
+      std::vector<double> y0 = testing::random_vector<double>(static_cast<std::size_t>(csr.rows), seed++);
       if (s.beta == 0) std::fill(y0.begin(), y0.end(), std::numeric_limits<double>::quiet_NaN());
       std::vector<double> from_csr = y0;
       std::vector<double> from_dia = y0;
@@ -218,7 +204,7 @@ TEST(DiaSpmv, CloseToCsrSpmvWithDuplicateEntries) {
     }
   }
   const DiaMatrix<double> a = dia_from_csr(csr);
-  std::vector<double> x = random_vector<double>(400, 9);
+  std::vector<double> x = testing::random_vector<double>(400, 9);
   std::vector<double> from_csr(400);
   std::vector<double> from_dia(400);
   spmv<double>(1.0, csr, x, 0.0, from_csr, Backend::reference);
@@ -259,9 +245,9 @@ TEST(DiaFromCsr, AddsDuplicatesInCsrOrderAndKeepsLoneValuesExactly) {
   const DiaMatrix<float> a = dia_from_csr(csr);
   ASSERT_EQ(a.offsets, (std::vector<std::int32_t>{-1, 1}));
   const float in_csr_order = (1e8f + 1.0f) + -1e8f;
-  EXPECT_EQ(bits(a.values[2 + 0]), bits(in_csr_order));
+  EXPECT_EQ(testing::bits(a.values[2 + 0]), testing::bits(in_csr_order));
   EXPECT_TRUE(std::signbit(a.values[0 + 1])) << "a lone -0 must stay -0";
-  EXPECT_EQ(bits(a.values[0 + 0]), bits(0.0f));  // row 0 has no (0, -1) entry: outside the matrix
+  EXPECT_EQ(testing::bits(a.values[0 + 0]), testing::bits(0.0f));  // row 0 has no (0, -1) entry: outside the matrix
 }
 
 TEST(DiaFromCsr, ThrowsNamingTheCountWhenThereAreTooManyDiagonals) {
@@ -307,7 +293,7 @@ TEST(DeviceDia, ResidentProductMatchesHostEntryAndRefills) {
   TRELLIS_SKIP_UNLESS_CUDA();
   const CsrMatrix<double> csr = laplacian_7point<double>(20, 17, 9);
   DiaMatrix<double> a = dia_from_csr(csr);
-  std::vector<double> x = random_vector<double>(static_cast<std::size_t>(a.cols), 12);
+  std::vector<double> x = testing::random_vector<double>(static_cast<std::size_t>(a.cols), 12);
   std::vector<double> expected(static_cast<std::size_t>(a.rows));
   dia_spmv<double>(1.0, a, x, 0.0, expected, Backend::reference);
 
@@ -337,8 +323,8 @@ TEST(DeviceDia, CudaMatchesCsrSpmvBitwiseOnLargeStencil) {
   TRELLIS_SKIP_UNLESS_CUDA();
   const CsrMatrix<double> csr = laplacian_7point<double>(64, 64, 64);
   const DiaMatrix<double> a = dia_from_csr(csr);
-  std::vector<double> x = random_vector<double>(static_cast<std::size_t>(a.cols), 13);
-  std::vector<double> expected = random_vector<double>(static_cast<std::size_t>(a.rows), 14);
+  std::vector<double> x = testing::random_vector<double>(static_cast<std::size_t>(a.cols), 13);
+  std::vector<double> expected = testing::random_vector<double>(static_cast<std::size_t>(a.rows), 14);
   std::vector<double> actual = expected;
   spmv<double>(0.3, csr, x, -1.7, expected, Backend::reference);
   dia_spmv<double>(0.3, a, x, -1.7, actual, Backend::cuda);

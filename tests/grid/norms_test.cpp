@@ -10,21 +10,13 @@
 #include <vector>
 
 #include "support/backends.hpp"
+#include "support/random_values.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/grid_function.hpp"
 #include "trellis/grid/norms.hpp"
 
 namespace trellis::grid {
 namespace {
-
-template <typename T>
-std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (T& e : v) e = static_cast<T>(value(rng));
-  return v;
-}
 
 template <typename T>
 double tolerance() {
@@ -63,8 +55,8 @@ void check_all_norms(Backend backend) {
   std::uint64_t seed = 20;
   for (const Mesh& mesh : meshes()) {
     const auto n = static_cast<std::size_t>(mesh.nodes());
-    const std::vector<T> u = random_values<T>(n, seed++);
-    const std::vector<T> v = random_values<T>(n, seed++);
+    const std::vector<T> u = testing::random_vector<T>(n, seed++);
+    const std::vector<T> v = testing::random_vector<T>(n, seed++);
     const Marker interior = mark(mesh, "interior", [&](const Point& x) { return x[0] > 0.3; });
     const Marker boundary = boundary_marker(mesh);
     const Marker empty{"empty", {}};
@@ -95,7 +87,7 @@ TEST_P(NormsIsEquivalentToRef, Float) {
 TEST_P(NormsIsEquivalentToRef, LargeMeshIsDeterministic) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
   const Mesh mesh = Mesh::cube(Mesh1D::random(0.0, 1.0, 120, 9), 3);  // 1.8 M nodes, many chunks and blocks
-  const std::vector<double> u = random_values<double>(static_cast<std::size_t>(mesh.nodes()), 99);
+  const std::vector<double> u = testing::random_vector<double>(static_cast<std::size_t>(mesh.nodes()), 99);
   const double first = norm_h<double>(mesh, u, nullptr, GetParam());
   EXPECT_EQ(first, norm_h<double>(mesh, u, nullptr, GetParam())) << "same input, same bits";
   EXPECT_NEAR(first, norm_h<double>(mesh, u, nullptr, Backend::reference), 1e-12 * first);
@@ -108,9 +100,9 @@ TEST_P(NormsIsEquivalentToRef, GridFunctionsAndMismatchedMeshes) {
   auto same_values = std::make_shared<const Mesh>(*mesh);
   auto other = std::make_shared<const Mesh>(Mesh({Mesh1D::random(0, 1, 20, 3), Mesh1D::random(0, 1, 15, 2)}));
   const auto n = static_cast<std::size_t>(mesh->nodes());
-  const GridFunction<double> u(mesh, random_values<double>(n, 5));
-  const GridFunction<double> v(same_values, random_values<double>(n, 6));
-  const GridFunction<double> w(other, random_values<double>(n, 7));
+  const GridFunction<double> u(mesh, testing::random_vector<double>(n, 5));
+  const GridFunction<double> v(same_values, testing::random_vector<double>(n, 6));
+  const GridFunction<double> w(other, testing::random_vector<double>(n, 7));
   const Backend b = GetParam();
   EXPECT_NEAR(inner_h(u, v, nullptr, b), inner_h<double>(*mesh, u.values(), v.values(), nullptr, Backend::reference),
               1e-12);
@@ -132,8 +124,8 @@ TEST(NormsOnDevice, ResidentDataMatchesReference) {
   for (const Mesh& mesh : meshes()) {
     auto shared = std::make_shared<const Mesh>(mesh);
     const auto n = static_cast<std::size_t>(mesh.nodes());
-    const GridFunction<double> u(shared, random_values<double>(n, 31));
-    const GridFunction<double> v(shared, random_values<double>(n, 32));
+    const GridFunction<double> u(shared, testing::random_vector<double>(n, 31));
+    const GridFunction<double> v(shared, testing::random_vector<double>(n, 32));
     const Marker boundary = boundary_marker(mesh);
     const DeviceMesh<double> device_mesh(mesh);
     const DeviceMarker device_boundary(mesh, boundary);
@@ -207,8 +199,8 @@ TEST_P(NormsKnownValues, MarkersRestrictTheSums) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
   const Backend b = GetParam();
   const Mesh mesh({Mesh1D::random(0.0, 1.0, 30, 4), Mesh1D::random(0.0, 2.0, 20, 5)});
-  const std::vector<double> u = random_values<double>(static_cast<std::size_t>(mesh.nodes()), 8);
-  const std::vector<double> v = random_values<double>(static_cast<std::size_t>(mesh.nodes()), 9);
+  const std::vector<double> u = testing::random_vector<double>(static_cast<std::size_t>(mesh.nodes()), 8);
+  const std::vector<double> v = testing::random_vector<double>(static_cast<std::size_t>(mesh.nodes()), 9);
   const Marker left = mark(mesh, "left", [](const Point& x) { return x[0] < 0.5; });
   const Marker right = mark(mesh, "right", [](const Point& x) { return x[0] >= 0.5; });
   const Marker all = mark(mesh, "all", [](const Point&) { return true; });
@@ -238,7 +230,7 @@ TEST_P(NormsKnownValues, MarkersRestrictTheSums) {
 
 TEST_P(NormsKnownValues, MaxNormPropagatesNaN) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
-  std::vector<double> u = random_values<double>(20000, 10);
+  std::vector<double> u = testing::random_vector<double>(20000, 10);
   u[12345] = -7.5;
   EXPECT_EQ(max_norm<double>(u, nullptr, GetParam()), 7.5);
   u[17] = std::numeric_limits<double>::quiet_NaN();

@@ -10,21 +10,13 @@
 #include <vector>
 
 #include "support/backends.hpp"
+#include "support/random_values.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/grid_function.hpp"
 #include "trellis/grid/operators.hpp"
 
 namespace trellis::grid {
 namespace {
-
-template <typename T>
-std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (T& e : v) e = static_cast<T>(value(rng));
-  return v;
-}
 
 template <typename T>
 double tolerance() {
@@ -99,7 +91,7 @@ void check_all_operators(Backend backend) {
   for (const Mesh& mesh : meshes()) {
     const auto n = static_cast<std::size_t>(mesh.nodes());
     for (const Operator& op : operators_for(mesh.dim())) {
-      const std::vector<T> u = random_values<T>(n, seed++);
+      const std::vector<T> u = testing::random_vector<T>(n, seed++);
       std::vector<T> expected(n);
       std::vector<T> actual(n, std::numeric_limits<T>::quiet_NaN());  // every entry must be written
       apply<T>(op, mesh, u, expected, Backend::reference);
@@ -122,7 +114,7 @@ TEST_P(OperatorsIsEquivalentToRef, Float) {
 TEST_P(OperatorsIsEquivalentToRef, GridFunctionApply) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
   auto mesh = std::make_shared<const Mesh>(Mesh({Mesh1D::random(0, 1, 30, 8), Mesh1D::random(0, 2, 25, 9)}));
-  GridFunction<double> u(mesh, random_values<double>(static_cast<std::size_t>(mesh->nodes()), 77));
+  GridFunction<double> u(mesh, testing::random_vector<double>(static_cast<std::size_t>(mesh->nodes()), 77));
   const Operator op = compose(forward_difference(1), backward_difference(0));
   const GridFunction<double> expected = apply(op, u, Backend::reference);
   const GridFunction<double> actual = apply(op, u, GetParam());
@@ -140,7 +132,7 @@ TEST(OperatorsOnDevice, ResidentDataMatchesReference) {
     const DeviceMesh<double> device_mesh(mesh);
     const auto n = static_cast<std::size_t>(mesh.nodes());
     for (const Operator& op : operators_for(mesh.dim())) {
-      const std::vector<double> u = random_values<double>(n, 500);
+      const std::vector<double> u = testing::random_vector<double>(n, 500);
       std::vector<double> expected(n);
       apply<double>(op, mesh, u, expected, Backend::reference);
       const auto device_u = DeviceArray<double>::from_host(u);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/backends.hpp"
+#include "support/random_values.hpp"
 #include "support/random_csr.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/spmm.hpp"
@@ -20,21 +21,6 @@ namespace trellis::grid {
 namespace {
 
 using testing::RandomCsrShape;
-
-template <typename T>
-std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (T& e : v) e = static_cast<T>(value(rng));
-  return v;
-}
-
-template <typename T>
-auto bits(T value) {
-  if constexpr (sizeof(T) == 8) return std::bit_cast<std::uint64_t>(value);
-  else return std::bit_cast<std::uint32_t>(value);
-}
 
 struct Scalars {
   double alpha;
@@ -91,8 +77,8 @@ void expect_equivalent(Backend backend, const std::string& name, const CsrMatrix
   const auto beta = static_cast<T>(s.beta);
   const auto rows = static_cast<std::size_t>(a.rows);
   const auto cols = static_cast<std::size_t>(a.cols);
-  std::vector<T> x = random_vector<T>(cols * static_cast<std::size_t>(k), seed);
-  std::vector<T> y0 = random_vector<T>(rows * static_cast<std::size_t>(k), seed + 1000);
+  std::vector<T> x = testing::random_vector<T>(cols * static_cast<std::size_t>(k), seed);
+  std::vector<T> y0 = testing::random_vector<T>(rows * static_cast<std::size_t>(k), seed + 1000);
   // With beta == 0, Y must not be read: poison it.
   if (beta == T(0)) std::fill(y0.begin(), y0.end(), std::numeric_limits<T>::quiet_NaN());
   std::vector<T> expected = y0;
@@ -108,7 +94,7 @@ void expect_equivalent(Backend backend, const std::string& name, const CsrMatrix
       const std::size_t at = static_cast<std::size_t>(j) * rows + static_cast<std::size_t>(row);
       ASSERT_FALSE(std::isnan(expected[at])) << "reference read Y with beta 0 at row " << row << " column " << j;
       if (backend == Backend::cpu) {
-        if (bits(expected[at]) != bits(actual[at])) {
+        if (testing::bits(expected[at]) != testing::bits(actual[at])) {
           ADD_FAILURE() << "row " << row << " column " << j << ": cpu " << actual[at]
                         << " differs bitwise from reference " << expected[at];
           if (++reported > 5) return;
@@ -189,15 +175,15 @@ TEST(Spmm, ReferenceColumnsAreReferenceSpmvs) {
   shape.mean_entries_per_row = 9;
   CsrMatrix<double> a = testing::random_csr<double>(shape, 5);
   const std::int32_t k = 5;
-  std::vector<double> x = random_vector<double>(200 * k, 6);
-  std::vector<double> y = random_vector<double>(300 * k, 7);
+  std::vector<double> x = testing::random_vector<double>(200 * k, 6);
+  std::vector<double> y = testing::random_vector<double>(300 * k, 7);
   std::vector<double> by_columns = y;
   spmm<double>(0.5, a, x, -2.0, y, k, Backend::reference);
   for (std::int32_t j = 0; j < k; ++j) {
     spmv<double>(0.5, a, std::span<const double>(x).subspan(200 * j, 200), -2.0,
                  std::span<double>(by_columns).subspan(300 * j, 300), Backend::reference);
   }
-  for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(bits(y[i]), bits(by_columns[i])) << "entry " << i;
+  for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(testing::bits(y[i]), testing::bits(by_columns[i])) << "entry " << i;
 }
 
 TEST(Spmm, ReferenceComputesKnownProduct) {
@@ -237,7 +223,7 @@ TEST(Spmm, DeviceResidentMatchesHostEntry) {
   shape.long_row_entries = 2 * kHeavyRowEntries;
   CsrMatrix<float> a = testing::random_csr<float>(shape, 3);
   const std::int32_t k = 6;
-  std::vector<float> x = random_vector<float>(800 * k, 4);
+  std::vector<float> x = testing::random_vector<float>(800 * k, 4);
   std::vector<float> expected(1000 * k);
   spmm<float>(1.0f, a, x, 0.0f, expected, k, Backend::cuda);
   DeviceCsr<float> device_a(a);
@@ -256,13 +242,13 @@ TEST(Spmm, CudaMatchesReferenceBitwiseOnStencilRows) {
   TRELLIS_SKIP_UNLESS_CUDA();
   CsrMatrix<double> a = laplacian_7point<double>(33, 17, 9);
   for (std::int32_t k : {1, 4, 8, 32}) {
-    std::vector<double> x = random_vector<double>(static_cast<std::size_t>(a.cols) * k, 5);
-    std::vector<double> expected = random_vector<double>(static_cast<std::size_t>(a.rows) * k, 6);
+    std::vector<double> x = testing::random_vector<double>(static_cast<std::size_t>(a.cols) * k, 5);
+    std::vector<double> expected = testing::random_vector<double>(static_cast<std::size_t>(a.rows) * k, 6);
     std::vector<double> actual = expected;
     spmm<double>(0.3, a, x, -1.7, expected, k, Backend::reference);
     spmm<double>(0.3, a, x, -1.7, actual, k, Backend::cuda);
     for (std::size_t i = 0; i < expected.size(); ++i) {
-      ASSERT_EQ(bits(expected[i]), bits(actual[i])) << "k " << k << " entry " << i << ": " << actual[i] << " vs "
+      ASSERT_EQ(testing::bits(expected[i]), testing::bits(actual[i])) << "k " << k << " entry " << i << ": " << actual[i] << " vs "
                                                     << expected[i];
     }
   }

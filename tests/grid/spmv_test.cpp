@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/backends.hpp"
+#include "support/random_values.hpp"
 #include "support/random_csr.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/spmv.hpp"
@@ -20,21 +21,6 @@ namespace trellis::grid {
 namespace {
 
 using testing::RandomCsrShape;
-
-template <typename T>
-std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (T& e : v) e = static_cast<T>(value(rng));
-  return v;
-}
-
-template <typename T>
-auto bits(T value) {
-  if constexpr (sizeof(T) == 8) return std::bit_cast<std::uint64_t>(value);
-  else return std::bit_cast<std::uint32_t>(value);
-}
 
 struct Scalars {
   double alpha;
@@ -98,8 +84,8 @@ void expect_equivalent(Backend backend, const std::string& name, const CsrMatrix
   SCOPED_TRACE(name + " alpha " + std::to_string(s.alpha) + " beta " + std::to_string(s.beta));
   const auto alpha = static_cast<T>(s.alpha);
   const auto beta = static_cast<T>(s.beta);
-  std::vector<T> x = random_vector<T>(static_cast<std::size_t>(a.cols), seed);
-  std::vector<T> y0 = random_vector<T>(static_cast<std::size_t>(a.rows), seed + 1000);
+  std::vector<T> x = testing::random_vector<T>(static_cast<std::size_t>(a.cols), seed);
+  std::vector<T> y0 = testing::random_vector<T>(static_cast<std::size_t>(a.rows), seed + 1000);
   // With beta == 0, y must not be read: poison it.
   if (beta == T(0)) std::fill(y0.begin(), y0.end(), std::numeric_limits<T>::quiet_NaN());
   std::vector<T> expected = y0;
@@ -112,7 +98,7 @@ void expect_equivalent(Backend backend, const std::string& name, const CsrMatrix
   for (std::int32_t row = 0; row < a.rows; ++row) {
     ASSERT_FALSE(std::isnan(expected[row])) << "reference read y with beta 0 at row " << row;
     if (backend == Backend::cpu) {
-      if (bits(expected[row]) != bits(actual[row])) {
+      if (testing::bits(expected[row]) != testing::bits(actual[row])) {
         ADD_FAILURE() << "row " << row << ": cpu " << actual[row] << " differs bitwise from reference "
                       << expected[row];
         if (++reported > 5) return;
@@ -205,7 +191,7 @@ TEST(Spmv, DeviceResidentMatchesHostEntry) {
   shape.cols = 1000;
   shape.long_row_entries = 2 * kHeavyRowEntries;
   CsrMatrix<float> a = testing::random_csr<float>(shape, 3);
-  std::vector<float> x = random_vector<float>(1000, 4);
+  std::vector<float> x = testing::random_vector<float>(1000, 4);
   std::vector<float> expected(1000);
   spmv<float>(1.0f, a, x, 0.0f, expected, Backend::cuda);
   DeviceCsr<float> device_a(a);
@@ -222,13 +208,13 @@ TEST(Spmv, CudaMatchesReferenceBitwiseOnShortRows) {
   TRELLIS_SKIP_UNLESS_CUDA();
   for (auto [nx, ny, nz] : {std::tuple{33, 17, 9}, std::tuple{64, 64, 64}}) {
     CsrMatrix<double> a = laplacian_7point<double>(nx, ny, nz);
-    std::vector<double> x = random_vector<double>(static_cast<std::size_t>(a.cols), 5);
-    std::vector<double> expected = random_vector<double>(static_cast<std::size_t>(a.rows), 6);
+    std::vector<double> x = testing::random_vector<double>(static_cast<std::size_t>(a.cols), 5);
+    std::vector<double> expected = testing::random_vector<double>(static_cast<std::size_t>(a.rows), 6);
     std::vector<double> actual = expected;
     spmv<double>(0.3, a, x, -1.7, expected, Backend::reference);
     spmv<double>(0.3, a, x, -1.7, actual, Backend::cuda);
     for (std::int32_t row = 0; row < a.rows; ++row) {
-      ASSERT_EQ(bits(expected[row]), bits(actual[row])) << "row " << row << ": " << actual[row] << " vs "
+      ASSERT_EQ(testing::bits(expected[row]), testing::bits(actual[row])) << "row " << row << ": " << actual[row] << " vs "
                                                         << expected[row];
     }
   }
