@@ -23,6 +23,7 @@ void add_graph_command(CLI::App& app, const GlobalOptions& globals);
 void add_sssp_command(CLI::App& app, const GlobalOptions& globals);
 void add_drc_command(CLI::App& app, const GlobalOptions& globals);
 void add_grid_command(CLI::App& app, const GlobalOptions& globals);
+void add_align_command(CLI::App& app, const GlobalOptions& globals);
 
 // Shared by `info` and `demo`.
 void print_info();

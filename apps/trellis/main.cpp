@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   trellis::cli::add_sssp_command(app, globals);
   trellis::cli::add_drc_command(app, globals);
   trellis::cli::add_grid_command(app, globals);
+  trellis::cli::add_align_command(app, globals);
 
   // CLI11 would only say "a subcommand is required"; name the unknown word.
   for (int i = 1; i < argc; ++i) {

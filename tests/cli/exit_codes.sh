@@ -94,5 +94,24 @@ expect 2 'cannot open' -- "$trellis" drc "$scratch/missing.dsn"
 printf '(pcb broken\n  (parser\n' > "$scratch/truncated.dsn"
 expect 2 'truncated.dsn' -- "$trellis" drc "$scratch/truncated.dsn"
 
+# Protein database search: tabular and pairwise output, refused input.
+printf '>q1 a query\nMKTAYIAKQRQISFVKSHFSRQLEERLGLIEV\n' > "$scratch/q.fasta"
+printf '>s1 a relative\nMKTAYIAKQRQLSFVKSHFSRQ\n>s2\nGGGGGG\n' > "$scratch/db.fasta"
+search=(align search -q "$scratch/q.fasta" -d "$scratch/db.fasta")
+expect 0 '^q1[[:space:]]+s1[[:space:]]+' -- "$trellis" --quiet "${search[@]}"
+expect 0 '^Sbjct  1 ' -- "$trellis" --quiet "${search[@]}" --format pairwise --top 1
+expect 0 '' -- "$trellis" --quiet "${search[@]}" --format json -o "$scratch/hits.json"
+if ! python3 -c 'import json,sys; q=json.load(open(sys.argv[1])); assert q[0]["hits"][0]["subject"] == "s1"' \
+     "$scratch/hits.json"; then
+  echo "FAIL: align search --format json -o did not write the hits"; failures=$((failures + 1))
+fi
+expect 2 "unknown output column 'bogus'" -- "$trellis" "${search[@]}" --columns std,bogus
+expect 2 'neither a built-in matrix' -- "$trellis" "${search[@]}" --matrix NOSUCH
+expect 2 'cuda' -- "$trellis" --backend cuda "${search[@]}"
+expect 2 'missing.fasta' -- "$trellis" align search -q "$scratch/missing.fasta" -d "$scratch/db.fasta"
+expect 2 'missing.fasta' -- "$trellis" align search -q "$scratch/q.fasta" -d "$scratch/missing.fasta" -o "$scratch/never.tsv"
+if [ -e "$scratch/never.tsv" ]; then echo "FAIL: align search wrote output for bad input"; failures=$((failures + 1)); fi
+expect 1 'cannot' -- "$trellis" --quiet "${search[@]}" -o "$scratch/no/such/dir/hits.tsv"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,169 @@
+// `trellis align search -q QUERY.fasta -d DB.fasta ...`: exact
+// Smith-Waterman protein database search with BLAST-style output.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "trellis/align/hit_output.hpp"
+#include "trellis/align/scoring.hpp"
+#include "trellis/align/search.hpp"
+#include "trellis/align/sequence.hpp"
+#include "trellis/core/atomic_file.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/core/timer.hpp"
+
+namespace trellis::cli {
+namespace {
+
+struct SearchCommand {
+  std::string query_path;
+  std::string database_path;
+  std::string matrix = "BLOSUM62";
+  std::int32_t gap_open = 0;
+  std::int32_t gap_extend = 0;
+  CLI::Option* gap_open_option = nullptr;
+  CLI::Option* gap_extend_option = nullptr;
+  std::int32_t top = align::SearchOptions{}.top;
+  double max_evalue = align::SearchOptions{}.max_evalue;
+  std::string columns = "std";
+  CLI::Option* columns_option = nullptr;
+  std::string format = "tsv";
+  std::string output;
+};
+
+bool is_builtin_name(std::string_view name) {
+  const auto same = [&](std::string_view builtin) {
+    const auto same_letter = [](char a, char b) {
+      return std::toupper(static_cast<unsigned char>(a)) == std::toupper(static_cast<unsigned char>(b));
+    };
+    return builtin.size() == name.size() && std::equal(builtin.begin(), builtin.end(), name.begin(), same_letter);
+  };
+  const auto names = align::builtin_matrix_names();
+  return std::any_of(names.begin(), names.end(), same);
+}
+
+// A built-in name, else a matrix file; gap penalties default to BLAST's for
+// a built-in matrix and to 11/1 for a file.
+align::Scoring scoring_from(const SearchCommand& command) {
+  align::ScoringMatrix matrix = [&] {
+    if (is_builtin_name(command.matrix)) return align::builtin_matrix(command.matrix);
+    if (!std::filesystem::exists(command.matrix)) {
+      throw UsageError(fmt::format("--matrix '{}' is neither a built-in matrix ({}) nor a file", command.matrix,
+                                   fmt::join(align::builtin_matrix_names(), ", ")));
+    }
+    return align::read_matrix_file(command.matrix);
+  }();
+  align::GapPenalties gaps = matrix.is_builtin() ? align::default_gap_penalties(matrix.name()) : align::GapPenalties{};
+  if (command.gap_open_option->count() > 0) gaps.open = command.gap_open;
+  if (command.gap_extend_option->count() > 0) gaps.extend = command.gap_extend;
+  return align::Scoring(std::move(matrix), gaps);
+}
+
+void write_hits(std::ostream& out, const SearchCommand& command, const std::vector<align::TabularField>& columns,
+                const std::vector<std::vector<align::Hit>>& hits, const align::SequenceSet& queries,
+                const align::SequenceSet& database, const align::Scoring& scoring) {
+  if (command.format == "pairwise") {
+    align::write_pairwise(out, hits, queries, database, scoring);
+  } else if (command.format == "json") {
+    align::write_json(out, hits, queries, database);
+  } else {
+    align::write_tabular(out, hits, queries, database, columns);
+  }
+}
+
+void run_search(const SearchCommand& command, const GlobalOptions& globals) {
+  // Everything the command line alone can refuse is refused before any file is read.
+  if (command.columns_option->count() > 0 && command.format != "tsv") {
+    throw UsageError(fmt::format("--columns only applies to --format tsv, not {}", command.format));
+  }
+  const std::vector<align::TabularField> columns = align::parse_columns(command.columns);
+  align::SearchOptions options;
+  options.top = command.top;
+  options.max_evalue = command.max_evalue;
+  options.backend = globals.requested_backend();
+  align::validate(options);
+  const align::Scoring scoring = scoring_from(command);
+
+  SteadyTimer timer;
+  const align::SequenceSet queries = align::read_fasta_file(command.query_path);
+  const align::SequenceSet database = align::read_fasta_file(command.database_path);
+  const double read_ms = timer.elapsed_ms();
+  timer.restart();
+  const std::vector<std::vector<align::Hit>> hits = align::search(queries, database, scoring, options);
+  const double search_ms = timer.elapsed_ms();
+
+  if (command.output.empty()) {
+    std::ostringstream text;
+    write_hits(text, command, columns, hits, queries, database, scoring);
+    std::fputs(text.str().c_str(), stdout);
+  } else {
+    AtomicOutputFile out(command.output);
+    write_hits(out.stream(), command, columns, hits, queries, database, scoring);
+    out.commit();
+  }
+
+  if (!globals.quiet) {
+    std::size_t reported = 0;
+    std::int64_t query_residues = 0;
+    for (const auto& query_hits : hits) reported += query_hits.size();
+    for (std::size_t q = 0; q < queries.size(); ++q) query_residues += queries.length(q);
+    const double cells = static_cast<double>(query_residues) * static_cast<double>(database.total_residues());
+    std::fprintf(stderr, "%s\n",
+                 fmt::format("{} queries against {} sequences ({} residues; read in {:.1f} ms), {} {}/{}: {} hits "
+                             "in {:.3f} s ({:.2f} GCUPS)",
+                             queries.size(), database.size(), database.total_residues(), read_ms,
+                             scoring.matrix.name(), scoring.gaps.open, scoring.gaps.extend, reported,
+                             search_ms / 1000, search_ms > 0 ? cells / (search_ms * 1e6) : 0.0)
+                     .c_str());
+  }
+}
+
+}  // namespace
+
+void add_align_command(CLI::App& app, const GlobalOptions& globals) {
+  CLI::App* align_app = app.add_subcommand("align", "Protein sequence alignment: Smith-Waterman database search");
+  align_app->require_subcommand(1);
+
+  auto command = std::make_shared<SearchCommand>();
+  CLI::App* search = align_app->add_subcommand(
+      "search",
+      "Exact Smith-Waterman-Gotoh search of protein queries against a protein database (FASTA or FASTA.gz). "
+      "Reports per query the best hits by score (ties in database order) with Karlin-Altschul bit scores and "
+      "E-values (NCBI's published parameters for built-in matrices and their gap pairs; none otherwise). "
+      "Gaps in BLAST's convention: a gap of length k costs open + k * extend.");
+  search->add_option("-q,--query", command->query_path, "Query sequences (FASTA or FASTA.gz)")->required();
+  search->add_option("-d,--db", command->database_path, "Database sequences (FASTA or FASTA.gz)")->required();
+  search->add_option("--matrix", command->matrix,
+                     "A built-in matrix (BLOSUM45, BLOSUM50, BLOSUM62, BLOSUM80, PAM30, PAM70, PAM250) or an "
+                     "NCBI-format matrix file")
+      ->capture_default_str();
+  command->gap_open_option = search->add_option(
+      "--gap-open", command->gap_open, "Gap open penalty (default: BLAST's for the matrix, 11 for a matrix file)");
+  command->gap_extend_option = search->add_option(
+      "--gap-extend", command->gap_extend, "Gap extend penalty (default: BLAST's for the matrix, 1 for a matrix file)");
+  search->add_option("--top", command->top, "Most hits reported per query")->capture_default_str();
+  search->add_option("--evalue", command->max_evalue,
+                     "Report hits with an E-value up to this (ignored without statistics)")
+      ->capture_default_str();
+  command->columns_option =
+      search->add_option("--columns", command->columns,
+                         "Tabular columns by BLAST's names, comma- or space-separated: std (qseqid sseqid pident "
+                         "length mismatch gapopen qstart qend sstart send evalue bitscore), score, qlen, slen, "
+                         "nident, gaps, qseq, sseq, stitle")
+          ->capture_default_str();
+  search->add_option("--format", command->format, "tsv (BLAST's outfmt 6), pairwise or json")
+      ->check(CLI::IsMember({"tsv", "pairwise", "json"}))
+      ->capture_default_str();
+  search->add_option("-o,--out", command->output, "Write the hits here (whole or not at all) instead of stdout");
+  search->callback([command, &globals] { run_search(*command, globals); });
+}
+
+}  // namespace trellis::cli

@@ -1,0 +1,86 @@
+// Search hits as text: BLAST's tabular format (outfmt 6), BLAST-like
+// pairwise alignments, and JSON.
+//
+// Numbers follow BLAST+'s tabular output: pident with 3 decimals; E-values
+// "0.0" below 1e-180, two decimals in e notation below 0.0009 ("3.10e-42"),
+// else 3, 2, 1 or 0 decimals below 0.1, 1, 10 and above; bit scores with one
+// decimal up to 99.9, as whole numbers (truncated) up to 99999, and in e
+// notation beyond. Unlike BLAST, values are never padded with spaces. Where
+// the matrix and gap pair have no published statistics, the E-value and bit
+// score columns print "-" (JSON: null).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trellis/align/scoring.hpp"
+#include "trellis/align/search.hpp"
+#include "trellis/align/sequence.hpp"
+
+namespace trellis::align {
+
+// Tabular columns, named as BLAST names them.
+enum class TabularField {
+  qseqid,    // query id
+  sseqid,    // subject id
+  pident,    // percent identity over the alignment's columns
+  length,    // alignment columns
+  mismatch,  // mismatched pairs
+  gapopen,   // gap runs
+  qstart,
+  qend,
+  sstart,
+  send,
+  evalue,
+  bitscore,
+  score,     // raw score
+  qlen,      // query length
+  slen,      // subject length
+  nident,    // identical pairs
+  gaps,      // gap positions
+  qseq,      // aligned query with '-' for gaps
+  sseq,      // aligned subject
+  stitle,    // subject description ("N/A" when it has none)
+};
+
+// BLAST's "std": qseqid sseqid pident length mismatch gapopen qstart qend
+// sstart send evalue bitscore.
+std::span<const TabularField> standard_columns() noexcept;
+
+std::string_view field_name(TabularField field) noexcept;
+
+// A comma- or blank-separated list of field names; "std" expands to the
+// standard columns. Throws UsageError naming an unknown field (and listing
+// the known ones) or for an empty list.
+std::vector<TabularField> parse_columns(std::string_view list);
+
+// Number formats of the tabular output (see above); "-" for no value.
+std::string format_evalue(std::optional<double> evalue);
+std::string format_bit_score(double bit_score);
+
+// One tab-separated line per hit, queries in order, no header line.
+void write_tabular(std::ostream& out, const std::vector<std::vector<Hit>>& hits, const SequenceSet& queries,
+                   const SequenceSet& database, std::span<const TabularField> columns);
+
+// Per query a "Query=" header and its length; per hit the subject's title
+// and length, the raw and bit scores, the E-value, identities, positives
+// and gaps, then the alignment in blocks of 60 columns: Query and Sbjct
+// lines with the first and last residue positions of the block, and between
+// them a line with the letter for identical residues, '+' for a pair
+// scoring above zero and a blank otherwise. The scoring gives the positives.
+void write_pairwise(std::ostream& out, const std::vector<std::vector<Hit>>& hits, const SequenceSet& queries,
+                    const SequenceSet& database, const Scoring& scoring);
+
+// An array with one object per query: {"query", "query_description",
+// "query_length", "hits": [...]}, each hit holding the subject's id,
+// description and length, score, bit_score and evalue (null without
+// statistics), the alignment's counts, coordinates, aligned sequences and
+// CIGAR.
+void write_json(std::ostream& out, const std::vector<std::vector<Hit>>& hits, const SequenceSet& queries,
+                const SequenceSet& database);
+
+}  // namespace trellis::align

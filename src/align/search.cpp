@@ -1,0 +1,77 @@
+// Database search: score everything, rank, then trace back only the hits
+// that are reported (the traceback costs a byte per cell, the scores none).
+#include "trellis/align/search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "trellis/align/statistics.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::align {
+
+void validate(const SearchOptions& options) {
+  if (options.top < 1) {
+    throw UsageError(fmt::format("the number of hits per query must be at least 1 (got {})", options.top));
+  }
+  if (std::isnan(options.max_evalue) || options.max_evalue <= 0) {
+    throw UsageError(fmt::format("the E-value cutoff must be a positive number (got {})", options.max_evalue));
+  }
+}
+
+namespace {
+
+// Subjects scoring above zero, best first, ties by index; only the first
+// `keep` positions are sorted (the rest are never reported).
+std::vector<std::size_t> ranked_subjects(const std::vector<std::int32_t>& scores, std::size_t keep) {
+  std::vector<std::size_t> ranked;
+  for (std::size_t s = 0; s < scores.size(); ++s) {
+    if (scores[s] > 0) ranked.push_back(s);
+  }
+  const auto better = [&](std::size_t a, std::size_t b) {
+    return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
+  };
+  keep = std::min(keep, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(), better);
+  ranked.resize(keep);
+  return ranked;
+}
+
+}  // namespace
+
+std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceSet& database, const Scoring& scoring,
+                                     const SearchOptions& options) {
+  validate(options);
+  if (database.empty()) throw UsageError("the database holds no sequences");
+  const std::optional<KarlinAltschul> parameters = gapped_parameters(scoring.matrix, scoring.gaps);
+
+  std::vector<std::vector<Hit>> hits(queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const std::span<const Residue> query = queries.residues(q);
+    const std::vector<std::int32_t> scores = local_alignment_scores(query, database, scoring, options.backend);
+    // The E-value falls as the score rises, so the cutoff keeps a prefix of
+    // the ranking: ranking the best `top` first and then cutting is the same
+    // as cutting first.
+    for (const std::size_t s : ranked_subjects(scores, static_cast<std::size_t>(options.top))) {
+      Hit hit;
+      hit.query = q;
+      hit.subject = s;
+      hit.score = scores[s];
+      hit.bit_score = std::numeric_limits<double>::quiet_NaN();
+      if (parameters) {
+        const double e = evalue(hit.score, *parameters, queries.length(q), database.total_residues());
+        if (e > options.max_evalue) break;
+        hit.evalue = e;
+        hit.bit_score = bit_score(hit.score, *parameters);
+      }
+      hit.alignment = local_alignment(query, database.residues(s), scoring);
+      hits[q].push_back(std::move(hit));
+    }
+  }
+  return hits;
+}
+
+}  // namespace trellis::align

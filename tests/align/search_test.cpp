@@ -1,0 +1,269 @@
+// Database search: ranking, top-k, ties, the E-value cutoff, statistics
+// without parameters, and every backend giving the reference's hits with
+// tracebacks that rescore to the reported score.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/backends.hpp"
+#include "trellis/align/search.hpp"
+#include "trellis/align/statistics.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::align {
+namespace {
+
+SequenceSet set_of(const std::vector<std::string>& texts) {
+  SequenceSet set;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    std::string id = "s";
+    id += std::to_string(i);
+    set.add(std::move(id), "", encode_protein(texts[i]));
+  }
+  return set;
+}
+
+Scoring blosum62() { return Scoring(builtin_matrix("BLOSUM62"), {11, 1}); }
+
+// BLOSUM62 scores W/W 11 and W against A, G or C negatively, so each
+// subject's best local score is 11 times its longest run of W.
+const std::vector<std::string> kWDatabase = {
+    "GGGG",    // s0: 0
+    "AWWWWA",  // s1: 44
+    "WWW",     // s2: 33
+    "WWWW",    // s3: 44, ties s1
+    "",        // s4: 0 (empty)
+    "WW",      // s5: 22
+    "CWWWC",   // s6: 33, ties s2
+};
+
+std::vector<std::size_t> subjects_of(const std::vector<Hit>& hits) {
+  std::vector<std::size_t> subjects;
+  for (const Hit& hit : hits) subjects.push_back(hit.subject);
+  return subjects;
+}
+
+std::vector<std::int32_t> scores_of(const std::vector<Hit>& hits) {
+  std::vector<std::int32_t> scores;
+  for (const Hit& hit : hits) scores.push_back(hit.score);
+  return scores;
+}
+
+void expect_tracebacks_rescore(const std::vector<std::vector<Hit>>& hits, const SequenceSet& queries,
+                               const SequenceSet& database, const Scoring& scoring) {
+  for (const auto& query_hits : hits) {
+    for (const Hit& hit : query_hits) {
+      EXPECT_EQ(hit.alignment.score, hit.score) << "query " << hit.query << " subject " << hit.subject;
+      EXPECT_EQ(rescore(hit.alignment, queries.residues(hit.query), database.residues(hit.subject), scoring),
+                hit.score)
+          << "query " << hit.query << " subject " << hit.subject;
+    }
+  }
+}
+
+TEST(Search, RanksByScoreThenSubjectIndex) {
+  const SequenceSet queries = set_of({"WWWW"});
+  const SequenceSet database = set_of(kWDatabase);
+  const auto hits = search(queries, database, blosum62(), {.top = 10, .backend = Backend::reference});
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(subjects_of(hits[0]), (std::vector<std::size_t>{1, 3, 2, 6, 5}));
+  EXPECT_EQ(scores_of(hits[0]), (std::vector<std::int32_t>{44, 44, 33, 33, 22}));
+  EXPECT_EQ(hits[0][0].alignment.subject_start, 2);
+  EXPECT_EQ(hits[0][0].alignment.subject_end, 5);
+  expect_tracebacks_rescore(hits, queries, database, blosum62());
+}
+
+TEST(Search, KeepsTheBestTop) {
+  const SequenceSet queries = set_of({"WWWW"});
+  const SequenceSet database = set_of(kWDatabase);
+  EXPECT_EQ(subjects_of(search(queries, database, blosum62(), {.top = 3})[0]), (std::vector<std::size_t>{1, 3, 2}));
+  EXPECT_EQ(subjects_of(search(queries, database, blosum62(), {.top = 1})[0]), (std::vector<std::size_t>{1}));
+  // Equal subjects come in database order, whichever of them the cut falls in.
+  const SequenceSet same = set_of({"WWWW", "WWWW", "WWWW", "WWWW", "WWWW"});
+  EXPECT_EQ(subjects_of(search(queries, same, blosum62(), {.top = 3})[0]), (std::vector<std::size_t>{0, 1, 2}));
+}
+
+TEST(Search, StatisticsComeFromThePublishedParameters) {
+  const SequenceSet queries = set_of({"WWWW", "GWWG"});
+  const SequenceSet database = set_of(kWDatabase);
+  const auto hits = search(queries, database, blosum62());
+  const KarlinAltschul parameters = *gapped_parameters("BLOSUM62", {11, 1});
+  ASSERT_EQ(hits.size(), 2u);
+  for (const auto& query_hits : hits) {
+    for (const Hit& hit : query_hits) {
+      ASSERT_TRUE(hit.evalue.has_value());
+      EXPECT_DOUBLE_EQ(*hit.evalue,
+                       evalue(hit.score, parameters, queries.length(hit.query), database.total_residues()));
+      EXPECT_DOUBLE_EQ(hit.bit_score, bit_score(hit.score, parameters));
+    }
+  }
+  // "GWWG": its WW pair scores 22 against s1, s3 and s6 (G/A 0, G/W -2,
+  // G/C -3), more than GWWG against "GGGG" (6 - 2 - 2 + 6 = 8) or "WW" (22, later).
+  EXPECT_EQ(hits[1][0].query, 1u);
+  EXPECT_EQ(scores_of(hits[1]), (std::vector<std::int32_t>{22, 22, 22, 22, 22, 8}));
+  EXPECT_EQ(subjects_of(hits[1]), (std::vector<std::size_t>{1, 2, 3, 5, 6, 0}));
+}
+
+TEST(Search, DropsHitsAboveTheEvalueCutoff) {
+  const SequenceSet queries = set_of({"WWWW"});
+  const SequenceSet database = set_of(kWDatabase);
+  const KarlinAltschul parameters = *gapped_parameters("BLOSUM62", {11, 1});
+  const double e33 = evalue(33, parameters, 4, database.total_residues());
+  const double e22 = evalue(22, parameters, 4, database.total_residues());
+  ASSERT_LT(e33, e22);
+  const auto hits = search(queries, database, blosum62(), {.max_evalue = std::sqrt(e33 * e22)});
+  EXPECT_EQ(subjects_of(hits[0]), (std::vector<std::size_t>{1, 3, 2, 6}));
+  EXPECT_TRUE(search(queries, database, blosum62(), {.max_evalue = 1e-300})[0].empty());
+}
+
+// BLOSUM62's numbers in an NCBI matrix file: the same scores, no statistics.
+ScoringMatrix blosum62_from_a_file() {
+  const ScoringMatrix builtin = builtin_matrix("BLOSUM62");
+  std::string text = "# BLOSUM62 copied into a file\n ";
+  for (const char letter : kAlphabetLetters) text += std::string(" ") + letter;
+  text += '\n';
+  for (int row = 0; row < kAlphabetSize; ++row) {
+    text += kAlphabetLetters[static_cast<std::size_t>(row)];
+    for (int column = 0; column < kAlphabetSize; ++column) {
+      text += ' ';
+      text += std::to_string(builtin.score(static_cast<Residue>(row), static_cast<Residue>(column)));
+    }
+    text += '\n';
+  }
+  return parse_matrix(text, "copy.mat");
+}
+
+TEST(Search, WithoutParametersThereAreNoEvaluesAndNoCutoff) {
+  const SequenceSet queries = set_of({"WWWW"});
+  const SequenceSet database = set_of(kWDatabase);
+  const Scoring scoring(blosum62_from_a_file(), {11, 1});
+  ASSERT_FALSE(gapped_parameters(scoring.matrix, scoring.gaps).has_value());
+  const auto hits = search(queries, database, scoring, {.max_evalue = 1e-300});
+  EXPECT_EQ(subjects_of(hits[0]), (std::vector<std::size_t>{1, 3, 2, 6, 5}));
+  for (const Hit& hit : hits[0]) {
+    EXPECT_FALSE(hit.evalue.has_value());
+    EXPECT_TRUE(std::isnan(hit.bit_score));
+  }
+  // A built-in matrix with a gap pair NCBI did not publish: the same.
+  const auto unpublished = search(queries, database, Scoring(builtin_matrix("BLOSUM62"), {5, 5}));
+  ASSERT_FALSE(unpublished[0].empty());
+  EXPECT_FALSE(unpublished[0][0].evalue.has_value());
+}
+
+TEST(Search, EmptyQueriesAndQuerySets) {
+  const SequenceSet database = set_of(kWDatabase);
+  EXPECT_TRUE(search(SequenceSet{}, database, blosum62()).empty());
+  const auto hits = search(set_of({"", "GGGG"}), database, blosum62());
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_TRUE(hits[0].empty());
+  EXPECT_EQ(subjects_of(hits[1]), (std::vector<std::size_t>{0}));  // G/G 6 x 4 = 24 against s0 only
+}
+
+TEST(Search, RefusesAnEmptyDatabase) {
+  try {
+    search(set_of({"WWWW"}), SequenceSet{}, blosum62());
+    FAIL() << "an empty database was accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("the database holds no sequences"), std::string::npos);
+  }
+}
+
+TEST(Search, ValidatesOptions) {
+  const SequenceSet queries = set_of({"WWWW"});
+  const SequenceSet database = set_of(kWDatabase);
+  EXPECT_NO_THROW(validate(SearchOptions{}));
+  EXPECT_THROW(validate(SearchOptions{.top = 0}), UsageError);
+  EXPECT_THROW(validate(SearchOptions{.top = -5}), UsageError);
+  EXPECT_THROW(validate(SearchOptions{.max_evalue = 0}), UsageError);
+  EXPECT_THROW(validate(SearchOptions{.max_evalue = -1}), UsageError);
+  EXPECT_THROW(validate(SearchOptions{.max_evalue = std::numeric_limits<double>::quiet_NaN()}), UsageError);
+  EXPECT_THROW(search(queries, database, blosum62(), {.top = 0}), UsageError);
+  EXPECT_THROW(search(queries, database, blosum62(), {.max_evalue = -1}), UsageError);
+}
+
+// Relatives of the queries with substitutions and indels, and unrelated
+// sequences, so that hits have gaps and many scores tie or are zero.
+constexpr std::string_view kLetters = "ACDEFGHIKLMNPQRSTVWYBZJUOX*";
+
+std::string random_letters(std::mt19937& random, std::size_t length) {
+  std::string text(length, 'A');
+  for (char& c : text) c = kLetters[random() % kLetters.size()];
+  return text;
+}
+
+std::string relative_of(std::mt19937& random, const std::string& source) {
+  std::string text;
+  for (const char c : source) {
+    const unsigned roll = random() % 100;
+    if (roll < 4) continue;
+    if (roll < 8) text += random_letters(random, 1 + random() % 6);
+    text += roll < 25 ? kLetters[random() % kLetters.size()] : c;
+  }
+  return text;
+}
+
+class SearchBackends : public ::testing::TestWithParam<Backend> {};
+
+TEST_P(SearchBackends, HitsAreEquivalentToRef) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  std::mt19937 random(20261129);
+  std::vector<std::string> query_texts;
+  for (int q = 0; q < 4; ++q) query_texts.push_back(random_letters(random, 20 + random() % 200));
+  query_texts.push_back("");
+  std::vector<std::string> subject_texts;
+  for (int s = 0; s < 300; ++s) {
+    const unsigned kind = random() % 4;
+    if (kind == 0) {
+      subject_texts.push_back(relative_of(random, query_texts[random() % 4]));
+    } else if (kind == 1 && s > 0) {
+      subject_texts.push_back(subject_texts[random() % subject_texts.size()]);  // exact ties
+    } else {
+      subject_texts.push_back(random_letters(random, random() % 300));
+    }
+  }
+  const SequenceSet queries = set_of(query_texts);
+  const SequenceSet database = set_of(subject_texts);
+  for (const Scoring& scoring : {blosum62(), Scoring(builtin_matrix("PAM30"), {9, 1}),
+                                 Scoring(builtin_matrix("BLOSUM45"), {3, 3})}) {
+    for (const std::int32_t top : {1, 7, 1000}) {
+      SCOPED_TRACE(scoring.matrix.name() + " top " + std::to_string(top));
+      const auto expected = search(queries, database, scoring, {.top = top, .backend = Backend::reference});
+      const auto actual = search(queries, database, scoring, {.top = top, .backend = GetParam()});
+      ASSERT_EQ(actual.size(), expected.size());
+      for (std::size_t q = 0; q < expected.size(); ++q) {
+        ASSERT_EQ(subjects_of(actual[q]), subjects_of(expected[q])) << "query " << q;
+        ASSERT_EQ(scores_of(actual[q]), scores_of(expected[q])) << "query " << q;
+        for (std::size_t h = 0; h < expected[q].size(); ++h) {
+          EXPECT_EQ(actual[q][h].evalue, expected[q][h].evalue);
+          EXPECT_EQ(actual[q][h].alignment.cigar, expected[q][h].alignment.cigar);
+          EXPECT_EQ(actual[q][h].alignment.subject_start, expected[q][h].alignment.subject_start);
+        }
+        for (std::size_t h = 1; h < expected[q].size(); ++h) {
+          const Hit& before = expected[q][h - 1];
+          const Hit& after = expected[q][h];
+          EXPECT_TRUE(before.score > after.score || (before.score == after.score && before.subject < after.subject));
+        }
+        if (top == 1000) {
+          EXPECT_LE(expected[q].size(), database.size());
+        }
+      }
+      EXPECT_TRUE(expected[4].empty());  // the empty query
+      expect_tracebacks_rescore(actual, queries, database, scoring);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SearchBackends, ::testing::ValuesIn(testing::backends_under_test()),
+                         testing::backend_test_name);
+
+TEST(Search, CudaIsRefusedUntilItsEngineExists) {
+  EXPECT_THROW(search(set_of({"WWWW"}), set_of(kWDatabase), blosum62(), {.backend = Backend::cuda}),
+               BackendUnavailable);
+}
+
+}  // namespace
+}  // namespace trellis::align
