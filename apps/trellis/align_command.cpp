@@ -1,5 +1,6 @@
 // `trellis align search -q QUERY.fasta -d DB.fasta ...`: exact
-// Smith-Waterman protein database search with BLAST-style output.
+// Smith-Waterman protein database search with BLAST-style output;
+// `trellis align makedb INPUT.fasta -o DB`: a prepared database for it.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "trellis/align/database.hpp"
 #include "trellis/align/hit_output.hpp"
 #include "trellis/align/scoring.hpp"
 #include "trellis/align/search.hpp"
@@ -93,8 +95,8 @@ void run_search(const SearchCommand& command, const GlobalOptions& globals) {
   const align::Scoring scoring = scoring_from(command);
 
   SteadyTimer timer;
-  const align::SequenceSet queries = align::read_fasta_file(command.query_path);
-  const align::SequenceSet database = align::read_fasta_file(command.database_path);
+  const align::SequenceSet queries = align::read_sequences(command.query_path);
+  const align::SequenceSet database = align::read_sequences(command.database_path);
   const double read_ms = timer.elapsed_ms();
   timer.restart();
   const std::vector<std::vector<align::Hit>> hits = align::search(queries, database, scoring, options);
@@ -126,10 +128,39 @@ void run_search(const SearchCommand& command, const GlobalOptions& globals) {
   }
 }
 
+struct MakedbCommand {
+  std::string input_path;
+  std::string output_path;
+};
+
+void run_makedb(const MakedbCommand& command, const GlobalOptions& globals) {
+  SteadyTimer timer;
+  const align::SequenceSet sequences = align::read_fasta_file(command.input_path);
+  // The reader refuses a file without records; an empty set is refused here
+  // too so that no database without sequences is ever written.
+  if (sequences.empty()) throw InputError(command.input_path, 0, "no sequences to put in a database");
+  align::write_database(sequences, command.output_path);
+  const double elapsed_ms = timer.elapsed_ms();
+
+  std::int64_t shortest = sequences.length(0);
+  std::int64_t longest = sequences.length(0);
+  for (std::size_t i = 1; i < sequences.size(); ++i) {
+    shortest = std::min(shortest, sequences.length(i));
+    longest = std::max(longest, sequences.length(i));
+  }
+  std::fputs(fmt::format("{}: {} sequence{}, {} residues, lengths {} to {}, {} bytes\n", command.output_path,
+                         sequences.size(), sequences.size() == 1 ? "" : "s", sequences.total_residues(), shortest,
+                         longest, std::filesystem::file_size(command.output_path))
+                 .c_str(),
+             stdout);
+  if (!globals.quiet) std::fprintf(stderr, "%s\n", fmt::format("made in {:.1f} ms", elapsed_ms).c_str());
+}
+
 }  // namespace
 
 void add_align_command(CLI::App& app, const GlobalOptions& globals) {
-  CLI::App* align_app = app.add_subcommand("align", "Protein sequence alignment: Smith-Waterman database search");
+  CLI::App* align_app =
+      app.add_subcommand("align", "Protein sequence alignment: Smith-Waterman database search, prepared databases");
   align_app->require_subcommand(1);
 
   auto command = std::make_shared<SearchCommand>();
@@ -139,8 +170,11 @@ void add_align_command(CLI::App& app, const GlobalOptions& globals) {
       "Reports per query the best hits by score (ties in database order) with Karlin-Altschul bit scores and "
       "E-values (NCBI's published parameters for built-in matrices and their gap pairs; none otherwise). "
       "Gaps in BLAST's convention: a gap of length k costs open + k * extend.");
-  search->add_option("-q,--query", command->query_path, "Query sequences (FASTA or FASTA.gz)")->required();
-  search->add_option("-d,--db", command->database_path, "Database sequences (FASTA or FASTA.gz)")->required();
+  search->add_option("-q,--query", command->query_path, "Query sequences (FASTA, FASTA.gz or a prepared database)")
+      ->required();
+  search->add_option("-d,--db", command->database_path,
+                     "Database sequences (FASTA, FASTA.gz or a prepared database from trellis align makedb)")
+      ->required();
   search->add_option("--matrix", command->matrix,
                      "A built-in matrix (BLOSUM45, BLOSUM50, BLOSUM62, BLOSUM80, PAM30, PAM70, PAM250) or an "
                      "NCBI-format matrix file")
@@ -164,6 +198,17 @@ void add_align_command(CLI::App& app, const GlobalOptions& globals) {
       ->capture_default_str();
   search->add_option("-o,--out", command->output, "Write the hits here (whole or not at all) instead of stdout");
   search->callback([command, &globals] { run_search(*command, globals); });
+
+  auto makedb_command = std::make_shared<MakedbCommand>();
+  CLI::App* makedb = align_app->add_subcommand(
+      "makedb",
+      "Prepare a protein database for trellis align search: the sequences of a FASTA or FASTA.gz file in one "
+      "checksummed binary file, sorted by length, that loads without parsing. Searches on it report the same hits "
+      "as on the FASTA.");
+  makedb->add_option("input", makedb_command->input_path, "Sequences (FASTA or FASTA.gz)")->required();
+  makedb->add_option("-o,--out", makedb_command->output_path, "The database to write (whole or not at all)")
+      ->required();
+  makedb->callback([makedb_command, &globals] { run_makedb(*makedb_command, globals); });
 }
 
 }  // namespace trellis::cli

@@ -113,5 +113,21 @@ expect 2 'missing.fasta' -- "$trellis" align search -q "$scratch/q.fasta" -d "$s
 if [ -e "$scratch/never.tsv" ]; then echo "FAIL: align search wrote output for bad input"; failures=$((failures + 1)); fi
 expect 1 'cannot' -- "$trellis" --quiet "${search[@]}" -o "$scratch/no/such/dir/hits.tsv"
 
+# Prepared databases: makedb, the same hits from the database as from the FASTA, refused input.
+expect 0 '2 sequences, 28 residues, lengths 6 to 22' -- "$trellis" --quiet align makedb "$scratch/db.fasta" -o "$scratch/db.tdb"
+from_fasta=$("$trellis" --quiet "${search[@]}" --columns 'std stitle sseq')
+from_database=$("$trellis" --quiet align search -q "$scratch/q.fasta" -d "$scratch/db.tdb" --columns 'std stitle sseq')
+if [ -z "$from_fasta" ] || [ "$from_fasta" != "$from_database" ]; then
+  echo "FAIL: align search on the made database differs from the search on the FASTA"; failures=$((failures + 1))
+fi
+expect 2 'missing.fasta' -- "$trellis" align makedb "$scratch/missing.fasta" -o "$scratch/never.tdb"
+printf '\n\n' > "$scratch/blank.fasta"
+expect 2 'no FASTA records' -- "$trellis" align makedb "$scratch/blank.fasta" -o "$scratch/never.tdb"
+if [ -e "$scratch/never.tdb" ]; then echo "FAIL: align makedb wrote a database for bad input"; failures=$((failures + 1)); fi
+expect 1 'cannot' -- "$trellis" --quiet align makedb "$scratch/db.fasta" -o "$scratch/no/such/dir/db.tdb"
+head -c 100 "$scratch/db.tdb" > "$scratch/cut.tdb"
+expect 2 'cut.tdb: truncated' -- "$trellis" align search -q "$scratch/q.fasta" -d "$scratch/cut.tdb"
+if ls "$scratch" | grep -q '\.tmp\.'; then echo "FAIL: a temporary file was left behind"; failures=$((failures + 1)); fi
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
