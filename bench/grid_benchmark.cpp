@@ -8,7 +8,7 @@
 #include <random>
 
 #include "cusparse_spmv.hpp"
-#include "median.hpp"
+#include "device_timing.hpp"
 #include "structured_benchmark.hpp"
 #include "trellis/core/backend.hpp"
 #include "trellis/core/device.hpp"
@@ -23,7 +23,6 @@
 namespace trellis::bench {
 namespace {
 
-constexpr double kCopyBandwidthGBs = 4254.0;  // H200 device-to-device copy, read + write
 constexpr int kWarmups = 2;
 constexpr double kCgTolerance = 1e-8;
 
@@ -54,20 +53,6 @@ double max_relative_difference(const std::vector<double>& a, const std::vector<d
     worst = std::max(worst, d);
   }
   return scale > 0 ? worst / scale : worst;
-}
-
-template <typename F>
-double device_median_ms(int repeats, F&& run) {
-  EventTimer timer;
-  for (int r = 0; r < kWarmups; ++r) run();
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    timer.start();
-    run();
-    timer.stop();
-    times.push_back(timer.elapsed_ms());
-  }
-  return median(times);
 }
 
 template <typename F>
@@ -153,9 +138,9 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
     assembly.refill(device_coefficients, device);  // uploads the tables once
     device::synchronize(nullptr);
     const double upload_ms = upload_timer.elapsed_ms();
-    const double gather_ms = device_median_ms(options.repeats, [&] { assembly.refill(device_coefficients, device); });
+    const double gather_ms = median_device_ms(kWarmups, options.repeats, [&] { assembly.refill(device_coefficients, device); });
     const double gather_error = max_relative_difference(device.matrix.values().to_host(), host.matrix.values);
-    const double atomic_ms = device_median_ms(options.repeats, [&] {
+    const double atomic_ms = median_device_ms(kWarmups, options.repeats, [&] {
       assembly.refill(device_coefficients, device, nullptr, RefillMethod::atomic);
     });
     const double atomic_error = max_relative_difference(device.matrix.values().to_host(), host.matrix.values);
@@ -192,7 +177,7 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
       Coefficients<double> c(problem.mesh, variable_k ? 1 : 0);
       if (variable_k) c.set(0, std::span<const double>(problem.k));
       DeviceCoefficients<double> device_c(c);
-      const double ms = device_median_ms(options.repeats, [&] { apply_op.apply(device_c, device_x, device_y); });
+      const double ms = median_device_ms(kWarmups, options.repeats, [&] { apply_op.apply(device_c, device_x, device_y); });
       std::vector<double> expected = y_csr;
       if (!variable_k) {
         const Assembly<double> plain_assembly(problem.mesh, constant, LinearForm(), dirichlet, {.symmetrize = true});

@@ -8,7 +8,7 @@
 #include <random>
 #include <span>
 
-#include "median.hpp"
+#include "device_timing.hpp"
 #include "cusparse_spmv.hpp"
 #include "trellis/core/device_array.hpp"
 #include "trellis/core/error.hpp"
@@ -20,9 +20,6 @@
 namespace trellis::bench {
 namespace {
 
-// Measured device-to-device copy bandwidth of the H200 (read + write), the
-// ceiling a memory-bound kernel is compared with.
-constexpr double kCopyBandwidthGBs = 4254.0;
 constexpr int kWarmups = 3;
 
 // Largest |y - y_ref| / sum_j |a_ij x_j| over rows: the error relative to

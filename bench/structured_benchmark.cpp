@@ -9,7 +9,7 @@
 #include <span>
 
 #include "cusparse_spmv.hpp"
-#include "median.hpp"
+#include "device_timing.hpp"
 #include "trellis/core/backend.hpp"
 #include "trellis/core/device_array.hpp"
 #include "trellis/core/error.hpp"
@@ -22,9 +22,6 @@
 namespace trellis::bench {
 namespace {
 
-// Measured device-to-device copy bandwidth of the H200 (read + write), the
-// ceiling a memory-bound kernel is compared with.
-constexpr double kCopyBandwidthGBs = 4254.0;
 constexpr int kWarmups = 3;
 constexpr std::uint64_t kSeed = 20261129;
 
@@ -86,22 +83,6 @@ struct Measurement {
   double error;
 };
 
-// Median device time of run() after warm-up, timed with CUDA events.
-template <typename Run>
-double median_device_ms(int repeats, Progress& progress, Run&& run) {
-  EventTimer timer;
-  for (int r = 0; r < kWarmups; ++r) run();
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    timer.start();
-    run();
-    timer.stop();
-    times.push_back(timer.elapsed_ms());
-    progress.advance();
-  }
-  return median(times);
-}
-
 }  // namespace
 
 template <typename T>
@@ -130,8 +111,9 @@ Table run_structured_benchmark(const CsrMatrix<T>& a, const std::string& matrix_
   const auto device_x = DeviceArray<T>::from_host(x);
   DeviceArray<T> device_y(rows);
   {
-    const double ms = median_device_ms(options.repeats, progress,
-                                       [&] { grid::spmv<T>(T(1), device_a, device_x, T(0), device_y); });
+    const double ms = median_device_ms(
+        kWarmups, options.repeats, [&] { grid::spmv<T>(T(1), device_a, device_x, T(0), device_y); },
+        [&] { progress.advance(); });
     measured.push_back({"CSR SpMV (trellis)", 1, ms, csr_bytes(a, 1),
                         max_relative_error(a, x, device_y.to_host(), y_ref, 1)});
   }
@@ -156,8 +138,9 @@ Table run_structured_benchmark(const CsrMatrix<T>& a, const std::string& matrix_
   try {
     const grid::DiaMatrix<T> dia = grid::dia_from_csr(a, options.max_diagonals);
     const grid::DeviceDia<T> device_dia(dia);
-    const double ms = median_device_ms(options.repeats, progress,
-                                       [&] { grid::dia_spmv<T>(T(1), device_dia, device_x, T(0), device_y); });
+    const double ms = median_device_ms(
+        kWarmups, options.repeats, [&] { grid::dia_spmv<T>(T(1), device_dia, device_x, T(0), device_y); },
+        [&] { progress.advance(); });
     measured.push_back({fmt::format("DIA SpMV ({} diagonals)", dia.diagonals()), 1, ms, dia_bytes(dia),
                         max_relative_error(a, x, device_y.to_host(), y_ref, 1)});
   } catch (const UsageError&) {
@@ -174,7 +157,8 @@ Table run_structured_benchmark(const CsrMatrix<T>& a, const std::string& matrix_
     const auto device_x_block = DeviceArray<T>::from_host(x_block);
     DeviceArray<T> device_y_block(rows * static_cast<std::size_t>(k));
     const double ms = median_device_ms(
-        options.repeats, progress, [&] { grid::spmm<T>(T(1), device_a, device_x_block, T(0), device_y_block, k); });
+        kWarmups, options.repeats, [&] { grid::spmm<T>(T(1), device_a, device_x_block, T(0), device_y_block, k); },
+        [&] { progress.advance(); });
     measured.push_back({fmt::format("CSR SpMM (trellis, k = {})", k), k, ms, csr_bytes(a, k),
                         max_relative_error(a, x_block, device_y_block.to_host(), y_block_ref, k)});
   }

@@ -209,6 +209,14 @@ struct RowParts {
   std::vector<RowEntry> dropped;
 };
 
+// Node id to (i, j, k) by the mesh's strides.
+void multi_index_of(const MeshView<double>& mesh, std::int32_t node, std::int32_t* r) {
+  for (int a = 2; a >= 0; --a) {
+    r[a] = node / mesh.stride[a];
+    node -= r[a] * mesh.stride[a];
+  }
+}
+
 void bilinear_row(const detail::HostMeshArrays<double>& arrays, const std::vector<TermCode>& terms,
                   const std::vector<std::uint8_t>& constrained, bool symmetrize, std::int32_t nodes,
                   std::int32_t row, RowParts& parts) {
@@ -217,11 +225,7 @@ void bilinear_row(const detail::HostMeshArrays<double>& arrays, const std::vecto
   parts.dropped.clear();
   const MeshView<double>& mesh = arrays.view;
   std::int32_t r[3];
-  std::int32_t rest = row;
-  for (int a = 2; a >= 0; --a) {
-    r[a] = rest / mesh.stride[a];
-    rest -= r[a] * mesh.stride[a];
-  }
+  multi_index_of(mesh, row, r);
   const bool row_constrained = constrained[static_cast<std::size_t>(row)] != 0;
   detail::for_each_contribution(mesh, terms.data(), static_cast<std::int32_t>(terms.size()), r,
                                 [&](std::int32_t col, std::int32_t slot, std::int32_t p, double g) {
@@ -244,11 +248,7 @@ void linear_row(const detail::HostMeshArrays<double>& arrays, const std::vector<
   parts.dropped.clear();
   const MeshView<double>& mesh = arrays.view;
   std::int32_t r[3];
-  std::int32_t rest = row;
-  for (int a = 2; a >= 0; --a) {
-    r[a] = rest / mesh.stride[a];
-    rest -= r[a] * mesh.stride[a];
-  }
+  multi_index_of(mesh, row, r);
   const bool row_constrained = constrained[static_cast<std::size_t>(row)] != 0;
   for (const TermCode& term : terms) {
     std::int32_t points[detail::kMaxStencil][3];

@@ -12,6 +12,7 @@
 
 #include "align/cpu/engine.hpp"
 #include "align/kernels.hpp"
+#include "support/random_proteins.hpp"
 #include "trellis/align/alignment.hpp"
 #include "trellis/core/error.hpp"
 
@@ -25,36 +26,15 @@ namespace {
 
 using cpu::InstructionSet;
 
-// All 25 letters the reader accepts: the 20 amino acids, B Z J U O X and '*'.
-constexpr std::string_view kLetters = "ACDEFGHIKLMNPQRSTVWYBZJUOX*";
+// Relatives gain and lose residues and change many, so that scores climb
+// past 8 bits and alignments hold gaps of both kinds.
+constexpr trellis::testing::MutationRates kRelative{3, 6, 20, 8};
 
-std::string random_letters(std::mt19937& random, std::size_t length) {
-  std::string text(length, 'A');
-  for (char& c : text) c = kLetters[random() % kLetters.size()];
-  return text;
-}
+using trellis::testing::random_letters;
+using trellis::testing::set_of;
 
-// A relative of `source` with substitutions and indels, so that scores
-// climb past 8 bits and alignments hold gaps of both kinds.
 std::string relative_of(std::mt19937& random, const std::string& source) {
-  std::string text;
-  for (const char c : source) {
-    const unsigned roll = random() % 100;
-    if (roll < 3) continue;
-    if (roll < 6) text += random_letters(random, 1 + random() % 8);
-    text += roll < 20 ? kLetters[random() % kLetters.size()] : c;
-  }
-  return text;
-}
-
-SequenceSet set_of(const std::vector<std::string>& texts) {
-  SequenceSet set;
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    std::string id = "s";
-    id += std::to_string(i);
-    set.add(std::move(id), "", encode_protein(texts[i]));
-  }
-  return set;
+  return trellis::testing::relative_of(random, source, kRelative);
 }
 
 std::vector<std::int32_t> reference_scores(std::span<const Residue> query, const SequenceSet& subjects,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/backends.hpp"
+#include "support/random_proteins.hpp"
 #include "trellis/align/search.hpp"
 #include "trellis/align/statistics.hpp"
 #include "trellis/core/error.hpp"
@@ -17,15 +18,7 @@
 namespace trellis::align {
 namespace {
 
-SequenceSet set_of(const std::vector<std::string>& texts) {
-  SequenceSet set;
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    std::string id = "s";
-    id += std::to_string(i);
-    set.add(std::move(id), "", encode_protein(texts[i]));
-  }
-  return set;
-}
+using trellis::testing::set_of;
 
 Scoring blosum62() { return Scoring(builtin_matrix("BLOSUM62"), {11, 1}); }
 
@@ -187,23 +180,12 @@ TEST(Search, ValidatesOptions) {
 
 // Relatives of the queries with substitutions and indels, and unrelated
 // sequences, so that hits have gaps and many scores tie or are zero.
-constexpr std::string_view kLetters = "ACDEFGHIKLMNPQRSTVWYBZJUOX*";
+constexpr trellis::testing::MutationRates kRelative{4, 8, 25, 6};
 
-std::string random_letters(std::mt19937& random, std::size_t length) {
-  std::string text(length, 'A');
-  for (char& c : text) c = kLetters[random() % kLetters.size()];
-  return text;
-}
+using trellis::testing::random_letters;
 
 std::string relative_of(std::mt19937& random, const std::string& source) {
-  std::string text;
-  for (const char c : source) {
-    const unsigned roll = random() % 100;
-    if (roll < 4) continue;
-    if (roll < 8) text += random_letters(random, 1 + random() % 6);
-    text += roll < 25 ? kLetters[random() % kLetters.size()] : c;
-  }
-  return text;
+  return trellis::testing::relative_of(random, source, kRelative);
 }
 
 class SearchBackends : public ::testing::TestWithParam<Backend> {};
