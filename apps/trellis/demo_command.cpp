@@ -79,15 +79,13 @@ void add_demo_command(CLI::App& app, const GlobalOptions& globals) {
     const align::Scoring scoring(align::builtin_matrix("BLOSUM62"), {11, 1});
     align::SearchOptions search_options;
     search_options.top = 1;
-    // There is no cuda Smith-Waterman engine yet; the cpu engine runs instead, and says so.
-    search_options.backend = backend == Backend::cuda ? Backend::cpu : backend;
-    if (backend == Backend::cuda) fmt::print("\n(the search runs on cpu: the cuda engine is not written yet)\n");
+    search_options.backend = backend;
     SteadyTimer timer;
     const auto hits = align::search(queries, database, scoring, search_options);
     const double ms = timer.elapsed_ms();
     fmt::print("\nSmith-Waterman search, BLOSUM62 11/1: 10 queries against the mmseqs2 example database ({} "
-               "sequences, {} residues), best hit per query (BLAST tabular):\n\n",
-               database.size(), database.total_residues());
+               "sequences, {} residues) on the {} backend, best hit per query (BLAST tabular):\n\n",
+               database.size(), database.total_residues(), to_string(resolve(backend)));
     std::fflush(stdout);
     align::write_tabular(std::cout, hits, queries, database, align::standard_columns());
     std::cout.flush();

@@ -16,28 +16,39 @@ std::int32_t local_alignment_score(std::span<const Residue> query, std::span<con
   return reference::sw_score(query, subject, scoring);
 }
 
-namespace {
+struct SubjectScorer::State {
+  const SequenceSet& subjects;
+  Scoring scoring;
+  Backend backend;
+  std::unique_ptr<cuda::ResidentSubjects> device;  // cuda only
+};
 
-// The backend that scores a database. automatic would be cuda where a
-// device is usable, but that engine is not written yet, so it is cpu here.
-Backend database_backend(Backend requested) {
-  if (requested == Backend::automatic) return Backend::cpu;
-  return resolve(requested);  // cuda without a build or device says so first
+SubjectScorer::SubjectScorer(const SequenceSet& subjects, const Scoring& scoring, Backend backend)
+    : state_(std::make_unique<State>(State{subjects, scoring, resolve(backend), nullptr})) {
+  if (state_->backend == Backend::cuda) state_->device = std::make_unique<cuda::ResidentSubjects>(subjects, scoring);
 }
 
-}  // namespace
+SubjectScorer::~SubjectScorer() = default;
+SubjectScorer::SubjectScorer(SubjectScorer&&) noexcept = default;
+SubjectScorer& SubjectScorer::operator=(SubjectScorer&&) noexcept = default;
 
-std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
-                                                 const Scoring& scoring, Backend backend) {
-  std::vector<std::int32_t> scores(subjects.size());
-  switch (database_backend(backend)) {
-    case Backend::reference: reference::sw_scores(query, subjects, scoring, scores); break;
-    case Backend::cpu: cpu::sw_scores(query, subjects, scoring, scores); break;
-    case Backend::cuda:
-      throw BackendUnavailable("the cuda Smith-Waterman engine is not written yet; use the cpu or reference backend");
+Backend SubjectScorer::backend() const noexcept { return state_->backend; }
+
+std::vector<std::int32_t> SubjectScorer::scores(std::span<const Residue> query) {
+  const State& state = *state_;
+  std::vector<std::int32_t> scores(state.subjects.size());
+  switch (state.backend) {
+    case Backend::reference: reference::sw_scores(query, state.subjects, state.scoring, scores); break;
+    case Backend::cpu: cpu::sw_scores(query, state.subjects, state.scoring, scores); break;
+    case Backend::cuda: state.device->scores(query, scores); break;
     case Backend::automatic: throw Error("automatic was not resolved to a backend");  // unreachable
   }
   return scores;
+}
+
+std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
+                                                 const Scoring& scoring, Backend backend) {
+  return SubjectScorer(subjects, scoring, backend).scores(query);
 }
 
 Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring) {

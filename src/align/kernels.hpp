@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include "trellis/align/alignment.hpp"
 #include "trellis/align/scoring.hpp"
@@ -43,4 +46,42 @@ void sw_scores(std::span<const Residue> query, const SequenceSet& subjects, cons
                std::span<std::int32_t> scores);
 
 }  // namespace cpu
+
+namespace cuda {
+
+// The device kernel's lane groups (sw_kernel.cuh): `lanes` lanes score one
+// pair of subjects, each lane holding `rows_per_lane` query rows.
+struct KernelShape {
+  int lanes = 32;
+  int rows_per_lane = 8;
+  friend bool operator==(const KernelShape&, const KernelShape&) = default;
+};
+
+// Every shape the kernel is compiled for.
+std::span<const KernelShape> kernel_shapes();
+
+// Subjects resident in device memory, sorted by length and paired for the
+// 16-bit kernel, scored against one query at a time. Pairs whose 16-bit
+// score could have wrapped are rescored exactly in 32 bits. Keeps a
+// reference to `subjects` (the rescoring reads them), which must outlive it.
+class ResidentSubjects {
+ public:
+  ResidentSubjects(const SequenceSet& subjects, const Scoring& scoring);
+  ~ResidentSubjects();
+  ResidentSubjects(const ResidentSubjects&) = delete;
+  ResidentSubjects& operator=(const ResidentSubjects&) = delete;
+
+  // scores.size() == subjects.size(). `shape` forces a kernel shape (one of
+  // kernel_shapes(); tests run each); by default it is chosen from the
+  // query's length and the number of subjects. Throws UsageError as
+  // check_score_range does, before any work starts.
+  void scores(std::span<const Residue> query, std::span<std::int32_t> scores,
+              std::optional<KernelShape> shape = std::nullopt);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace cuda
 }  // namespace trellis::align

@@ -48,10 +48,11 @@ std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceS
   if (database.empty()) throw UsageError("the database holds no sequences");
   const std::optional<KarlinAltschul> parameters = gapped_parameters(scoring.matrix, scoring.gaps);
 
+  SubjectScorer scorer(database, scoring, options.backend);
   std::vector<std::vector<Hit>> hits(queries.size());
   for (std::size_t q = 0; q < queries.size(); ++q) {
     const std::span<const Residue> query = queries.residues(q);
-    const std::vector<std::int32_t> scores = local_alignment_scores(query, database, scoring, options.backend);
+    const std::vector<std::int32_t> scores = scorer.scores(query);
     // The E-value falls as the score rises, so the cutoff keeps a prefix of
     // the ranking: ranking the best `top` first and then cutting is the same
     // as cutting first.

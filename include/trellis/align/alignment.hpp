@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -61,13 +62,31 @@ std::int32_t local_alignment_score(std::span<const Residue> query, std::span<con
 
 // One query against every sequence of a set: scores[i] for subjects[i],
 // the same on every backend. reference: the scalar oracle, one thread; cpu:
-// striped SIMD on all OpenMP threads. There is no cuda engine yet: asking
-// for cuda throws BackendUnavailable, and automatic runs the cpu engine
-// even where a device is usable (a deliberate exception to
-// resolve(automatic) until the cuda engine exists). Throws UsageError as
-// local_alignment_score does.
+// striped SIMD on all OpenMP threads; cuda: the subjects in device memory,
+// pairs of them in the 16-bit lanes of Hopper's DPX instructions, rescored
+// in 32 bits where 16 could overflow. automatic is cuda where a device is
+// usable, else cpu. Throws UsageError as local_alignment_score does.
 std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
                                                  const Scoring& scoring, Backend backend = Backend::automatic);
+
+// Scores queries one after another against one set of subjects, keeping
+// what the backend prepared between them (on cuda the subjects stay in
+// device memory). Equal to local_alignment_scores for every query.
+// `subjects` must outlive the scorer.
+class SubjectScorer {
+ public:
+  SubjectScorer(const SequenceSet& subjects, const Scoring& scoring, Backend backend = Backend::automatic);
+  ~SubjectScorer();
+  SubjectScorer(SubjectScorer&&) noexcept;
+  SubjectScorer& operator=(SubjectScorer&&) noexcept;
+
+  Backend backend() const noexcept;
+  std::vector<std::int32_t> scores(std::span<const Residue> query);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // The best local alignment with its traceback (see the tie rules above).
 Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring);

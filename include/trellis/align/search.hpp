@@ -47,7 +47,7 @@ struct Hit {
 
 // hits[q] holds query q's hits in rank order (possibly none). Throws
 // UsageError for an empty database, invalid options, or sequences too long
-// for the engines (see alignment.hpp); BackendUnavailable for cuda.
+// for the engines (see alignment.hpp); BackendUnavailable when cuda is asked for and cannot run.
 std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceSet& database, const Scoring& scoring,
                                      const SearchOptions& options = {});
 

@@ -1,0 +1,60 @@
+// The compiled shapes of the Smith-Waterman kernel and their launches.
+#include <algorithm>
+#include <array>
+
+#include "sw_kernel.cuh"
+#include "trellis/core/cuda_check.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::align::cuda {
+namespace detail {
+namespace {
+
+using Launch = void (*)(const KernelParams&, unsigned blocks);
+
+template <int G, int R, class Lanes>
+void launch(const KernelParams& params, unsigned blocks) {
+  TRELLIS_LAUNCH((sw_scores_kernel<G, R, Lanes>), blocks, kBlockThreads, 0, nullptr, params);
+}
+
+struct CompiledShape {
+  KernelShape shape;
+  Launch packed;
+};
+
+template <int G, int R>
+constexpr CompiledShape compiled() {
+  return {{G, R}, &launch<G, R, PackedPairs>};
+}
+
+// Short queries want short groups (less padding, more pairs in flight); long
+// ones want many rows per pass (fewer passes over the boundary row).
+constexpr std::array kCompiled = {
+    compiled<8, 4>(),  compiled<8, 8>(),  compiled<16, 4>(),  compiled<16, 8>(),  compiled<16, 12>(),
+    compiled<32, 4>(), compiled<32, 8>(), compiled<32, 12>(), compiled<32, 16>(), compiled<32, 20>(),
+};
+
+const std::array<KernelShape, kCompiled.size()> kShapes = [] {
+  std::array<KernelShape, kCompiled.size()> shapes{};
+  for (std::size_t i = 0; i < shapes.size(); ++i) shapes[i] = kCompiled[i].shape;
+  return shapes;
+}();
+
+}  // namespace
+
+void launch_packed(KernelShape shape, const KernelParams& params, unsigned blocks) {
+  const auto found =
+      std::find_if(kCompiled.begin(), kCompiled.end(), [&](const CompiledShape& c) { return c.shape == shape; });
+  if (found == kCompiled.end()) throw UsageError("the cuda Smith-Waterman kernel is not compiled for that shape");
+  found->packed(params, blocks);
+}
+
+void launch_exact(const KernelParams& params, unsigned blocks) {
+  launch<kExactShape.lanes, kExactShape.rows_per_lane, Exact32>(params, blocks);
+}
+
+}  // namespace detail
+
+std::span<const KernelShape> kernel_shapes() { return detail::kShapes; }
+
+}  // namespace trellis::align::cuda

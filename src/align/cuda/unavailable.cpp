@@ -1,0 +1,21 @@
+// The cuda Smith-Waterman engine in a build without CUDA.
+#include "../kernels.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::align::cuda {
+
+struct ResidentSubjects::State {};
+
+std::span<const KernelShape> kernel_shapes() { return {}; }
+
+ResidentSubjects::ResidentSubjects(const SequenceSet&, const Scoring&) {
+  throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
+}
+
+ResidentSubjects::~ResidentSubjects() = default;
+
+void ResidentSubjects::scores(std::span<const Residue>, std::span<std::int32_t>, std::optional<KernelShape>) {
+  throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
+}
+
+}  // namespace trellis::align::cuda

@@ -1,0 +1,201 @@
+// The cuda engine against the reference, in every compiled kernel shape and
+// in the shape it picks itself: random sets over many matrices and gap
+// pairs (including penalties the 16-bit lanes clamp), lengths around the
+// lane and pass sizes, empty and one-residue sequences, all-X, scores past
+// 16 bits (the 32-bit rescoring), queries of several passes, odd subject
+// counts, and one resident database serving many queries. Skipped without a
+// device.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "align/kernels.hpp"
+#include "support/backends.hpp"
+#include "support/random_proteins.hpp"
+#include "support/scorings_under_test.hpp"
+#include "trellis/align/alignment.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::align {
+namespace {
+
+using cuda::KernelShape;
+using trellis::testing::random_letters;
+using trellis::testing::scorings_under_test;
+using trellis::testing::set_of;
+
+constexpr trellis::testing::MutationRates kRelative{3, 6, 20, 8};
+
+std::string relative_of(std::mt19937& random, const std::string& source) {
+  return trellis::testing::relative_of(random, source, kRelative);
+}
+
+std::vector<std::int32_t> reference_scores(std::span<const Residue> query, const SequenceSet& subjects,
+                                           const Scoring& scoring) {
+  std::vector<std::int32_t> scores(subjects.size());
+  reference::sw_scores(query, subjects, scoring, scores);
+  return scores;
+}
+
+// Every compiled shape, then the engine's own choice (nullopt).
+std::vector<std::optional<KernelShape>> shapes_under_test() {
+  std::vector<std::optional<KernelShape>> shapes(cuda::kernel_shapes().begin(), cuda::kernel_shapes().end());
+  shapes.push_back(std::nullopt);
+  return shapes;
+}
+
+std::string shape_name(const std::optional<KernelShape>& shape) {
+  return shape ? std::to_string(shape->lanes) + " lanes x " + std::to_string(shape->rows_per_lane) + " rows"
+               : std::string("chosen shape");
+}
+
+std::vector<std::int32_t> cuda_scores(cuda::ResidentSubjects& resident, std::span<const Residue> query,
+                                      std::size_t count, std::optional<KernelShape> shape) {
+  std::vector<std::int32_t> scores(count, -7);
+  resident.scores(query, scores, shape);
+  return scores;
+}
+
+// Scores `queries` against `texts` under `scoring` in every shape and
+// compares each with the reference.
+void expect_equivalent(const std::vector<std::string>& query_texts, const std::vector<std::string>& texts,
+                       const Scoring& scoring) {
+  const SequenceSet subjects = set_of(texts);
+  cuda::ResidentSubjects resident(subjects, scoring);
+  for (const std::string& query_text : query_texts) {
+    const std::vector<Residue> query = encode_protein(query_text);
+    const std::vector<std::int32_t> expected = reference_scores(query, subjects, scoring);
+    for (const auto& shape : shapes_under_test()) {
+      EXPECT_EQ(cuda_scores(resident, query, subjects.size(), shape), expected)
+          << shape_name(shape) << ", " << scoring.matrix.name() << " " << scoring.gaps.open << "/"
+          << scoring.gaps.extend << ", query length " << query.size();
+    }
+  }
+}
+
+TEST(CudaEngine, RandomSetsAreEquivalentToRef) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  std::mt19937 random(2024);
+  for (const Scoring& scoring : scorings_under_test()) {
+    const std::string query_text = random_letters(random, random() % 1001);
+    std::vector<std::string> texts;
+    for (int k = 0; k < 25; ++k) {
+      texts.push_back(random() % 3 == 0 ? relative_of(random, query_text) : random_letters(random, random() % 1001));
+    }
+    expect_equivalent({query_text, random_letters(random, random() % 300)}, texts, scoring);
+  }
+}
+
+TEST(CudaEngine, LengthsAroundLaneAndPassSizesAreEquivalentToRef) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  std::mt19937 random(5);
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  std::vector<std::string> texts;
+  for (std::size_t length = 0; length <= 70; ++length) texts.push_back(random_letters(random, length));
+  std::vector<std::string> queries;
+  for (const std::size_t length : {1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255,
+                                   256, 257, 383, 384, 385, 511, 512, 513, 639, 640, 641, 1281}) {
+    queries.push_back(random_letters(random, length));
+  }
+  expect_equivalent(queries, texts, scoring);
+}
+
+TEST(CudaEngine, EmptyQueryAndEmptySubjectsScoreZero) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  const SequenceSet subjects = set_of({"", "W", "", "MKVLAAGIW", ""});
+  cuda::ResidentSubjects resident(subjects, scoring);
+  EXPECT_EQ(cuda_scores(resident, {}, subjects.size(), std::nullopt), std::vector<std::int32_t>(5, 0));
+  const std::vector<Residue> query = encode_protein("MKVLAAGIW");
+  for (const auto& shape : shapes_under_test()) {
+    EXPECT_EQ(cuda_scores(resident, query, subjects.size(), shape), (std::vector<std::int32_t>{0, 11, 0, 47, 0}))
+        << shape_name(shape);
+  }
+  const SequenceSet all_empty = set_of({"", ""});
+  cuda::ResidentSubjects empty_resident(all_empty, scoring);
+  EXPECT_EQ(cuda_scores(empty_resident, query, 2, std::nullopt), std::vector<std::int32_t>(2, 0));
+  const SequenceSet none;
+  cuda::ResidentSubjects no_subjects(none, scoring);
+  EXPECT_TRUE(cuda_scores(no_subjects, query, 0, std::nullopt).empty());
+}
+
+TEST(CudaEngine, OneResidueAndAllXAreEquivalentToRef) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  expect_equivalent({"W", "X", "*", "C", std::string(37, 'X'), std::string(700, 'X')},
+                    {"W", "A", "X", "*", std::string(300, 'X'), std::string(1000, 'X'), "XXXXWXXXX", "C"}, scoring);
+}
+
+TEST(CudaEngine, ScoresPast16BitsAreRescoredExactly) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  // W/W scores 11 under BLOSUM62: 2,979 residues pass 32,767. Pairs mix a
+  // subject that overflows with one that does not.
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  std::vector<std::string> texts;
+  for (const std::size_t length : {23, 2978, 2979, 3000, 5000, 2977, 30}) texts.emplace_back(length, 'W');
+  const SequenceSet subjects = set_of(texts);
+  cuda::ResidentSubjects resident(subjects, scoring);
+  const std::vector<Residue> query = encode_protein(std::string(5000, 'W'));
+  for (const auto& shape : shapes_under_test()) {
+    EXPECT_EQ(cuda_scores(resident, query, subjects.size(), shape),
+              (std::vector<std::int32_t>{253, 32758, 32769, 33000, 55000, 32747, 330}))
+        << shape_name(shape);
+  }
+}
+
+TEST(CudaEngine, LongQueryAgainstShortSubjectsAndTheReverse) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  std::mt19937 random(11);
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  const std::string long_text = random_letters(random, 6000);
+  std::vector<std::string> short_texts;
+  for (int k = 0; k < 31; ++k) {
+    const std::size_t start = random() % 5800;
+    short_texts.push_back(k % 2 == 0 ? relative_of(random, long_text.substr(start, random() % 200))
+                                     : random_letters(random, random() % 200));
+  }
+  expect_equivalent({long_text}, short_texts, scoring);
+  expect_equivalent({short_texts[0], short_texts[1], short_texts[4]},
+                    {long_text, relative_of(random, long_text), random_letters(random, 7000)}, scoring);
+}
+
+TEST(CudaEngine, OneResidentDatabaseServesManyQueries) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  std::mt19937 random(99);
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  std::vector<std::string> texts;
+  for (int k = 0; k < 301; ++k) texts.push_back(random_letters(random, random() % 700));
+  const SequenceSet subjects = set_of(texts);
+  SubjectScorer scorer(subjects, scoring, Backend::cuda);
+  EXPECT_EQ(scorer.backend(), Backend::cuda);
+  for (int q = 0; q < 12; ++q) {
+    std::string query_text = q % 3 == 0 ? relative_of(random, texts[random() % texts.size()])
+                                        : random_letters(random, 1 + random() % 2500);
+    const std::vector<Residue> query = encode_protein(query_text);
+    EXPECT_EQ(scorer.scores(query), reference_scores(query, subjects, scoring)) << "query " << q;
+  }
+}
+
+TEST(CudaEngine, RejectsScoresThatCouldLeave32BitsAndUnknownShapes) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  ScoringMatrix::Scores scores{};
+  scores.fill(-1);
+  for (int r = 0; r < kAlphabetSize; ++r) scores[static_cast<std::size_t>(r * kAlphabetSize + r)] = 1000;
+  const Scoring heavy(ScoringMatrix("heavy", scores, false), {11, 1});
+  SequenceSet subjects;
+  subjects.add("short", "", encode_protein("ACD"));
+  subjects.add("long", "", std::vector<Residue>(1'100'000, 0));
+  cuda::ResidentSubjects resident(subjects, heavy);
+  const std::vector<Residue> query(1'100'000, 0);
+  std::vector<std::int32_t> out(subjects.size());
+  EXPECT_THROW(resident.scores(query, out), UsageError);
+  EXPECT_THROW(resident.scores(encode_protein("ACD"), out, KernelShape{7, 3}), UsageError);
+  std::vector<std::int32_t> too_few(1);
+  EXPECT_THROW(resident.scores(encode_protein("ACD"), too_few), UsageError);
+}
+
+}  // namespace
+}  // namespace trellis::align
