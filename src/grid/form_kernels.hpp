@@ -72,10 +72,64 @@ struct SeparableForm {
   const std::uint8_t* flags = nullptr;  // kConstrainedNode | kNearConstrainedNode per node
 };
 
+// A separable form with constant coefficients whose 1-D tables (and the
+// mesh's half spacings) are the same, bit for bit in T, at every interior
+// index of every axis, constrained exactly on the boundary nodes: Poisson
+// on an equally spaced mesh, optionally with a constant reaction. Every
+// unconstrained row is then interior along every axis, so a row needs only
+// its indices, these few weights and its 2 * Dim + 1 x values. The weights
+// are the tables' own entries in T, so the sums below are separable_row's
+// arithmetic, operation for operation.
+template <typename T>
+struct UniformConstantForm {
+  bool usable = false;
+  T weight[3][3] = {};  // per axis: the stencil at offsets -1, 0, +1
+  T others[3] = {};     // per axis: the product of the other axes' interior half spacings
+};
+
+// The sum separable_row forms for an unconstrained row (every axis at Reach
+// 1, no coefficients): below[a] and above[a] are x at the row's neighbours
+// along a, already zero where a symmetrised form drops a constrained column.
+template <typename T, int Dim>
+TRELLIS_HOST_DEVICE inline T uniform_interior_row(const UniformConstantForm<T>& form, T x_row, const T (&below)[3],
+                                                  const T (&above)[3]) {
+  T sum = 0;
+TRELLIS_UNROLL
+  for (int a = 0; a < Dim; ++a) {
+    T acc = 0;
+    acc += form.weight[a][0] * below[a];
+    acc += form.weight[a][1] * x_row;
+    acc += form.weight[a][2] * above[a];
+    sum += form.others[a] * acc;
+  }
+  return sum;
+}
+
+// Row `row` (multi-index r) of y = A x for a uniform constant form: x itself
+// on the boundary (the constrained nodes), else the interior sum, a
+// neighbour on the boundary read as zero when symmetrised.
+template <typename T, int Dim>
+TRELLIS_HOST_DEVICE inline T uniform_row(const UniformConstantForm<T>& form, const MeshView<T>& mesh, bool symmetrized,
+                                         const std::int32_t* r, std::int32_t row, const T* x) {
+  bool boundary = false;
+TRELLIS_UNROLL
+  for (int a = 0; a < Dim; ++a) boundary = boundary || r[a] == 0 || r[a] == mesh.extent[a] - 1;
+  if (boundary) return x[row];
+  T below[3] = {T(0), T(0), T(0)};
+  T above[3] = {T(0), T(0), T(0)};
+TRELLIS_UNROLL
+  for (int a = 0; a < Dim; ++a) {
+    below[a] = symmetrized && r[a] == 1 ? T(0) : x[row - mesh.stride[a]];
+    above[a] = symmetrized && r[a] == mesh.extent[a] - 2 ? T(0) : x[row + mesh.stride[a]];
+  }
+  return uniform_interior_row<T, Dim>(form, x[row], below, above);
+}
+
 // The form's terms and constraints as the matrix-free apply reads them.
 template <typename T>
 struct FormView {
   SeparableForm<T> separable;  // filled where the form is separable and the tables are on hand
+  UniformConstantForm<T> uniform;  // usable where the separable form qualifies (see above)
   MeshView<T> mesh;
   TermCode terms[kMaxTerms];
   std::int32_t term_count = 0;

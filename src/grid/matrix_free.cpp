@@ -37,6 +37,8 @@ struct MatrixFreeOperator<T>::State {
   std::vector<std::uint8_t> host_flags;
   detail::SeparableForm<T> host_separable;
   mutable DeviceArray<std::uint8_t> device_flags;
+  // The weights of a uniform constant stencil (the fastest path), unusable otherwise.
+  detail::UniformConstantForm<T> uniform;
 
   State(const Mesh& m, const BilinearForm& form, const std::vector<Marker>& dirichlet, AssemblyOptions options)
       : mesh(m),
@@ -54,6 +56,7 @@ struct MatrixFreeOperator<T>::State {
       host_tables.emplace_back(table.begin(), table.end());
       return static_cast<const T*>(host_tables.back().data());
     });
+    uniform = detail::uniform_constant_form(host_arrays.view, host_separable, constrained);
   }
 
   // Points program's tables at copies made by store(table).
@@ -84,6 +87,7 @@ struct MatrixFreeOperator<T>::State {
     form.symmetrized = symmetrize;
     form.coefficients = coefficients;
     form.separable = mask == constrained.data() ? host_separable : device_separable;
+    form.uniform = uniform;
     return form;
   }
 
@@ -136,6 +140,9 @@ const std::vector<std::uint8_t>& MatrixFreeOperator<T>::constrained() const noex
 
 template <typename T>
 bool MatrixFreeOperator<T>::separable() const noexcept { return state_->separable.has_value(); }
+
+template <typename T>
+bool MatrixFreeOperator<T>::uses_uniform_constant_path() const noexcept { return state_->uniform.usable; }
 
 template <typename T>
 void MatrixFreeOperator<T>::apply(const Coefficients<T>& coefficients, std::span<const T> x, std::span<T> y,

@@ -54,7 +54,8 @@ Mesh1D Mesh1D::uniform(double a, double b, std::int32_t cells) {
   std::vector<double> points(static_cast<std::size_t>(cells) + 1);
   for (std::int32_t i = 0; i < cells; ++i) points[static_cast<std::size_t>(i)] = a + (b - a) * i / cells;
   points.back() = b;  // exactly, whatever the rounding above
-  return from_points(std::move(points));
+  validate_points(points);
+  return Mesh1D(std::move(points), (b - a) / cells);
 }
 
 Mesh1D Mesh1D::from_points(std::vector<double> points) {
@@ -114,12 +115,14 @@ Mesh1D Mesh1D::refined() const {
     fine.push_back(0.5 * (points_[i] + points_[i + 1]));
   }
   fine.push_back(points_.back());
-  return from_points(std::move(fine));  // a cell one ulp wide cannot be halved
+  validate_points(fine);  // a cell one ulp wide cannot be halved
+  return Mesh1D(std::move(fine), 0.5 * uniform_spacing_);  // halving is exact
 }
 
 double Mesh1D::spacing(std::int32_t i) const {
   const std::int32_t n = cells();
   if (i < 0 || i > n + 1) throw UsageError(fmt::format("spacing index {} is outside 0..{}", i, n + 1));
+  if (is_uniform()) return uniform_spacing_;
   const std::int32_t cell = std::clamp(i, 1, n);  // h_0 := h_1, h_{N+1} := h_N
   return point(cell) - point(cell - 1);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace trellis::grid::detail {
 namespace {
@@ -22,7 +23,87 @@ int term_axis(const TermCode& term) {
   return axis < 0 ? 0 : axis;
 }
 
+// True when values[first..last] all have the bits of values[first].
+template <typename T>
+bool same_bits(const T* values, std::int32_t first, std::int32_t last) {
+  for (std::int32_t i = first + 1; i <= last; ++i) {
+    if (std::memcmp(&values[i], &values[first], sizeof(T)) != 0) return false;
+  }
+  return true;
+}
+
+// True when constrained marks exactly the nodes with an index 0 or
+// extent - 1 along some axis of the mesh.
+template <typename T>
+bool constrained_on_boundary_only(const MeshView<T>& mesh, const std::vector<std::uint8_t>& constrained) {
+  const std::int32_t nx = mesh.extent[0], ny = mesh.extent[1], nz = mesh.extent[2];
+  bool exact = true;
+#pragma omp parallel for schedule(static) reduction(&& : exact)
+  for (std::int32_t k = 0; k < nz; ++k) {
+    const bool k_edge = mesh.dim >= 3 && (k == 0 || k == nz - 1);
+    for (std::int32_t j = 0; j < ny && exact; ++j) {
+      const bool j_edge = k_edge || (mesh.dim >= 2 && (j == 0 || j == ny - 1));
+      const std::size_t first = static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) +
+                                static_cast<std::size_t>(k) * static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
+      for (std::int32_t i = 0; i < nx; ++i) {
+        const bool boundary = j_edge || i == 0 || i == nx - 1;
+        if ((constrained[first + static_cast<std::size_t>(i)] != 0) != boundary) {
+          exact = false;
+          break;
+        }
+      }
+    }
+  }
+  return exact;
+}
+
 }  // namespace
+
+template <typename T>
+UniformConstantForm<T> uniform_constant_form(const MeshView<T>& mesh, const SeparableForm<T>& program,
+                                             const std::vector<std::uint8_t>& constrained) {
+  UniformConstantForm<T> form;
+  if (!program.usable) return form;
+  if (mesh.stride[0] != 1 || mesh.stride[1] != mesh.extent[0] || mesh.stride[2] != mesh.extent[0] * mesh.extent[1]) {
+    return form;
+  }
+  if (constrained.size() != static_cast<std::size_t>(mesh.extent[0]) * static_cast<std::size_t>(mesh.extent[1]) *
+                                static_cast<std::size_t>(mesh.extent[2])) {
+    return form;
+  }
+  bool interior = true;  // some node is unconstrained
+  for (int a = 0; a < mesh.dim; ++a) {
+    const AxisProgram<T>& axis = program.axis[a];
+    if (axis.reach > 1 || axis.coefficient_terms > 0 || axis.constant_table == nullptr) return form;
+    interior = interior && mesh.extent[a] >= 3;
+  }
+  if (!constrained_on_boundary_only(mesh, constrained)) return form;
+  if (interior) {
+    for (int a = 0; a < mesh.dim; ++a) {
+      const std::int32_t n = mesh.extent[a];
+      if (!same_bits(mesh.hhalf[a], 1, n - 2)) return form;
+      for (int o = 0; o < 3; ++o) {
+        // Offsets -1, 0, +1 are rows 1, 2, 3 of the offset-major table.
+        const T* entries = program.axis[a].constant_table + static_cast<std::size_t>(o + 1) * static_cast<std::size_t>(n);
+        if (!same_bits(entries, 1, n - 2)) return form;
+        form.weight[a][o] = entries[1];
+      }
+    }
+    // separable_row's product, factor by factor, so the bits match.
+    for (int a = 0; a < mesh.dim; ++a) {
+      T others = T(1);
+      for (int b = 0; b < 3; ++b) others *= b == a || b >= mesh.dim ? T(1) : mesh.hhalf[b][1];
+      form.others[a] = others;
+    }
+  }
+  form.usable = true;
+  return form;
+}
+
+template UniformConstantForm<float> uniform_constant_form(const MeshView<float>&, const SeparableForm<float>&,
+                                                          const std::vector<std::uint8_t>&);
+template UniformConstantForm<double> uniform_constant_form(const MeshView<double>&, const SeparableForm<double>&,
+                                                           const std::vector<std::uint8_t>&);
 
 std::optional<std::array<AxisTables, 3>> separable_tables(const HostMeshArrays<double>& arrays,
                                                           const std::vector<TermCode>& terms) {

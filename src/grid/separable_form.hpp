@@ -32,4 +32,16 @@ std::optional<std::array<AxisTables, 3>> separable_tables(const HostMeshArrays<d
 std::vector<std::uint8_t> separable_flags(const MeshView<double>& mesh, const std::array<AxisTables, 3>& tables,
                                           const std::vector<std::uint8_t>& constrained);
 
+// The form's uniform constant stencil (form_kernels.hpp) when program (its
+// tables in T) has no coefficient terms and reaches at most one node along
+// each axis, the tables and the half spacings are bitwise the same at every
+// interior index, the node numbering is x fastest, and constrained marks
+// exactly the boundary nodes; usable is false otherwise. Bitwise, not by
+// mesh kind: an equally spaced mesh whose points are rounded (0..1 in 255
+// cells) has spacings a few ulps apart, and constant weights there would
+// not be the assembled matrix's.
+template <typename T>
+UniformConstantForm<T> uniform_constant_form(const MeshView<T>& mesh, const SeparableForm<T>& program,
+                                             const std::vector<std::uint8_t>& constrained);
+
 }  // namespace trellis::grid::detail

@@ -35,6 +35,21 @@ TEST(Mesh1D, UniformHasEqualCellsAndExactEnds) {
   EXPECT_NEAR(m.max_spacing(), 0.5, 1e-15);
 }
 
+TEST(Mesh1D, UniformMeshesHaveOneSpacingBitForBit) {
+  // On [0, 1] with 255 cells the points' differences scatter over a few ulps;
+  // the spacing is (b - a) / N for every i, also after refinement.
+  const Mesh1D m = Mesh1D::uniform(0.0, 1.0, 255);
+  EXPECT_TRUE(m.is_uniform());
+  for (std::int32_t i = 0; i <= m.cells() + 1; ++i) EXPECT_EQ(m.spacing(i), 1.0 / 255) << i;
+  const Mesh1D fine = m.refined();
+  EXPECT_TRUE(fine.is_uniform());
+  for (std::int32_t i = 0; i <= fine.cells() + 1; ++i) EXPECT_EQ(fine.spacing(i), 0.5 / 255) << i;
+  EXPECT_TRUE(Mesh1D::graded(0.0, 1.0, 7, 1.0).is_uniform());
+  EXPECT_FALSE(Mesh1D::from_points(m.points()).is_uniform());
+  EXPECT_FALSE(Mesh1D::random(0.0, 1.0, 8, 3).is_uniform());
+  EXPECT_FALSE(Mesh1D::graded(0.0, 1.0, 7, 1.1).is_uniform());
+}
+
 TEST(Mesh1D, SpacingConventionsAtTheEnds) {
   const Mesh1D m = Mesh1D::from_points({0.0, 1.0, 3.0, 6.0});
   EXPECT_EQ(m.spacings(), (std::vector<double>{1, 1, 2, 3, 3}));  // h_0 := h_1, h_4 := h_3

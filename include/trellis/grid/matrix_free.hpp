@@ -35,6 +35,13 @@ class MatrixFreeOperator {
   // atom: cpu and cuda then apply from 1-D stencil tables (the fast path);
   // otherwise they evaluate the terms row by row like the reference.
   bool separable() const noexcept;
+  // True when the form is separable with constant coefficients, its stencil
+  // is bitwise the same at every interior node (equal spacings along each
+  // axis, e.g. Poisson plus a constant reaction) and the constraints are
+  // exactly the boundary nodes: cpu and cuda then apply the stencil with
+  // its few weights held as constants, reading no tables and no per-node
+  // flags, with the same results as the table path.
+  bool uses_uniform_constant_path() const noexcept;
 
   // Host data on any backend (cuda uploads and downloads).
   void apply(const Coefficients<T>& coefficients, std::span<const T> x, std::span<T> y, Backend backend) const;

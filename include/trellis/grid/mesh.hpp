@@ -9,6 +9,9 @@
 //   hhalf_i  = length of node i's control volume [x_{i-1/2}, x_{i+1/2}]
 //              clipped to [x_0, x_N]: (h_i + h_{i+1}) / 2 inside,
 //              h_1 / 2 at i = 0 and h_N / 2 at i = N.
+// A uniform mesh (Mesh1D::uniform, its refinements, graded with ratio 1) has
+// one spacing, h = (b - a) / N, for every i: its points are rounded, and
+// their differences would scatter over a few ulps around h.
 #pragma once
 
 #include <array>
@@ -21,7 +24,7 @@ namespace trellis::grid {
 
 class Mesh1D {
  public:
-  // cells >= 1 equal cells on [a, b].
+  // cells >= 1 equal cells on [a, b], all of spacing (b - a) / cells.
   static Mesh1D uniform(double a, double b, std::int32_t cells);
   // The given points; throws UsageError when there are fewer than two, one is
   // not finite, or they are not strictly increasing (naming the first bad index).
@@ -51,11 +54,17 @@ class Mesh1D {
   std::vector<double> spacings() const;
   std::vector<double> half_spacings() const;
 
+  // True for meshes built uniform (see the conventions above).
+  bool is_uniform() const noexcept { return uniform_spacing_ > 0; }
+
   bool operator==(const Mesh1D& other) const = default;
 
  private:
-  explicit Mesh1D(std::vector<double> points) : points_(std::move(points)) {}
+  explicit Mesh1D(std::vector<double> points, double uniform_spacing = 0)
+      : points_(std::move(points)), uniform_spacing_(uniform_spacing) {}
   std::vector<double> points_;
+  double uniform_spacing_ = 0;  // > 0 for uniform meshes: every h_i
+
 };
 
 using Point = std::array<double, 3>;       // unused coordinates are 0

@@ -54,9 +54,33 @@ void apply_separable(const FormView<T>& form, const T* x, T* y) {
   }
 }
 
-// Separable forms read their 1-D tables (as cuda does); others go row by row.
+// The uniform constant stencil: the separable rows' arithmetic without
+// tables or flags.
+template <typename T, int Dim>
+void apply_uniform(const FormView<T>& form, const T* x, T* y) {
+  const detail::MeshView<T>& mesh = form.mesh;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (std::int32_t k = 0; k < mesh.extent[2]; ++k) {
+    for (std::int32_t j = 0; j < mesh.extent[1]; ++j) {
+      for (std::int32_t i = 0; i < mesh.extent[0]; ++i) {
+        const std::int32_t r[3] = {i, j, k};
+        const std::int32_t row = i + j * mesh.stride[1] + k * mesh.stride[2];
+        y[row] = detail::uniform_row<T, Dim>(form.uniform, mesh, form.symmetrized, r, row, x);
+      }
+    }
+  }
+}
+
+// Uniform constant forms apply their few weights, other separable forms
+// read their 1-D tables (as cuda does); others go row by row.
 template <typename T>
 void apply(const FormView<T>& form, const T* x, T* y) {
+  if (form.uniform.usable) {
+    if (form.mesh.dim == 1) apply_uniform<T, 1>(form, x, y);
+    else if (form.mesh.dim == 2) apply_uniform<T, 2>(form, x, y);
+    else apply_uniform<T, 3>(form, x, y);
+    return;
+  }
   if (form.separable.usable) {
     detail::with_separable_shape(form, [&]<int Dim, int Reach, bool WithCoefficients>() {
       apply_separable<T, Dim, Reach, WithCoefficients>(form, x, y);

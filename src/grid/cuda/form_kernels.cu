@@ -10,7 +10,11 @@
 // one axis, chains of at most one atom: every form of the examples) read
 // 1-D stencil tables tabulated on the host (form_kernels.hpp), so a row costs
 // its x neighbours, a few cached table entries and its coefficients; any
-// other form takes the generic kernel, the reference's loop per row.
+// other form takes the generic kernel, the reference's loop per row. A
+// separable form whose stencil is the same at every interior node, with
+// the boundary constrained (Poisson on an equally spaced mesh), skips the
+// tables and flags: its weights travel as kernel parameters and each thread
+// applies a short column of rows.
 #include <cstdint>
 
 #include "../form_kernels.hpp"
@@ -97,11 +101,108 @@ __global__ void separable_apply_kernel(FormView<T> form, const T* __restrict__ x
   y[row] = detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
 }
 
+// ---------------------------------------------------------------- uniform constant apply
+
+// Each thread takes Rows consecutive rows along y at one (i, k): their y
+// neighbours are one column of Rows + 2 values, loaded once. Every load is
+// issued before any sum, from addresses clamped into the mesh (a value
+// loaded at a clamped address is never used), so no load waits behind a
+// branch and a thread has all its bytes in flight at once. Warps run along
+// x, so each load and store is coalesced; x goes through the read-only path
+// and the weights are kernel parameters. Constrained rows (the boundary)
+// are found from the indices.
+constexpr int kUniformRows = 4;
+constexpr int kUniformThreadsX = 32;
+constexpr int kUniformThreadsY = 8;
+
+template <typename T, int Dim, int Rows>
+__global__ void __launch_bounds__(kUniformThreadsX * kUniformThreadsY)
+    uniform_constant_apply_kernel(detail::UniformConstantForm<T> form, detail::MeshView<T> mesh, bool symmetrized,
+                                  const T* __restrict__ x, T* __restrict__ y) {
+  const std::int32_t nx = mesh.extent[0], ny = mesh.extent[1], nz = mesh.extent[2];
+  const std::int32_t i = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
+  const std::int32_t j0 = static_cast<std::int32_t>(blockIdx.y * blockDim.y + threadIdx.y) * Rows;
+  const std::int32_t k = static_cast<std::int32_t>(blockIdx.z);
+  if (i >= nx || j0 >= ny) return;
+  const std::int32_t sy = mesh.stride[1], sz = mesh.stride[2];
+  const std::int32_t base = i + k * sz;
+  auto clamped_j = [ny](std::int32_t j) { return j < 0 ? 0 : (j >= ny ? ny - 1 : j); };
+  // x at j0 - 1 .. j0 + Rows along y.
+  T column[Rows + 2];
+TRELLIS_UNROLL
+  for (int t = 0; t < Rows + 2; ++t) column[t] = __ldg(x + base + clamped_j(j0 - 1 + t) * sy);
+  // The neighbours along x and z of each row.
+  const std::int32_t west = i > 0 ? 1 : 0, east = i < nx - 1 ? 1 : 0;
+  const std::int32_t down = k > 0 ? sz : 0, up = k < nz - 1 ? sz : 0;
+  T x_below[Rows], x_above[Rows], z_below[Rows], z_above[Rows];
+TRELLIS_UNROLL
+  for (int t = 0; t < Rows; ++t) {
+    const std::int32_t row = base + clamped_j(j0 + t) * sy;
+    x_below[t] = __ldg(x + row - west);
+    x_above[t] = __ldg(x + row + east);
+    if constexpr (Dim >= 3) {
+      z_below[t] = __ldg(x + row - down);
+      z_above[t] = __ldg(x + row + up);
+    }
+  }
+  const bool edge_xz = i == 0 || i == nx - 1 || (Dim >= 3 && (k == 0 || k == nz - 1));
+TRELLIS_UNROLL
+  for (int t = 0; t < Rows; ++t) {
+    const std::int32_t j = j0 + t;
+    if (j >= ny) break;
+    const std::int32_t row = base + j * sy;
+    if (edge_xz || (Dim >= 2 && (j == 0 || j == ny - 1))) {
+      y[row] = column[t + 1];
+      continue;
+    }
+    // A symmetrised form reads a constrained (boundary) neighbour as zero.
+    T below[3] = {T(0), T(0), T(0)};
+    T above[3] = {T(0), T(0), T(0)};
+    below[0] = symmetrized && i == 1 ? T(0) : x_below[t];
+    above[0] = symmetrized && i == nx - 2 ? T(0) : x_above[t];
+    if constexpr (Dim >= 2) {
+      below[1] = symmetrized && j == 1 ? T(0) : column[t];
+      above[1] = symmetrized && j == ny - 2 ? T(0) : column[t + 2];
+    }
+    if constexpr (Dim >= 3) {
+      below[2] = symmetrized && k == 1 ? T(0) : z_below[t];
+      above[2] = symmetrized && k == nz - 2 ? T(0) : z_above[t];
+    }
+    y[row] = detail::uniform_interior_row<T, Dim>(form, column[t + 1], below, above);
+  }
+}
+
+// False (nothing launched) when the mesh is too tall for the launch's grid.
+template <typename T>
+bool apply_uniform(const FormView<T>& view, const T* x, T* y, Stream stream) {
+  const detail::MeshView<T>& mesh = view.mesh;
+  const int rows = mesh.dim == 1 ? 1 : kUniformRows;
+  const dim3 block(mesh.dim == 1 ? kUniformThreadsX * kUniformThreadsY : kUniformThreadsX,
+                   mesh.dim == 1 ? 1 : kUniformThreadsY);
+  const std::int64_t columns = (static_cast<std::int64_t>(mesh.extent[1]) + rows - 1) / rows;
+  const std::int64_t grid_y = (columns + block.y - 1) / block.y;
+  if (grid_y > 65535 || mesh.extent[2] > 65535) return false;
+  const dim3 grid(static_cast<unsigned>((mesh.extent[0] + block.x - 1) / block.x), static_cast<unsigned>(grid_y),
+                  static_cast<unsigned>(mesh.extent[2]));
+  if (mesh.dim == 1) {
+    TRELLIS_LAUNCH((uniform_constant_apply_kernel<T, 1, 1>), grid, block, 0, stream, view.uniform, mesh,
+                   view.symmetrized, x, y);
+  } else if (mesh.dim == 2) {
+    TRELLIS_LAUNCH((uniform_constant_apply_kernel<T, 2, kUniformRows>), grid, block, 0, stream, view.uniform, mesh,
+                   view.symmetrized, x, y);
+  } else {
+    TRELLIS_LAUNCH((uniform_constant_apply_kernel<T, 3, kUniformRows>), grid, block, 0, stream, view.uniform, mesh,
+                   view.symmetrized, x, y);
+  }
+  return true;
+}
+
 template <typename T>
 void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   const detail::MeshView<T>& mesh = view.mesh;
   const std::int64_t nodes = static_cast<std::int64_t>(mesh.extent[0]) * mesh.extent[1] * mesh.extent[2];
   if (nodes == 0) return;
+  if (view.uniform.usable && apply_uniform(view, x, y, stream)) return;
   if (!view.separable.usable || mesh.extent[1] > 65535 || mesh.extent[2] > 65535) {
     TRELLIS_LAUNCH(generic_apply_kernel<T>, blocks_for(nodes), kThreads, 0, stream, view, x, y);
     return;
