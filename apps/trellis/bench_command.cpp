@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "align_benchmark.hpp"
 #include "commands.hpp"
 #include "grid_benchmark.hpp"
 #include "spmv_benchmark.hpp"
@@ -102,6 +106,61 @@ void run_grid(const GridCommand& command, const GlobalOptions& globals) {
   emit(text, command.output);
 }
 
+// Sequence ids such as UniProt's "tr|F7XRA1|F7XRA1_TREPU" hold the
+// Markdown column separator: escaped for the Markdown tables only.
+Table with_escaped_pipes(const Table& table) {
+  Table escaped(table.columns());
+  for (std::vector<Table::Cell> row : table.rows()) {
+    for (Table::Cell& cell : row) {
+      if (auto* text = std::get_if<std::string>(&cell)) {
+        std::string out;
+        for (const char c : *text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+        *text = std::move(out);
+      }
+    }
+    escaped.add_row(std::move(row));
+  }
+  return escaped;
+}
+
+struct AlignCommand {
+  bench::AlignBenchmarkOptions options;
+  std::string format = "markdown";
+  std::string output;
+};
+
+void run_align(const AlignCommand& command, const GlobalOptions& globals) {
+  bench::AlignBenchmarkOptions options = command.options;
+  options.quiet = globals.quiet;
+  options.backend = globals.requested_backend();
+  if (options.backend == Backend::reference) {
+    throw UsageError("bench align times the cpu or cuda engine beside parasail; use --backend auto, cpu or cuda");
+  }
+  const bench::AlignBenchmarkTables tables = bench::run_align_benchmark(options);
+  std::string text;
+  if (command.format == "json") {
+    nlohmann::json all{{"queries", nlohmann::json::parse(tables.queries.to_json())},
+                       {"databases", nlohmann::json::parse(tables.databases.to_json())},
+                       {"search", nlohmann::json::parse(tables.search.to_json())},
+                       {"whole_search", nlohmann::json::parse(tables.whole_search.to_json())},
+                       {"peak", nlohmann::json::parse(tables.peak.to_json())},
+                       {"notes", tables.notes}};
+    text = all.dump(2) + "\n";
+  } else {
+    text = "## Queries (nearest length in QUERY.fasta.gz; DB.fasta.gz where none is within 10%)\n\n" +
+           with_escaped_pipes(tables.queries).to_markdown() + "\n## Databases\n\n" + tables.databases.to_markdown() +
+           "\n## Search, one query at a time against the resident database\n\n" +
+           with_escaped_pipes(tables.search).to_markdown() +
+           "\n## One search() call per database, all queries\n\n" + tables.whole_search.to_markdown();
+    if (!tables.peak.rows().empty()) {
+      text += "\n## Peak: pseudo-databases of one sequence length\n\n" + tables.peak.to_markdown();
+    }
+    text += "\n## Notes\n\n";
+    for (const std::string& note : tables.notes) text += "- " + note + "\n";
+  }
+  emit(text, command.output);
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
@@ -172,6 +231,48 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       ->capture_default_str();
   grid_cmd->add_option("-o,--output", grid->output, "Write the tables to this file (whole or not at all)");
   grid_cmd->callback([grid, &globals] { run_grid(*grid, globals); });
+
+  auto align = std::make_shared<AlignCommand>();
+  CLI::App* align_cmd = bench->add_subcommand(
+      "align",
+      "Smith-Waterman protein database search (BLOSUM62, gaps 11/1) in GCUPS beside parasail on all host cores: "
+      "the first 750 / 5,000 / 20,000 sequences of the mmseqs2 example database and a shuffled database of real "
+      "sequences, queries of about 144 to 5,478 residues (whole search per query: scores, top-k, tracebacks), "
+      "and a peak table on pseudo-databases of one million sequences of one length. The engine is cuda where "
+      "usable, else cpu (--backend picks).");
+  align_cmd->add_option("--data", align->options.data_dir,
+                        "Folder with DB.fasta.gz and QUERY.fasta.gz (default: $TRELLIS_MMSEQS2_EXAMPLES, else "
+                        "/usr/share/doc/mmseqs2/example-data)");
+  align_cmd->add_option("--databases", align->options.database_sizes, "Sizes of the mmseqs2 databases (first N)")
+      ->delimiter(',')
+      ->capture_default_str();
+  align_cmd->add_option("--queries", align->options.query_lengths, "Target query lengths")
+      ->delimiter(',')
+      ->capture_default_str();
+  align_cmd->add_option("--shuffled-residues", align->options.shuffled_residues,
+                        "Residues of the shuffled database at least (0: none)")
+      ->capture_default_str();
+  align_cmd->add_option("--peak-count", align->options.peak_count, "Sequences per peak database (0: no peak table)")
+      ->capture_default_str();
+  align_cmd->add_option("--peak-length", align->options.peak_lengths, "Sequence lengths of the peak databases")
+      ->delimiter(',')
+      ->capture_default_str();
+  align_cmd->add_option("--peak-query-length", align->options.peak_query_length,
+                        "Query length for the peak table (0: as long as the subjects)")
+      ->capture_default_str();
+  align_cmd->add_option("--seed", align->options.seed, "Seed of the shuffled and random databases")
+      ->capture_default_str();
+  align_cmd->add_option("--repeats", align->options.repeats, "Timed engine runs per row after one warm-up")
+      ->capture_default_str();
+  align_cmd->add_option("--parasail-max-cells", align->options.parasail_max_cells,
+                        "Rows with more cells (query x database residues) skip parasail")
+      ->capture_default_str();
+  align_cmd->add_option("--top", align->options.top, "Hits ranked and traced back per query")->capture_default_str();
+  align_cmd->add_option("--format", align->format, "markdown or json")
+      ->check(CLI::IsMember({"markdown", "json"}))
+      ->capture_default_str();
+  align_cmd->add_option("-o,--output", align->output, "Write the tables to this file (whole or not at all)");
+  align_cmd->callback([align, &globals] { run_align(*align, globals); });
 }
 
 }  // namespace trellis::cli

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 
 #include <fmt/format.h>
@@ -46,9 +47,16 @@ std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceS
                                      const SearchOptions& options) {
   validate(options);
   if (database.empty()) throw UsageError("the database holds no sequences");
+  SubjectScorer scorer(database, scoring, options.backend);
+  return search(queries, database, scoring, scorer, options);
+}
+
+std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceSet& database, const Scoring& scoring,
+                                     SubjectScorer& scorer, const SearchOptions& options) {
+  validate(options);
+  if (database.empty()) throw UsageError("the database holds no sequences");
   const std::optional<KarlinAltschul> parameters = gapped_parameters(scoring.matrix, scoring.gaps);
 
-  SubjectScorer scorer(database, scoring, options.backend);
   std::vector<std::vector<Hit>> hits(queries.size());
   for (std::size_t q = 0; q < queries.size(); ++q) {
     const std::span<const Residue> query = queries.residues(q);
@@ -68,10 +76,30 @@ std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceS
         hit.evalue = e;
         hit.bit_score = bit_score(hit.score, *parameters);
       }
-      hit.alignment = local_alignment(query, database.residues(s), scoring);
       hits[q].push_back(std::move(hit));
     }
   }
+
+  // Tracebacks, each independent and on the host (a byte per cell), spread
+  // over the threads; the longest pairs first keep the threads even.
+  std::vector<Hit*> pending;
+  for (auto& query_hits : hits) {
+    for (Hit& hit : query_hits) pending.push_back(&hit);
+  }
+  const auto cells = [&](const Hit* hit) { return queries.length(hit->query) * database.length(hit->subject); };
+  std::stable_sort(pending.begin(), pending.end(), [&](const Hit* a, const Hit* b) { return cells(a) > cells(b); });
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    Hit& hit = *pending[i];
+    try {
+      hit.alignment = local_alignment(queries.residues(hit.query), database.residues(hit.subject), scoring);
+    } catch (...) {
+#pragma omp critical(search_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
   return hits;
 }
 

@@ -51,4 +51,10 @@ struct Hit {
 std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceSet& database, const Scoring& scoring,
                                      const SearchOptions& options = {});
 
+// The same with a scorer made for `database` and `scoring`, which keeps the
+// database prepared (on cuda: in device memory) from one call to the next;
+// options.backend is the scorer's.
+std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceSet& database, const Scoring& scoring,
+                                     SubjectScorer& scorer, const SearchOptions& options = {});
+
 }  // namespace trellis::align

@@ -26,20 +26,29 @@ std::int64_t padded_rows(std::int64_t query_length, KernelShape shape) {
   return std::max<std::int64_t>(1, (query_length + per_pass - 1) / per_pass) * per_pass;
 }
 
-// Threads the device keeps resident (2,048 per multiprocessor on sm_80 and
-// later).
-int device_threads() { return current_device().multiprocessors * 2048; }
-
-// The shape with the least estimated time: lane-steps of work (padded rows
-// times columns plus the wavefront's fill and drain), stretched when the
-// pairs cannot fill the device.
-KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, double mean_columns, int threads) {
+// The shape with the least estimated time, in units of one lane's work on
+// one row of one column. A lane's step costs its rows plus about five rows'
+// worth of shuffles and bookkeeping. Two bounds: the device's throughput
+// (every group's work spread over the lanes it keeps resident, about 1,024
+// a multiprocessor at these register counts), and the longest pair's own
+// passes, which one group runs alone at about twice the pace of a full
+// device. Fitted to H200 timings of every shape on the mmseqs2 example
+// database and a pseudo-database of 256-residue sequences, where it picks
+// the fastest shape or one within 1% of it.
+KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int64_t total_columns,
+                         std::int64_t longest, int multiprocessors) {
+  constexpr double kStepOverheadRows = 5;
+  constexpr double kAlonePace = 0.5;
+  const double resident_lanes = 1024.0 * multiprocessors;
   KernelShape chosen = kernel_shapes().front();
   double least = std::numeric_limits<double>::infinity();
   for (const KernelShape& shape : kernel_shapes()) {
-    const double work = static_cast<double>(padded_rows(query_length, shape)) * (mean_columns + shape.lanes - 1);
-    const double filled = std::min(1.0, static_cast<double>(pairs) * shape.lanes / threads);
-    const double estimate = work / filled;
+    const double passes = static_cast<double>(padded_rows(query_length, shape)) / (shape.lanes * shape.rows_per_lane);
+    const double step = shape.rows_per_lane + kStepOverheadRows;
+    const double steps = static_cast<double>(total_columns) + static_cast<double>(pairs) * (shape.lanes - 1);
+    const double throughput = passes * steps * shape.lanes * step / resident_lanes;
+    const double alone = kAlonePace * passes * (static_cast<double>(longest) + shape.lanes - 1) * step;
+    const double estimate = std::max(throughput, alone);
     if (estimate < least) {
       least = estimate;
       chosen = shape;
@@ -112,8 +121,7 @@ struct ResidentSubjects::State {
   std::vector<std::vector<std::size_t>> pairs;  // subject indices, longest pairs first
   DeviceEntries entries;
   std::int64_t longest = 0;
-  double mean_columns = 0;
-  int threads = 0;
+  int multiprocessors = 0;
   std::vector<std::int16_t> host_profile;
   DeviceArray<std::int16_t> profile;
 
@@ -122,11 +130,8 @@ struct ResidentSubjects::State {
         scoring(scoring_in),
         pairs(std::move(pairs_in)),
         entries(subjects, pairs, 2),
-        threads(device_threads()) {
-    if (!pairs.empty()) {
-      longest = subjects.length(pairs.front().front());
-      mean_columns = static_cast<double>(entries.columns) / static_cast<double>(pairs.size());
-    }
+        multiprocessors(current_device().multiprocessors) {
+    if (!pairs.empty()) longest = subjects.length(pairs.front().front());
   }
 
   // Uploads the profile for `rows` rows and returns the kernel parameters
@@ -201,8 +206,9 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
   // 16-bit pass. Penalties beyond 16383 are clamped so that E - extend
   // cannot wrap; a clamped gap could only open from an H above 16383, so the
   // overflow threshold drops to 16383 and such subjects are rescored.
-  const KernelShape shape =
-      requested.value_or(choose_shape(m, static_cast<std::int64_t>(state.pairs.size()), state.mean_columns, state.threads));
+  const KernelShape shape = requested.value_or(choose_shape(m, static_cast<std::int64_t>(state.pairs.size()),
+                                                            state.entries.columns, state.longest,
+                                                            state.multiprocessors));
   const std::int64_t rows = padded_rows(m, shape);
   KernelParams params = state.prepare(query, rows, shape);
   constexpr std::int32_t kClamp = 16383;

@@ -54,7 +54,9 @@ struct PackedPairs {
   }
   __device__ static Word add(Word a, Word b) { return __vadd2(a, b); }
   __device__ static Word max(Word a, Word b) { return __vmaxs2(a, b); }
-  __device__ static Word max3_relu(Word a, Word b, Word c) { return __vimax3_s16x2_relu(a, b, c); }
+  __device__ static Word max3(Word a, Word b, Word c) { return __vimax3_s16x2(a, b, c); }
+  // max(a + b, c, 0)
+  __device__ static Word add_max_relu(Word a, Word b, Word c) { return __viaddmax_s16x2_relu(a, b, c); }
   __device__ static Word add_max(Word a, Word b, Word c) { return __viaddmax_s16x2(a, b, c); }
   __device__ static void store(const KernelParams& p, std::int32_t entry, Word best) {
     const std::int32_t halves[2] = {static_cast<std::int16_t>(best & 0xFFFFu), static_cast<std::int16_t>(best >> 16)};
@@ -75,10 +77,137 @@ struct Exact32 {
   }
   __device__ static Word add(Word a, Word b) { return a + b; }
   __device__ static Word max(Word a, Word b) { return a > b ? a : b; }
-  __device__ static Word max3_relu(Word a, Word b, Word c) { return __vimax3_s32_relu(a, b, c); }
+  __device__ static Word max3(Word a, Word b, Word c) { return __vimax3_s32(a, b, c); }
+  __device__ static Word add_max_relu(Word a, Word b, Word c) { return __viaddmax_s32_relu(a, b, c); }
   __device__ static Word add_max(Word a, Word b, Word c) { return __viaddmax_s32(a, b, c); }
   __device__ static void store(const KernelParams& p, std::int32_t entry, Word best) { p.scores[entry] = best; }
 };
+
+// The group's state through one entry (one or two subjects).
+struct Entry {
+  std::int64_t first_column;
+  int columns;
+};
+
+// One pass over the entry's columns for the G * R rows whose profile is in
+// shared memory. kReadsTop: the rows above come from the previous pass (else
+// they are the matrix's zero row); kWritesBottom: the last row is kept for
+// the next pass.
+template <int G, int R, class Lanes, bool kReadsTop, bool kWritesBottom>
+__device__ __forceinline__ void sweep(const KernelParams& p, const uint2* __restrict__ profile, const Entry entry,
+                                      const int lane, const unsigned mask, typename Lanes::Word& best) {
+  using Word = typename Lanes::Word;
+  constexpr int kWordsPerResidue = G * R / 4;
+  auto* const boundary = reinterpret_cast<uint2*>(p.boundary) + entry.first_column;
+  const std::uint16_t* const residues = p.residues + entry.first_column;
+  const Word minus_extend = Lanes::splat(-p.extend);
+  const Word minus_open_extend = Lanes::splat(-p.open_extend);
+  const uint2* const lane_profile = profile + lane * (R / 4);
+
+  Word h_left[R];  // this lane's rows at the previous column
+  Word e[R];       // the horizontal gap entering the current column
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    h_left[r] = Lanes::splat(0);
+    e[r] = minus_open_extend;
+  }
+  Word last_h = Lanes::splat(0);            // H of this lane's last row at its current column
+  Word last_f = minus_open_extend;          // F entering the next lane's first row there
+  Word h_above_previous = Lanes::splat(0);  // H above the first row, one column back: the diagonal
+  unsigned residue_pair = kPadPair;
+  unsigned residue_chunk = kPadPair;
+  uint2 top_chunk = make_uint2(0u, static_cast<unsigned>(minus_open_extend));
+  uint2 bottom = make_uint2(0u, 0u);
+
+  const int steps = entry.columns + G - 1;
+  for (int t = 0; t < steps; ++t) {
+    const int column = t - lane;
+    const int in_chunk = t % G;
+    if (in_chunk == 0) {  // the group fetches lane 0's inputs for the next G columns together
+      const int c = t + lane;
+      residue_chunk = c < entry.columns ? residues[c] : kPadPair;
+      if constexpr (kReadsTop) {
+        if (c < entry.columns) top_chunk = boundary[c];
+      }
+    }
+    Word h_above = __shfl_up_sync(mask, last_h, 1, G);
+    Word f = __shfl_up_sync(mask, last_f, 1, G);
+    const unsigned passed_residue = __shfl_up_sync(mask, residue_pair, 1, G);
+    const unsigned chunk_residue = __shfl_sync(mask, residue_chunk, in_chunk, G);
+    Word top_h = Lanes::splat(0);
+    Word top_f = minus_open_extend;
+    if constexpr (kReadsTop) {
+      top_h = static_cast<Word>(__shfl_sync(mask, top_chunk.x, in_chunk, G));
+      top_f = static_cast<Word>(__shfl_sync(mask, top_chunk.y, in_chunk, G));
+    }
+    if (lane == 0) {
+      h_above = top_h;
+      f = top_f;
+    }
+    residue_pair = lane == 0 ? chunk_residue : passed_residue;
+
+    if (column >= 0 && column < entry.columns) {
+      const uint2* const profile_a = lane_profile + (residue_pair & 0xFFu) * kWordsPerResidue;
+      const uint2* const profile_b = lane_profile + (residue_pair >> 8) * kWordsPerResidue;
+      Word scores[R];
+      if constexpr (R % 8 == 0) {  // 128-bit loads: half the shared-memory requests
+#pragma unroll
+        for (int q = 0; q < R / 4; q += 2) {
+          const uint4 a = *reinterpret_cast<const uint4*>(profile_a + q);
+          const uint4 b = Lanes::kSubjectsPerEntry == 2 ? *reinterpret_cast<const uint4*>(profile_b + q) : a;
+          Lanes::rows_of(a.x, b.x, scores[4 * q], scores[4 * q + 1]);
+          Lanes::rows_of(a.y, b.y, scores[4 * q + 2], scores[4 * q + 3]);
+          Lanes::rows_of(a.z, b.z, scores[4 * q + 4], scores[4 * q + 5]);
+          Lanes::rows_of(a.w, b.w, scores[4 * q + 6], scores[4 * q + 7]);
+        }
+      } else {
+#pragma unroll
+        for (int q = 0; q < R / 4; ++q) {
+          const uint2 a = profile_a[q];
+          const uint2 b = Lanes::kSubjectsPerEntry == 2 ? profile_b[q] : a;
+          Lanes::rows_of(a.x, b.x, scores[4 * q], scores[4 * q + 1]);
+          Lanes::rows_of(a.y, b.y, scores[4 * q + 2], scores[4 * q + 3]);
+        }
+      }
+      // Everything but F first, from the previous column (no row waits on
+      // another), then F's chain down the rows; H overwrites the previous
+      // column in place.
+      Word t_rows[R];
+      t_rows[0] = Lanes::add_max_relu(h_above_previous, scores[0], e[0]);
+#pragma unroll
+      for (int r = 1; r < R; ++r) t_rows[r] = Lanes::add_max_relu(h_left[r - 1], scores[r], e[r]);
+      h_above_previous = h_above;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const Word h = Lanes::max(t_rows[r], f);
+        h_left[r] = h;
+        const Word h_open = Lanes::add(h, minus_open_extend);
+        e[r] = Lanes::add_max(e[r], minus_extend, h_open);
+        f = Lanes::add_max(f, minus_extend, h_open);
+      }
+      // The best H is a best t: an H equal to F is below the H its gap opened from.
+#pragma unroll
+      for (int r = 0; r + 1 < R; r += 2) best = Lanes::max3(best, t_rows[r], t_rows[r + 1]);
+      last_h = h_left[R - 1];
+      last_f = f;
+    }
+
+    if constexpr (kWritesBottom) {
+      // The last lane's row is the next pass's top: gather G columns of it
+      // across the group, then store them together.
+      const Word bottom_h = __shfl_sync(mask, last_h, G - 1, G);
+      const Word bottom_f = __shfl_sync(mask, last_f, G - 1, G);
+      const int written = t - (G - 1);
+      if (written >= 0) {
+        if (lane == written % G) bottom = make_uint2(static_cast<unsigned>(bottom_h), static_cast<unsigned>(bottom_f));
+        if (written % G == G - 1 || written == entry.columns - 1) {
+          const int c = written - written % G + lane;
+          if (c <= written) boundary[c] = bottom;
+        }
+      }
+    }
+  }
+}
 
 // The shared profile: kProfileResidues rows of G * R scores, as 64-bit words
 // of four consecutive query rows.
@@ -88,20 +217,19 @@ __global__ void __launch_bounds__(kBlockThreads) sw_scores_kernel(const KernelPa
   using Word = typename Lanes::Word;
   constexpr int kRowsPerPass = G * R;
   constexpr int kWordsPerResidue = kRowsPerPass / 4;
-  __shared__ uint2 profile[kProfileResidues * kWordsPerResidue];
+  __shared__ __align__(16) uint2 profile[kProfileResidues * kWordsPerResidue];
 
   const int lane = static_cast<int>(threadIdx.x) % G;
   const unsigned mask = G == 32 ? 0xFFFFFFFFu : ((1u << G) - 1u) << (static_cast<int>(threadIdx.x) % 32 / G * G);
-  const std::int32_t entry = static_cast<std::int32_t>((blockIdx.x * blockDim.x + threadIdx.x) / G);
-  const bool has_entry = entry < p.entries;
-  auto* const boundary = reinterpret_cast<uint2*>(p.boundary);
-  const std::int64_t first_column = has_entry ? p.column_offsets[entry] : 0;
-  const int columns = has_entry ? static_cast<int>(p.column_offsets[entry + 1] - first_column) : 0;
+  const std::int32_t entry_index = static_cast<std::int32_t>((blockIdx.x * blockDim.x + threadIdx.x) / G);
+  const bool has_entry = entry_index < p.entries;
+  Entry entry{0, 0};
+  if (has_entry) {
+    entry.first_column = p.column_offsets[entry_index];
+    entry.columns = static_cast<int>(p.column_offsets[entry_index + 1] - entry.first_column);
+  }
 
-  const Word minus_extend = Lanes::splat(-p.extend);
-  const Word minus_open_extend = Lanes::splat(-p.open_extend);
   Word best = Lanes::splat(0);
-
   for (int pass = 0; pass < p.passes; ++pass) {
     __syncthreads();  // every group is done with the previous pass's profile
     const auto* source = reinterpret_cast<const uint2*>(p.profile);
@@ -112,99 +240,16 @@ __global__ void __launch_bounds__(kBlockThreads) sw_scores_kernel(const KernelPa
     }
     __syncthreads();
     if (!has_entry) continue;
-
-    const bool first_pass = pass == 0;
-    const bool last_pass = pass == p.passes - 1;
-    Word h_left[R];  // this lane's rows at the previous column
-    Word e[R];       // the horizontal gap entering the current column
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      h_left[r] = Lanes::splat(0);
-      e[r] = minus_open_extend;
-    }
-    Word last_h = Lanes::splat(0);        // H of this lane's last row at its current column
-    Word last_f = minus_open_extend;      // F entering the next lane's first row there
-    Word h_above_previous = Lanes::splat(0);  // H above the first row, one column back: the diagonal
-    unsigned residue_pair = kPadPair;
-    unsigned residue_chunk = kPadPair;
-    uint2 boundary_chunk = make_uint2(0, 0);
-    Word out_h = 0;
-    Word out_f = 0;
-
-    const int steps = columns + G - 1;
-    for (int t = 0; t < steps; ++t) {
-      const int column = t - lane;
-      if (t % G == 0) {  // the group fetches the next G columns' inputs of lane 0 together
-        const int c = t + lane;
-        residue_chunk = c < columns ? p.residues[first_column + c] : kPadPair;
-        if (!first_pass) {
-          boundary_chunk = c < columns ? boundary[first_column + c]
-                                       : make_uint2(0u, static_cast<unsigned>(minus_open_extend));
-        }
-      }
-      const unsigned chunk_residue = __shfl_sync(mask, residue_chunk, t % G, G);
-      Word top_h = Lanes::splat(0);
-      Word top_f = minus_open_extend;
-      if (!first_pass) {
-        top_h = static_cast<Word>(__shfl_sync(mask, boundary_chunk.x, t % G, G));
-        top_f = static_cast<Word>(__shfl_sync(mask, boundary_chunk.y, t % G, G));
-      }
-      Word h_above = __shfl_up_sync(mask, last_h, 1, G);
-      Word f = __shfl_up_sync(mask, last_f, 1, G);
-      const unsigned passed_residue = __shfl_up_sync(mask, residue_pair, 1, G);
-      if (lane == 0) {
-        h_above = top_h;
-        f = top_f;
-      }
-      residue_pair = lane == 0 ? chunk_residue : passed_residue;
-
-      if (column >= 0 && column < columns) {
-        Word h_diag = h_above_previous;
-        h_above_previous = h_above;
-        const uint2* row_a = profile + (residue_pair & 0xFFu) * kWordsPerResidue + lane * (R / 4);
-        const uint2* row_b = profile + (residue_pair >> 8) * kWordsPerResidue + lane * (R / 4);
-#pragma unroll
-        for (int q = 0; q < R / 4; ++q) {
-          const uint2 a = row_a[q];
-          const uint2 b = Lanes::kSubjectsPerEntry == 2 ? row_b[q] : a;
-          Word scores[4];
-          Lanes::rows_of(a.x, b.x, scores[0], scores[1]);
-          Lanes::rows_of(a.y, b.y, scores[2], scores[3]);
-#pragma unroll
-          for (int k = 0; k < 4; ++k) {
-            const int r = 4 * q + k;
-            const Word h = Lanes::max3_relu(Lanes::add(h_diag, scores[k]), e[r], f);
-            h_diag = h_left[r];
-            h_left[r] = h;
-            const Word h_open = Lanes::add(h, minus_open_extend);
-            e[r] = Lanes::add_max(e[r], minus_extend, h_open);
-            f = Lanes::add_max(f, minus_extend, h_open);
-            best = Lanes::max(best, h);
-          }
-        }
-        last_h = h_left[R - 1];
-        last_f = f;
-      }
-
-      if (!last_pass) {
-        // The last lane's row is the next pass's top: gather G columns of it
-        // across the group, then store them together.
-        const Word bottom_h = __shfl_sync(mask, last_h, G - 1, G);
-        const Word bottom_f = __shfl_sync(mask, last_f, G - 1, G);
-        const int written = t - (G - 1);
-        if (written >= 0) {
-          if (lane == written % G) {
-            out_h = bottom_h;
-            out_f = bottom_f;
-          }
-          if (written % G == G - 1 || written == columns - 1) {
-            const int c = written - written % G + lane;
-            if (c <= written) {
-              boundary[first_column + c] = make_uint2(static_cast<unsigned>(out_h), static_cast<unsigned>(out_f));
-            }
-          }
-        }
-      }
+    const bool first = pass == 0;
+    const bool last = pass == p.passes - 1;
+    if (first && last) {
+      sweep<G, R, Lanes, false, false>(p, profile, entry, lane, mask, best);
+    } else if (first) {
+      sweep<G, R, Lanes, false, true>(p, profile, entry, lane, mask, best);
+    } else if (last) {
+      sweep<G, R, Lanes, true, false>(p, profile, entry, lane, mask, best);
+    } else {
+      sweep<G, R, Lanes, true, true>(p, profile, entry, lane, mask, best);
     }
   }
 
@@ -213,7 +258,7 @@ __global__ void __launch_bounds__(kBlockThreads) sw_scores_kernel(const KernelPa
   for (int offset = G / 2; offset > 0; offset /= 2) {
     best = Lanes::max(best, static_cast<Word>(__shfl_xor_sync(mask, best, offset, G)));
   }
-  if (lane == 0) Lanes::store(p, entry, best);
+  if (lane == 0) Lanes::store(p, entry_index, best);
 }
 
 }  // namespace trellis::align::cuda::detail
