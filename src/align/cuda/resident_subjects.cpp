@@ -4,6 +4,7 @@
 // 16-bit score could have wrapped.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -27,27 +28,27 @@ std::int64_t padded_rows(std::int64_t query_length, KernelShape shape) {
 }
 
 // The shape with the least estimated time, in units of one lane's work on
-// one row of one column. A lane's step costs its rows plus about five rows'
-// worth of shuffles and bookkeeping. Two bounds: the device's throughput
-// (every group's work spread over the lanes it keeps resident, about 1,024
-// a multiprocessor at these register counts), and the longest pair's own
-// passes, which one group runs alone at about twice the pace of a full
-// device. Fitted to H200 timings of every shape on the mmseqs2 example
-// database and a pseudo-database of 256-residue sequences, where it picks
-// the fastest shape or one within 1% of it.
+// one row of one column. A lane's step covers two columns and costs their
+// rows plus about three rows' worth of shuffles and bookkeeping, one more for
+// each halving of the group (its inputs are fetched every G steps). Two
+// bounds: the device's throughput (every group's work spread over the lanes
+// it keeps resident, about 1,024 a multiprocessor at these register counts),
+// and the longest pair's own passes, which one group runs alone at about
+// five times the pace of a full device. Fitted to H200 timings of every shape
+// on the mmseqs2 example database and pseudo-databases of one million 256-
+// and 512-residue sequences: it picks the fastest shape or one within 13%.
 KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int64_t total_columns,
                          std::int64_t longest, int multiprocessors) {
-  constexpr double kStepOverheadRows = 5;
-  constexpr double kAlonePace = 0.5;
+  constexpr double kAlonePace = 0.2;
   const double resident_lanes = 1024.0 * multiprocessors;
   KernelShape chosen = kernel_shapes().front();
   double least = std::numeric_limits<double>::infinity();
   for (const KernelShape& shape : kernel_shapes()) {
     const double passes = static_cast<double>(padded_rows(query_length, shape)) / (shape.lanes * shape.rows_per_lane);
-    const double step = shape.rows_per_lane + kStepOverheadRows;
-    const double steps = static_cast<double>(total_columns) + static_cast<double>(pairs) * (shape.lanes - 1);
-    const double throughput = passes * steps * shape.lanes * step / resident_lanes;
-    const double alone = kAlonePace * passes * (static_cast<double>(longest) + shape.lanes - 1) * step;
+    const double per_column = shape.rows_per_lane + (3 + std::log2(32.0 / shape.lanes)) / 2;
+    const double steps = static_cast<double>(total_columns) / 2 + static_cast<double>(pairs) * (shape.lanes - 1);
+    const double throughput = passes * steps * shape.lanes * 2 * per_column / resident_lanes;
+    const double alone = kAlonePace * passes * (static_cast<double>(longest) / 2 + shape.lanes - 1) * 2 * per_column;
     const double estimate = std::max(throughput, alone);
     if (estimate < least) {
       least = estimate;
@@ -245,7 +246,8 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
   exact_params.open_extend = open_extend;
   exact_params.extend = state.scoring.gaps.extend;
   exact_params.overflow_threshold = std::numeric_limits<std::int32_t>::max();
-  run(exact, exact_params, detail::kExactShape, detail::launch_exact);
+  run(exact, exact_params, detail::kExactShape,
+      [](const KernelParams& p, unsigned blocks) { detail::launch_exact(p, blocks); });
   const std::vector<std::int32_t> exact_scores = exact.scores.to_host();
   for (std::size_t i = 0; i < overflowed.size(); ++i) scores[overflowed[i]] = exact_scores[i];
 }

@@ -2,10 +2,10 @@
 //
 // One group of G lanes (G divides 32) scores one database entry. The query's
 // rows are split among the lanes, R consecutive rows each, and the group
-// sweeps the entry's columns as a wavefront: at step t lane l works on column
-// t - l, and passes its last row's H and F (the vertical gap entering the
-// next row) to lane l + 1 by shuffle. A query longer than G * R rows takes
-// several passes over the columns; between passes the last row's H and F of
+// sweeps the entry's columns as a wavefront: at step t lane l works on
+// columns 2(t - l) and 2(t - l) + 1, and passes its last row's H and F (the
+// vertical gap entering the next row) at both to lane l + 1 by shuffle. A
+// query longer than G * R rows takes several passes over the columns; between passes the last row's H and F of
 // every column wait in device memory (`boundary`). The query profile (the
 // substitution score of every residue against every query row) of the
 // current pass sits in shared memory, which every group of the block shares,
@@ -89,10 +89,70 @@ struct Entry {
   int columns;
 };
 
+// The query's scores against one column's residue pair, for this lane's R
+// rows, from the shared profile.
+template <int R, class Lanes>
+__device__ __forceinline__ void column_scores(const uint2* __restrict__ lane_profile, const unsigned residue_pair,
+                                              const int words_per_residue, typename Lanes::Word (&scores)[R]) {
+  const uint2* const profile_a = lane_profile + (residue_pair & 0xFFu) * words_per_residue;
+  const uint2* const profile_b = lane_profile + ((residue_pair >> 8) & 0xFFu) * words_per_residue;
+  if constexpr (R % 8 == 0) {  // 128-bit loads: half the shared-memory requests
+#pragma unroll
+    for (int q = 0; q < R / 4; q += 2) {
+      const uint4 a = *reinterpret_cast<const uint4*>(profile_a + q);
+      const uint4 b = Lanes::kSubjectsPerEntry == 2 ? *reinterpret_cast<const uint4*>(profile_b + q) : a;
+      Lanes::rows_of(a.x, b.x, scores[4 * q], scores[4 * q + 1]);
+      Lanes::rows_of(a.y, b.y, scores[4 * q + 2], scores[4 * q + 3]);
+      Lanes::rows_of(a.z, b.z, scores[4 * q + 4], scores[4 * q + 5]);
+      Lanes::rows_of(a.w, b.w, scores[4 * q + 6], scores[4 * q + 7]);
+    }
+  } else {
+#pragma unroll
+    for (int q = 0; q < R / 4; ++q) {
+      const uint2 a = profile_a[q];
+      const uint2 b = Lanes::kSubjectsPerEntry == 2 ? profile_b[q] : a;
+      Lanes::rows_of(a.x, b.x, scores[4 * q], scores[4 * q + 1]);
+      Lanes::rows_of(a.y, b.y, scores[4 * q + 2], scores[4 * q + 3]);
+    }
+  }
+}
+
+// One column for this lane's R rows: h_left and e arrive as the previous
+// column's and leave as this one's; f enters above the first row and leaves
+// below the last. Everything but F's chain comes first, from the previous
+// column, so no row waits on another for it; H overwrites h_left in place.
+template <int R, class Lanes>
+__device__ __forceinline__ void column_update(const typename Lanes::Word (&scores)[R],
+                                              const typename Lanes::Word h_diagonal, typename Lanes::Word (&h_left)[R],
+                                              typename Lanes::Word (&e)[R], typename Lanes::Word& f,
+                                              const typename Lanes::Word minus_open_extend,
+                                              const typename Lanes::Word minus_extend, typename Lanes::Word& best) {
+  using Word = typename Lanes::Word;
+  Word t[R];
+  t[0] = Lanes::add_max_relu(h_diagonal, scores[0], e[0]);
+#pragma unroll
+  for (int r = 1; r < R; ++r) t[r] = Lanes::add_max_relu(h_left[r - 1], scores[r], e[r]);
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const Word h = Lanes::max(t[r], f);
+    h_left[r] = h;
+    const Word h_open = Lanes::add(h, minus_open_extend);
+    e[r] = Lanes::add_max(e[r], minus_extend, h_open);
+    f = Lanes::add_max(f, minus_extend, h_open);
+  }
+  // The best H is a best t: an H equal to F is below the H its gap opened from.
+#pragma unroll
+  for (int r = 0; r + 1 < R; r += 2) best = Lanes::max3(best, t[r], t[r + 1]);
+}
+
 // One pass over the entry's columns for the G * R rows whose profile is in
-// shared memory. kReadsTop: the rows above come from the previous pass (else
-// they are the matrix's zero row); kWritesBottom: the last row is kept for
-// the next pass.
+// shared memory, two columns a step: lane l works on columns 2(t - l) and
+// 2(t - l) + 1 at step t, so the shuffles and bookkeeping of a step serve
+// two columns, and the second column's rows can start while the first
+// column's F chain runs. kReadsTop: the rows above come from the previous
+// pass (else they are the matrix's zero row); kWritesBottom: the last row is
+// kept for the next pass. A column past an odd entry's end holds the padding
+// residue and is never stored.
 template <int G, int R, class Lanes, bool kReadsTop, bool kWritesBottom>
 __device__ __forceinline__ void sweep(const KernelParams& p, const uint2* __restrict__ profile, const Entry entry,
                                       const int lane, const unsigned mask, typename Lanes::Word& best) {
@@ -103,6 +163,9 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint2* __rest
   const Word minus_extend = Lanes::splat(-p.extend);
   const Word minus_open_extend = Lanes::splat(-p.open_extend);
   const uint2* const lane_profile = profile + lane * (R / 4);
+  const int columns = entry.columns;
+  const int pairs_of_columns = (columns + 1) / 2;
+  const uint2 zero_row = make_uint2(0u, static_cast<unsigned>(minus_open_extend));
 
   Word h_left[R];  // this lane's rows at the previous column
   Word e[R];       // the horizontal gap entering the current column
@@ -111,98 +174,84 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint2* __rest
     h_left[r] = Lanes::splat(0);
     e[r] = minus_open_extend;
   }
-  Word last_h = Lanes::splat(0);            // H of this lane's last row at its current column
-  Word last_f = minus_open_extend;          // F entering the next lane's first row there
+  // The last row's H and the F below it, at this lane's two current columns.
+  Word last_h[2] = {Lanes::splat(0), Lanes::splat(0)};
+  Word last_f[2] = {minus_open_extend, minus_open_extend};
   Word h_above_previous = Lanes::splat(0);  // H above the first row, one column back: the diagonal
-  unsigned residue_pair = kPadPair;
-  unsigned residue_chunk = kPadPair;
-  uint2 top_chunk = make_uint2(0u, static_cast<unsigned>(minus_open_extend));
-  uint2 bottom = make_uint2(0u, 0u);
+  unsigned residues_of_step = kPadPair | (kPadPair << 16);  // two columns' residue pairs
+  unsigned residue_chunk = residues_of_step;
+  uint4 top_chunk = make_uint4(zero_row.x, zero_row.y, zero_row.x, zero_row.y);
+  uint4 bottom = make_uint4(0u, 0u, 0u, 0u);
 
-  const int steps = entry.columns + G - 1;
+  const int steps = pairs_of_columns + G - 1;
   for (int t = 0; t < steps; ++t) {
-    const int column = t - lane;
+    const int pair_of_columns = t - lane;
     const int in_chunk = t % G;
-    if (in_chunk == 0) {  // the group fetches lane 0's inputs for the next G columns together
-      const int c = t + lane;
-      residue_chunk = c < entry.columns ? residues[c] : kPadPair;
+    if (in_chunk == 0) {  // the group fetches lane 0's inputs for the next G steps together
+      const int c = 2 * (t + lane);
+      const unsigned first = c < columns ? residues[c] : kPadPair;
+      const unsigned second = c + 1 < columns ? residues[c + 1] : kPadPair;
+      residue_chunk = first | (second << 16);
       if constexpr (kReadsTop) {
-        if (c < entry.columns) top_chunk = boundary[c];
+        const uint2 top_first = c < columns ? boundary[c] : zero_row;
+        const uint2 top_second = c + 1 < columns ? boundary[c + 1] : zero_row;
+        top_chunk = make_uint4(top_first.x, top_first.y, top_second.x, top_second.y);
       }
     }
-    Word h_above = __shfl_up_sync(mask, last_h, 1, G);
-    Word f = __shfl_up_sync(mask, last_f, 1, G);
-    const unsigned passed_residue = __shfl_up_sync(mask, residue_pair, 1, G);
-    const unsigned chunk_residue = __shfl_sync(mask, residue_chunk, in_chunk, G);
-    Word top_h = Lanes::splat(0);
-    Word top_f = minus_open_extend;
+    Word h_above[2] = {__shfl_up_sync(mask, last_h[0], 1, G), __shfl_up_sync(mask, last_h[1], 1, G)};
+    Word f[2] = {__shfl_up_sync(mask, last_f[0], 1, G), __shfl_up_sync(mask, last_f[1], 1, G)};
+    const unsigned passed_residues = __shfl_up_sync(mask, residues_of_step, 1, G);
+    const unsigned chunk_residues = __shfl_sync(mask, residue_chunk, in_chunk, G);
     if constexpr (kReadsTop) {
-      top_h = static_cast<Word>(__shfl_sync(mask, top_chunk.x, in_chunk, G));
-      top_f = static_cast<Word>(__shfl_sync(mask, top_chunk.y, in_chunk, G));
+      const Word top_h0 = static_cast<Word>(__shfl_sync(mask, top_chunk.x, in_chunk, G));
+      const Word top_f0 = static_cast<Word>(__shfl_sync(mask, top_chunk.y, in_chunk, G));
+      const Word top_h1 = static_cast<Word>(__shfl_sync(mask, top_chunk.z, in_chunk, G));
+      const Word top_f1 = static_cast<Word>(__shfl_sync(mask, top_chunk.w, in_chunk, G));
+      if (lane == 0) {
+        h_above[0] = top_h0;
+        f[0] = top_f0;
+        h_above[1] = top_h1;
+        f[1] = top_f1;
+      }
+    } else if (lane == 0) {
+      h_above[0] = h_above[1] = Lanes::splat(0);
+      f[0] = f[1] = minus_open_extend;
     }
-    if (lane == 0) {
-      h_above = top_h;
-      f = top_f;
-    }
-    residue_pair = lane == 0 ? chunk_residue : passed_residue;
+    residues_of_step = lane == 0 ? chunk_residues : passed_residues;
 
-    if (column >= 0 && column < entry.columns) {
-      const uint2* const profile_a = lane_profile + (residue_pair & 0xFFu) * kWordsPerResidue;
-      const uint2* const profile_b = lane_profile + (residue_pair >> 8) * kWordsPerResidue;
+    if (pair_of_columns >= 0 && pair_of_columns < pairs_of_columns) {
       Word scores[R];
-      if constexpr (R % 8 == 0) {  // 128-bit loads: half the shared-memory requests
-#pragma unroll
-        for (int q = 0; q < R / 4; q += 2) {
-          const uint4 a = *reinterpret_cast<const uint4*>(profile_a + q);
-          const uint4 b = Lanes::kSubjectsPerEntry == 2 ? *reinterpret_cast<const uint4*>(profile_b + q) : a;
-          Lanes::rows_of(a.x, b.x, scores[4 * q], scores[4 * q + 1]);
-          Lanes::rows_of(a.y, b.y, scores[4 * q + 2], scores[4 * q + 3]);
-          Lanes::rows_of(a.z, b.z, scores[4 * q + 4], scores[4 * q + 5]);
-          Lanes::rows_of(a.w, b.w, scores[4 * q + 6], scores[4 * q + 7]);
-        }
-      } else {
-#pragma unroll
-        for (int q = 0; q < R / 4; ++q) {
-          const uint2 a = profile_a[q];
-          const uint2 b = Lanes::kSubjectsPerEntry == 2 ? profile_b[q] : a;
-          Lanes::rows_of(a.x, b.x, scores[4 * q], scores[4 * q + 1]);
-          Lanes::rows_of(a.y, b.y, scores[4 * q + 2], scores[4 * q + 3]);
-        }
-      }
-      // Everything but F first, from the previous column (no row waits on
-      // another), then F's chain down the rows; H overwrites the previous
-      // column in place.
-      Word t_rows[R];
-      t_rows[0] = Lanes::add_max_relu(h_above_previous, scores[0], e[0]);
-#pragma unroll
-      for (int r = 1; r < R; ++r) t_rows[r] = Lanes::add_max_relu(h_left[r - 1], scores[r], e[r]);
-      h_above_previous = h_above;
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const Word h = Lanes::max(t_rows[r], f);
-        h_left[r] = h;
-        const Word h_open = Lanes::add(h, minus_open_extend);
-        e[r] = Lanes::add_max(e[r], minus_extend, h_open);
-        f = Lanes::add_max(f, minus_extend, h_open);
-      }
-      // The best H is a best t: an H equal to F is below the H its gap opened from.
-#pragma unroll
-      for (int r = 0; r + 1 < R; r += 2) best = Lanes::max3(best, t_rows[r], t_rows[r + 1]);
-      last_h = h_left[R - 1];
-      last_f = f;
+      column_scores<R, Lanes>(lane_profile, residues_of_step & 0xFFFFu, kWordsPerResidue, scores);
+      column_update<R, Lanes>(scores, h_above_previous, h_left, e, f[0], minus_open_extend, minus_extend, best);
+      last_h[0] = h_left[R - 1];
+      last_f[0] = f[0];
+      column_scores<R, Lanes>(lane_profile, residues_of_step >> 16, kWordsPerResidue, scores);
+      column_update<R, Lanes>(scores, h_above[0], h_left, e, f[1], minus_open_extend, minus_extend, best);
+      last_h[1] = h_left[R - 1];
+      last_f[1] = f[1];
+      h_above_previous = h_above[1];
     }
 
     if constexpr (kWritesBottom) {
-      // The last lane's row is the next pass's top: gather G columns of it
+      // The last lane's rows are the next pass's top: gather G steps of them
       // across the group, then store them together.
-      const Word bottom_h = __shfl_sync(mask, last_h, G - 1, G);
-      const Word bottom_f = __shfl_sync(mask, last_f, G - 1, G);
+      const Word bottom_h0 = __shfl_sync(mask, last_h[0], G - 1, G);
+      const Word bottom_f0 = __shfl_sync(mask, last_f[0], G - 1, G);
+      const Word bottom_h1 = __shfl_sync(mask, last_h[1], G - 1, G);
+      const Word bottom_f1 = __shfl_sync(mask, last_f[1], G - 1, G);
       const int written = t - (G - 1);
       if (written >= 0) {
-        if (lane == written % G) bottom = make_uint2(static_cast<unsigned>(bottom_h), static_cast<unsigned>(bottom_f));
-        if (written % G == G - 1 || written == entry.columns - 1) {
-          const int c = written - written % G + lane;
-          if (c <= written) boundary[c] = bottom;
+        if (lane == written % G) {
+          bottom = make_uint4(static_cast<unsigned>(bottom_h0), static_cast<unsigned>(bottom_f0),
+                              static_cast<unsigned>(bottom_h1), static_cast<unsigned>(bottom_f1));
+        }
+        if (written % G == G - 1 || written == pairs_of_columns - 1) {
+          const int stored = written - written % G + lane;
+          const int c = 2 * stored;
+          if (stored <= written) {
+            boundary[c] = make_uint2(bottom.x, bottom.y);
+            if (c + 1 < columns) boundary[c + 1] = make_uint2(bottom.z, bottom.w);
+          }
         }
       }
     }

@@ -8,6 +8,7 @@
 
 #include "../kernels.hpp"
 #include "trellis/align/sequence.hpp"
+#include "trellis/core/stream.hpp"
 
 namespace trellis::align::cuda::detail {
 
@@ -35,10 +36,10 @@ struct KernelParams {
 };
 
 // The 16-bit kernel over pairs of subjects for a shape of kernel_shapes().
-void launch_packed(KernelShape shape, const KernelParams& params, unsigned blocks);
+void launch_packed(KernelShape shape, const KernelParams& params, unsigned blocks, Stream stream = nullptr);
 
 // The exact 32-bit kernel, one subject per entry, in kExactShape.
 inline constexpr KernelShape kExactShape{32, 8};
-void launch_exact(const KernelParams& params, unsigned blocks);
+void launch_exact(const KernelParams& params, unsigned blocks, Stream stream = nullptr);
 
 }  // namespace trellis::align::cuda::detail
