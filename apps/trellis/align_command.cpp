@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "trellis/align/alignment.hpp"
 #include "trellis/align/database.hpp"
 #include "trellis/align/hit_output.hpp"
 #include "trellis/align/scoring.hpp"
@@ -39,6 +41,7 @@ struct SearchCommand {
   CLI::Option* columns_option = nullptr;
   std::string format = "tsv";
   std::string output;
+  std::size_t device_memory = align::ScorerOptions{}.device_memory_bytes;
 };
 
 bool is_builtin_name(std::string_view name) {
@@ -99,7 +102,13 @@ void run_search(const SearchCommand& command, const GlobalOptions& globals) {
   const align::SequenceSet database = align::read_sequences(command.database_path);
   const double read_ms = timer.elapsed_ms();
   timer.restart();
-  const std::vector<std::vector<align::Hit>> hits = align::search(queries, database, scoring, options);
+  // The scorer is made here rather than inside search so that it gets
+  // --device-memory; an empty database is refused before the device is touched.
+  if (database.empty()) throw UsageError("the database holds no sequences");
+  align::ScorerOptions scorer_options;
+  scorer_options.device_memory_bytes = command.device_memory;
+  align::SubjectScorer scorer(database, scoring, options.backend, scorer_options);
+  const std::vector<std::vector<align::Hit>> hits = align::search(queries, database, scoring, scorer, options);
   const double search_ms = timer.elapsed_ms();
 
   if (command.output.empty()) {
@@ -197,6 +206,11 @@ void add_align_command(CLI::App& app, const GlobalOptions& globals) {
       ->check(CLI::IsMember({"tsv", "pairwise", "json"}))
       ->capture_default_str();
   search->add_option("-o,--out", command->output, "Write the hits here (whole or not at all) instead of stdout");
+  search
+      ->add_option("--device-memory", command->device_memory,
+                   "cuda: device memory the database may take, in bytes (suffixes K, M, G: powers of 1024; "
+                   "default 0 = 80% of the free memory); a larger database streams from host memory for every query")
+      ->transform(CLI::AsSizeValue(false));
   search->callback([command, &globals] { run_search(*command, globals); });
 
   auto makedb_command = std::make_shared<MakedbCommand>();

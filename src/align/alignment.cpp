@@ -23,9 +23,12 @@ struct SubjectScorer::State {
   std::unique_ptr<cuda::ResidentSubjects> device;  // cuda only
 };
 
-SubjectScorer::SubjectScorer(const SequenceSet& subjects, const Scoring& scoring, Backend backend)
+SubjectScorer::SubjectScorer(const SequenceSet& subjects, const Scoring& scoring, Backend backend,
+                             const ScorerOptions& options)
     : state_(std::make_unique<State>(State{subjects, scoring, resolve(backend), nullptr})) {
-  if (state_->backend == Backend::cuda) state_->device = std::make_unique<cuda::ResidentSubjects>(subjects, scoring);
+  if (state_->backend == Backend::cuda) {
+    state_->device = std::make_unique<cuda::ResidentSubjects>(subjects, scoring, options.device_memory_bytes);
+  }
 }
 
 SubjectScorer::~SubjectScorer() = default;
@@ -52,7 +55,7 @@ std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query,
 }
 
 Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring) {
-  return reference::sw_traceback(query, subject, scoring);
+  return cpu::sw_traceback(query, subject, scoring);
 }
 
 std::int64_t rescore(const Alignment& alignment, std::span<const Residue> query, std::span<const Residue> subject,

@@ -1,9 +1,10 @@
 // Smith-Waterman kernels, declared once per backend. Every backend returns,
 // for each subject, exactly the score reference::sw_score gives (integer
-// arithmetic: the same bits everywhere). The reference is also the only
-// traceback.
+// arithmetic: the same bits everywhere). cpu::sw_traceback returns exactly
+// the reference's traceback.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -45,6 +46,11 @@ namespace cpu {
 void sw_scores(std::span<const Residue> query, const SequenceSet& subjects, const Scoring& scoring,
                std::span<std::int32_t> scores);
 
+// reference::sw_traceback's Alignment, every field the same for every input
+// (the same UsageError too), from a striped SIMD direction pass
+// (cpu/traceback.cpp); the reference itself where AVX2 is missing.
+Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring);
+
 }  // namespace cpu
 
 namespace cuda {
@@ -64,12 +70,24 @@ std::span<const KernelShape> kernel_shapes();
 // 16-bit kernel, scored against one query at a time. Pairs whose 16-bit
 // score could have wrapped are rescored exactly in 32 bits. Keeps a
 // reference to `subjects` (the rescoring reads them), which must outlive it.
+//
+// device_memory_bytes bounds the device memory the layout takes (0: 80% of
+// the memory free at construction). A layout beyond it stays in page-locked
+// host memory and every query streams it to the device in chunks of
+// consecutive pairs, copies overlapping the kernel; the scores are the same.
+// A pair longer than a chunk's share of the budget takes a chunk of its own,
+// exceeding the budget by what it needs.
 class ResidentSubjects {
  public:
-  ResidentSubjects(const SequenceSet& subjects, const Scoring& scoring);
+  ResidentSubjects(const SequenceSet& subjects, const Scoring& scoring, std::size_t device_memory_bytes = 0);
   ~ResidentSubjects();
   ResidentSubjects(const ResidentSubjects&) = delete;
   ResidentSubjects& operator=(const ResidentSubjects&) = delete;
+
+  // Whether queries stream the subjects from host memory, and in how many
+  // chunks (1 when resident, 0 without subjects).
+  bool streamed() const noexcept;
+  std::size_t chunks() const noexcept;
 
   // scores.size() == subjects.size(). `shape` forces a kernel shape (one of
   // kernel_shapes(); tests run each); by default it is chosen from the

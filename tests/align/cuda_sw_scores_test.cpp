@@ -3,10 +3,13 @@
 // pairs (including penalties the 16-bit lanes clamp), lengths around the
 // lane and pass sizes, empty and one-residue sequences, all-X, scores past
 // 16 bits (the 32-bit rescoring), queries of several passes, odd subject
-// counts, and one resident database serving many queries. Skipped without a
-// device.
+// counts, and one resident database serving many queries; the same cases
+// with the database streamed from host memory in chunks under a small
+// device-memory budget. Skipped without a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <random>
 #include <string>
@@ -60,18 +63,20 @@ std::vector<std::int32_t> cuda_scores(cuda::ResidentSubjects& resident, std::spa
 }
 
 // Scores `queries` against `texts` under `scoring` in every shape and
-// compares each with the reference.
+// compares each with the reference; device_memory_bytes as the engine takes
+// it (0: automatic).
 void expect_equivalent(const std::vector<std::string>& query_texts, const std::vector<std::string>& texts,
-                       const Scoring& scoring) {
+                       const Scoring& scoring, std::size_t device_memory_bytes = 0) {
   const SequenceSet subjects = set_of(texts);
-  cuda::ResidentSubjects resident(subjects, scoring);
+  cuda::ResidentSubjects resident(subjects, scoring, device_memory_bytes);
   for (const std::string& query_text : query_texts) {
     const std::vector<Residue> query = encode_protein(query_text);
     const std::vector<std::int32_t> expected = reference_scores(query, subjects, scoring);
     for (const auto& shape : shapes_under_test()) {
       EXPECT_EQ(cuda_scores(resident, query, subjects.size(), shape), expected)
           << shape_name(shape) << ", " << scoring.matrix.name() << " " << scoring.gaps.open << "/"
-          << scoring.gaps.extend << ", query length " << query.size();
+          << scoring.gaps.extend << ", query length " << query.size() << ", budget " << device_memory_bytes
+          << " bytes, " << resident.chunks() << " chunks";
     }
   }
 }
@@ -176,6 +181,120 @@ TEST(CudaEngine, OneResidentDatabaseServesManyQueries) {
                                         : random_letters(random, 1 + random() % 2500);
     const std::vector<Residue> query = encode_protein(query_text);
     EXPECT_EQ(scorer.scores(query), reference_scores(query, subjects, scoring)) << "query " << q;
+  }
+}
+
+// Budgets in bytes. One byte leaves no room for columns: every pair takes a
+// chunk of its own. About 20 KB holds a few pairs of up to 1,000 residues a
+// chunk, so longer pairs overflow a chunk's share and take one alone.
+constexpr std::size_t kOnePairPerChunk = 1;
+constexpr std::size_t kFewPairsPerChunk = 20'000;
+
+TEST(CudaEngine, AutomaticBudgetKeepsASmallDatabaseResident) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  std::mt19937 random(3);
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  std::vector<std::string> texts;
+  for (int k = 0; k < 41; ++k) texts.push_back(random_letters(random, random() % 900));
+  const SequenceSet subjects = set_of(texts);
+  cuda::ResidentSubjects automatic(subjects, scoring);
+  EXPECT_FALSE(automatic.streamed());
+  EXPECT_EQ(automatic.chunks(), 1u);
+  cuda::ResidentSubjects ample(subjects, scoring, std::size_t{1} << 30);
+  EXPECT_FALSE(ample.streamed());
+  const SequenceSet none;
+  EXPECT_EQ(cuda::ResidentSubjects(none, scoring, kOnePairPerChunk).chunks(), 0u);
+}
+
+TEST(CudaEngine, StreamedChunksAreEquivalentToRef) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  std::mt19937 random(77);
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  // An odd count (the last pair holds one subject), empty subjects (chunks
+  // without columns at the end), relatives of the query, and subjects longer
+  // than a chunk's share of kFewPairsPerChunk.
+  const std::string query_text = random_letters(random, 1500);
+  std::vector<std::string> texts{"", "", "", random_letters(random, 4000), relative_of(random, query_text),
+                                 random_letters(random, 2500)};
+  for (int k = 0; k < 55; ++k) {
+    texts.push_back(k % 4 == 0 ? relative_of(random, query_text.substr(random() % 1000, 400))
+                               : random_letters(random, random() % 1001));
+  }
+  ASSERT_EQ(texts.size() % 2, 1u);
+  const SequenceSet subjects = set_of(texts);
+  const std::size_t pairs = (texts.size() + 1) / 2;
+  // Every pair with columns takes a chunk of its own; the pairs of empty
+  // subjects (sorted last) hold no columns and share one.
+  const auto non_empty = static_cast<std::size_t>(std::count_if(texts.begin(), texts.end(), [](const std::string& t) {
+    return !t.empty();
+  }));
+  const std::size_t pairs_with_columns = (non_empty + 1) / 2;
+  const std::size_t one_pair_chunks = pairs_with_columns + (pairs > pairs_with_columns ? 1 : 0);
+  {
+    cuda::ResidentSubjects one_each(subjects, scoring, kOnePairPerChunk);
+    EXPECT_TRUE(one_each.streamed());
+    EXPECT_EQ(one_each.chunks(), one_pair_chunks);
+    cuda::ResidentSubjects few_each(subjects, scoring, kFewPairsPerChunk);
+    EXPECT_TRUE(few_each.streamed());
+    EXPECT_GT(few_each.chunks(), 5u);
+    EXPECT_LT(few_each.chunks(), pairs);
+  }
+  // One pass in every shape (up to 32 rows), one or several (300), several
+  // in every shape (1,500 rows; 4,000 columns).
+  const std::vector<std::string> queries{"W", random_letters(random, 32), query_text.substr(200, 300), query_text};
+  for (const std::size_t budget : {kOnePairPerChunk, kFewPairsPerChunk}) {
+    expect_equivalent(queries, texts, scoring, budget);
+  }
+}
+
+TEST(CudaEngine, StreamedScoresPast16BitsAreRescoredExactly) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  // As ScoresPast16BitsAreRescoredExactly, streamed: the overflowing
+  // subjects' pairs are chunks of their own, and their 32-bit rescoring
+  // streams too (its budget is as small).
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  std::vector<std::string> texts;
+  for (const std::size_t length : {23, 2978, 2979, 3000, 5000, 2977, 30, 4100, 0}) texts.emplace_back(length, 'W');
+  const SequenceSet subjects = set_of(texts);
+  // 60 KB: about 5,000 columns a chunk, so the longest pair is alone and
+  // the shortest three share one.
+  for (const std::size_t budget : {kOnePairPerChunk, kFewPairsPerChunk, std::size_t{60'000}}) {
+    cuda::ResidentSubjects streamed(subjects, scoring, budget);
+    EXPECT_TRUE(streamed.streamed());
+    for (const std::size_t query_length : {5000, 3000}) {
+      // W/W scores 11: the best alignment is the shorter run.
+      const std::vector<Residue> query = encode_protein(std::string(query_length, 'W'));
+      std::vector<std::int32_t> want(texts.size());
+      for (std::size_t s = 0; s < texts.size(); ++s) {
+        want[s] = static_cast<std::int32_t>(11 * std::min(query_length, texts[s].size()));
+      }
+      for (const auto& shape : shapes_under_test()) {
+        EXPECT_EQ(cuda_scores(streamed, query, subjects.size(), shape), want)
+            << shape_name(shape) << ", budget " << budget << ", query length " << query_length;
+      }
+    }
+  }
+  expect_equivalent({std::string(3100, 'W') + "AAAA" + std::string(200, 'W')}, texts, scoring, kOnePairPerChunk);
+}
+
+TEST(CudaEngine, StreamedScorerServesManyQueries) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  std::mt19937 random(123);
+  const Scoring scoring(builtin_matrix("BLOSUM50"), {13, 2});
+  std::vector<std::string> texts;
+  for (int k = 0; k < 203; ++k) texts.push_back(random_letters(random, random() % 1200));
+  const SequenceSet subjects = set_of(texts);
+  ScorerOptions options;
+  options.device_memory_bytes = 64'000;
+  SubjectScorer streamed(subjects, scoring, Backend::cuda, options);
+  SubjectScorer resident(subjects, scoring, Backend::cuda);
+  for (int q = 0; q < 10; ++q) {
+    const std::string query_text = q % 3 == 0 ? relative_of(random, texts[random() % texts.size()])
+                                              : random_letters(random, 1 + random() % 2000);
+    const std::vector<Residue> query = encode_protein(query_text);
+    const std::vector<std::int32_t> expected = reference_scores(query, subjects, scoring);
+    EXPECT_EQ(streamed.scores(query), expected) << "query " << q;
+    EXPECT_EQ(resident.scores(query), expected) << "query " << q;
   }
 }
 

@@ -242,10 +242,5 @@ TEST_P(SearchBackends, HitsAreEquivalentToRef) {
 INSTANTIATE_TEST_SUITE_P(Backends, SearchBackends, ::testing::ValuesIn(testing::backends_under_test()),
                          testing::backend_test_name);
 
-TEST(Search, CudaIsRefusedUntilItsEngineExists) {
-  EXPECT_THROW(search(set_of({"WWWW"}), set_of(kWDatabase), blosum62(), {.backend = Backend::cuda}),
-               BackendUnavailable);
-}
-
 }  // namespace
 }  // namespace trellis::align

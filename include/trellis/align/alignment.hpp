@@ -13,6 +13,7 @@
 // alignment starts at the first cell after a zero.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -69,13 +70,25 @@ std::int32_t local_alignment_score(std::span<const Residue> query, std::span<con
 std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
                                                  const Scoring& scoring, Backend backend = Backend::automatic);
 
+// How a SubjectScorer may use the device.
+struct ScorerOptions {
+  // cuda: the device memory the subjects may take, in bytes; 0 is 80% of the
+  // memory free when the scorer is made. Subjects beyond it stay in
+  // page-locked host memory and stream to the device in chunks for every
+  // query, copies overlapping the kernel: the same scores, at the host link's
+  // pace where it is slower than the kernel. Other backends ignore it.
+  std::size_t device_memory_bytes = 0;
+};
+
 // Scores queries one after another against one set of subjects, keeping
 // what the backend prepared between them (on cuda the subjects stay in
-// device memory). Equal to local_alignment_scores for every query.
-// `subjects` must outlive the scorer.
+// device memory, or in host memory streamed to it past
+// options.device_memory_bytes). Equal to local_alignment_scores for every
+// query. `subjects` must outlive the scorer.
 class SubjectScorer {
  public:
-  SubjectScorer(const SequenceSet& subjects, const Scoring& scoring, Backend backend = Backend::automatic);
+  SubjectScorer(const SequenceSet& subjects, const Scoring& scoring, Backend backend = Backend::automatic,
+                const ScorerOptions& options = {});
   ~SubjectScorer();
   SubjectScorer(SubjectScorer&&) noexcept;
   SubjectScorer& operator=(SubjectScorer&&) noexcept;

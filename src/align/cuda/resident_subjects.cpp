@@ -1,18 +1,29 @@
-// The cuda Smith-Waterman engine: lays the subjects out in device memory,
+// The cuda Smith-Waterman engine: lays the subjects out for the kernel,
 // builds each query's profile, picks a kernel shape, launches the 16-bit
 // kernel over pairs of subjects, and rescores in 32 bits the subjects whose
 // 16-bit score could have wrapped.
+//
+// A layout that fits the device-memory budget is uploaded once and stays
+// resident. A larger one stays in page-locked host memory, cut into chunks of
+// consecutive entries, and every query streams it through two device
+// buffers: the copy of chunk k + 1 (copy stream) runs while the kernel scores
+// chunk k (compute stream). Chunks change where the columns sit, never what
+// the kernel computes, so the scores are the same bits either way.
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "sw_launch.hpp"
+#include "trellis/core/cuda_check.hpp"
 #include "trellis/core/device.hpp"
 #include "trellis/core/device_array.hpp"
 #include "trellis/core/error.hpp"
@@ -58,26 +69,235 @@ KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int
   return chosen;
 }
 
+// Page-locked host memory. Copies from it are DMA transfers that run beside
+// kernels; copies from pageable memory are staged by the driver, which makes
+// the host wait for the copy stream and loses most of the overlap.
+class PinnedColumns {
+ public:
+  PinnedColumns() = default;
+  // Empty when count is 0 or the host will not lock that much memory (the
+  // caller then streams from pageable memory: slower, the same scores).
+  static PinnedColumns try_allocate(std::size_t count) {
+    PinnedColumns pinned;
+    if (count == 0) return pinned;
+    void* pointer = nullptr;
+    if (cudaHostAlloc(&pointer, count * sizeof(std::uint16_t), cudaHostAllocDefault) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky, but clear it so later checks report their own calls
+      return pinned;
+    }
+    pinned.data_ = static_cast<std::uint16_t*>(pointer);
+    pinned.size_ = count;
+    return pinned;
+  }
+  ~PinnedColumns() {
+    if (data_ != nullptr) (void)cudaFreeHost(data_);
+  }
+  PinnedColumns(const PinnedColumns&) = delete;
+  PinnedColumns& operator=(const PinnedColumns&) = delete;
+  PinnedColumns(PinnedColumns&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  PinnedColumns& operator=(PinnedColumns&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    return *this;
+  }
+
+  std::span<std::uint16_t> span() noexcept { return {data_, size_}; }
+
+ private:
+  std::uint16_t* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// A CUDA event used only for ordering (no timing, so recording is cheap).
+class OrderingEvent {
+ public:
+  OrderingEvent() { TRELLIS_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  ~OrderingEvent() {
+    if (event_ != nullptr) (void)cudaEventDestroy(event_);
+  }
+  OrderingEvent(const OrderingEvent&) = delete;
+  OrderingEvent& operator=(const OrderingEvent&) = delete;
+
+  void record(Stream stream) { TRELLIS_CUDA_CHECK(cudaEventRecord(event_, stream)); }
+  // Work issued on `stream` from now on waits for the last record.
+  void hold(Stream stream) const { TRELLIS_CUDA_CHECK(cudaStreamWaitEvent(stream, event_, 0)); }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// The streams a query's work runs on and, per chunk buffer, the events that
+// order a chunk's copy before its kernel and the kernel before the next copy
+// into the same buffer. Both streams are non-blocking, so nothing here waits
+// on work other code leaves on the default stream, and the reverse.
+struct Pipeline {
+  device::OwnedStream compute;
+  device::OwnedStream copy;
+  std::array<OrderingEvent, 2> copied;
+  std::array<OrderingEvent, 2> scored;
+};
+
+// Device bytes a layout takes per column: the residues, and the boundary
+// row (H and F) a query of several passes keeps between them.
+constexpr std::size_t kResidueBytes = sizeof(std::uint16_t);
+constexpr std::size_t kBoundaryBytes = sizeof(std::uint64_t);
+
+enum class HostColumns { pinned, pageable };
+
 // Subjects laid out for the kernel: entry e holds one subject (low byte of
 // every column) or two (high byte), columns as long as its longer subject.
-struct DeviceEntries {
-  std::int32_t count = 0;
-  std::int64_t columns = 0;
-  DeviceArray<std::uint16_t> residues;
-  DeviceArray<std::int64_t> column_offsets;
-  DeviceArray<std::int32_t> scores;
-  DeviceArray<std::uint64_t> boundary;  // allocated on the first query that needs two passes
-
+// Within budget_bytes the columns are uploaded once; beyond it they stay on
+// the host and are copied in for every query, a chunk of consecutive entries
+// at a time, through two device buffers.
+class EntryLayout {
+ public:
   // members[e] lists the subjects of entry e (one or two; the longer first).
   // subjects_per_entry: 2 for the 16-bit kernel's pairs, 1 for the 32-bit one.
-  DeviceEntries(const SequenceSet& subjects, const std::vector<std::vector<std::size_t>>& members,
-                int subjects_per_entry) {
-    count = static_cast<std::int32_t>(members.size());
+  EntryLayout(const SequenceSet& subjects, const std::vector<std::vector<std::size_t>>& members,
+              int subjects_per_entry, std::size_t budget_bytes, HostColumns host_columns, Pipeline& pipeline)
+      : pipeline_(pipeline),
+        subjects_per_entry_(subjects_per_entry),
+        count_(static_cast<std::int32_t>(members.size())) {
     std::vector<std::int64_t> offsets{0};
     offsets.reserve(members.size() + 1);
     for (const auto& entry : members) offsets.push_back(offsets.back() + subjects.length(entry.front()));
-    columns = offsets.back();
-    std::vector<std::uint16_t> packed(static_cast<std::size_t>(columns), detail::kPadPair);
+    columns_ = offsets.back();
+
+    const std::size_t per_entry_bytes = sizeof(std::int64_t) + subjects_per_entry * sizeof(std::int32_t);
+    const std::size_t resident_bytes = static_cast<std::size_t>(columns_) * (kResidueBytes + kBoundaryBytes) +
+                                       static_cast<std::size_t>(count_) * per_entry_bytes + sizeof(std::int64_t);
+    streamed_ = count_ > 0 && resident_bytes > budget_bytes;
+    if (streamed_) {
+      // Per entry, the offsets (at most one more per chunk) and the scores
+      // stay resident; the rest of the budget holds two residue buffers and
+      // one boundary. The kernels run one after another on the compute
+      // stream, so the chunks can share the boundary; only the residues are
+      // written while a kernel runs.
+      const std::size_t kept_bytes =
+          static_cast<std::size_t>(count_) * (per_entry_bytes + sizeof(std::int64_t)) + sizeof(std::int64_t);
+      const std::size_t chunk_columns =
+          (budget_bytes > kept_bytes ? budget_bytes - kept_bytes : 0) / (2 * kResidueBytes + kBoundaryBytes);
+      plan_chunks(offsets, static_cast<std::int64_t>(chunk_columns));
+    } else if (count_ > 0) {
+      chunks_.push_back({0, count_, 0, columns_});
+    }
+    for (const Chunk& chunk : chunks_) largest_chunk_ = std::max(largest_chunk_, chunk.end_column - chunk.first_column);
+
+    // Chunk c's offsets, relative to its first column (where its buffer
+    // starts), sit at [first_entry + c, end_entry + c]: each chunk repeats
+    // the offset where it starts.
+    std::vector<std::int64_t> chunk_offsets;
+    chunk_offsets.reserve(static_cast<std::size_t>(count_) + chunks_.size());
+    for (const Chunk& chunk : chunks_) {
+      for (std::int32_t e = chunk.first_entry; e <= chunk.end_entry; ++e) {
+        chunk_offsets.push_back(offsets[static_cast<std::size_t>(e)] - chunk.first_column);
+      }
+    }
+    const Stream compute = pipeline_.compute.get();
+    chunk_offsets_ = DeviceArray<std::int64_t>::from_host(chunk_offsets, compute);
+    scores_ = DeviceArray<std::int32_t>(static_cast<std::size_t>(count_) * subjects_per_entry);
+
+    if (!streamed_) {
+      // A pageable source is staged by the driver before the copy returns,
+      // so the vector may go at the end of this scope.
+      std::vector<std::uint16_t> packed(static_cast<std::size_t>(columns_));
+      pack(subjects, members, offsets, packed);
+      buffers_[0] = DeviceArray<std::uint16_t>::from_host(packed, compute);
+      return;
+    }
+    if (host_columns == HostColumns::pinned) pinned_ = PinnedColumns::try_allocate(static_cast<std::size_t>(columns_));
+    std::span<std::uint16_t> host = pinned_.span();
+    if (host.size() != static_cast<std::size_t>(columns_)) {
+      pageable_.resize(static_cast<std::size_t>(columns_));
+      host = pageable_;
+    }
+    pack(subjects, members, offsets, host);
+    host_ = host;
+    for (auto& buffer : buffers_) buffer = DeviceArray<std::uint16_t>(static_cast<std::size_t>(largest_chunk_));
+  }
+
+  std::int32_t count() const noexcept { return count_; }
+  std::int64_t columns() const noexcept { return columns_; }
+  bool streamed() const noexcept { return streamed_; }
+  std::size_t chunks() const noexcept { return chunks_.size(); }
+  // What the layout holds on the device, the boundary counted as allocated.
+  std::size_t device_bytes() const noexcept {
+    const std::size_t buffers = streamed_ ? 2 : 1;
+    return chunk_offsets_.bytes() + scores_.bytes() +
+           static_cast<std::size_t>(largest_chunk_) * (buffers * kResidueBytes + kBoundaryBytes);
+  }
+
+  // Runs launch(params, blocks, stream) over every entry and returns the
+  // scores, subjects_per_entry an entry in entry order. params carries the
+  // profile, the passes and the penalties; the layout fills in the rest.
+  template <typename Launch>
+  std::vector<std::int32_t> score(KernelParams params, KernelShape shape, Launch launch) {
+    std::vector<std::int32_t> scores(scores_.size());
+    if (count_ == 0) return scores;
+    if (params.passes > 1 && boundary_.size() < static_cast<std::size_t>(largest_chunk_)) {
+      boundary_ = DeviceArray<std::uint64_t>(static_cast<std::size_t>(largest_chunk_));
+    }
+    const Stream compute = pipeline_.compute.get();
+    const Stream copy = pipeline_.copy.get();
+    const unsigned groups_per_block = detail::kBlockThreads / static_cast<unsigned>(shape.lanes);
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+      const Chunk& chunk = chunks_[c];
+      const std::size_t slot = c % 2;
+      if (streamed_) {
+        // The chunk two back was read from this buffer: its kernel must be
+        // done before the copy overwrites it. Issued after kernel c - 1, the
+        // copy overlaps it.
+        if (c >= 2) pipeline_.scored[slot].hold(copy);
+        const auto chunk_columns = static_cast<std::size_t>(chunk.end_column - chunk.first_column);
+        if (chunk_columns > 0) {
+          device::copy_to_device(buffers_[slot].data(), host_.data() + chunk.first_column,
+                                 chunk_columns * kResidueBytes, copy);
+        }
+        pipeline_.copied[slot].record(copy);
+        pipeline_.copied[slot].hold(compute);
+      }
+      const std::int32_t entries = chunk.end_entry - chunk.first_entry;
+      params.residues = buffers_[slot].data();
+      params.column_offsets = chunk_offsets_.data() + chunk.first_entry + static_cast<std::int64_t>(c);
+      params.entries = entries;
+      params.boundary = boundary_.data();
+      params.scores = scores_.data() + static_cast<std::int64_t>(subjects_per_entry_) * chunk.first_entry;
+      const unsigned blocks = (static_cast<unsigned>(entries) + groups_per_block - 1) / groups_per_block;
+      launch(params, blocks, compute);
+      if (streamed_) pipeline_.scored[slot].record(compute);
+    }
+    scores_.copy_to_host(scores, compute);
+    device::synchronize(compute);
+    return scores;
+  }
+
+ private:
+  struct Chunk {
+    std::int32_t first_entry;
+    std::int32_t end_entry;
+    std::int64_t first_column;
+    std::int64_t end_column;
+  };
+
+  // Consecutive entries whose columns add up to at most chunk_columns; an
+  // entry longer than that takes a chunk of its own (its buffers then exceed
+  // the budget: the kernel needs an entry's columns all at once).
+  void plan_chunks(const std::vector<std::int64_t>& offsets, std::int64_t chunk_columns) {
+    std::int32_t first = 0;
+    for (std::int32_t e = 1; e <= count_; ++e) {
+      const bool full = offsets[static_cast<std::size_t>(e)] - offsets[static_cast<std::size_t>(first)] > chunk_columns;
+      if (full && e - 1 > first) {
+        chunks_.push_back({first, e - 1, offsets[static_cast<std::size_t>(first)], offsets[static_cast<std::size_t>(e - 1)]});
+        first = e - 1;
+      }
+    }
+    chunks_.push_back({first, count_, offsets[static_cast<std::size_t>(first)], offsets.back()});
+  }
+
+  static void pack(const SequenceSet& subjects, const std::vector<std::vector<std::size_t>>& members,
+                   const std::vector<std::int64_t>& offsets, std::span<std::uint16_t> packed) {
+    std::fill(packed.begin(), packed.end(), detail::kPadPair);
     for (std::size_t e = 0; e < members.size(); ++e) {
       for (std::size_t s = 0; s < members[e].size(); ++s) {
         const std::span<const Residue> sequence = subjects.residues(members[e][s]);
@@ -88,14 +308,22 @@ struct DeviceEntries {
         }
       }
     }
-    residues = DeviceArray<std::uint16_t>::from_host(packed);
-    column_offsets = DeviceArray<std::int64_t>::from_host(offsets);
-    scores = DeviceArray<std::int32_t>(static_cast<std::size_t>(count) * subjects_per_entry);
   }
 
-  void ensure_boundary() {
-    if (boundary.size() < static_cast<std::size_t>(columns)) boundary = DeviceArray<std::uint64_t>(static_cast<std::size_t>(columns));
-  }
+  Pipeline& pipeline_;
+  int subjects_per_entry_ = 2;
+  std::int32_t count_ = 0;
+  std::int64_t columns_ = 0;
+  bool streamed_ = false;
+  std::vector<Chunk> chunks_;
+  std::int64_t largest_chunk_ = 0;  // columns
+  PinnedColumns pinned_;            // streamed from page-locked memory,
+  std::vector<std::uint16_t> pageable_;  // or, where the host would not lock it, from here
+  std::span<const std::uint16_t> host_;
+  DeviceArray<std::int64_t> chunk_offsets_;
+  DeviceArray<std::int32_t> scores_;
+  std::array<DeviceArray<std::uint16_t>, 2> buffers_;  // resident: all columns in the first
+  DeviceArray<std::uint64_t> boundary_;                // allocated on the first query that needs two passes
 };
 
 // The query's profile for a shape: kProfileResidues rows of padded_rows
@@ -114,61 +342,66 @@ std::vector<std::int16_t> build_profile(std::span<const Residue> query, const Sc
   return profile;
 }
 
+// The automatic budget: most of the memory free when the subjects are laid
+// out, leaving the rest for the query profile, the 32-bit rescoring and
+// whatever else shares the device.
+constexpr double kAutomaticBudgetShare = 0.8;
+
+// The rescoring's layout gets what the subjects leave of the budget, but at
+// least this share of it, so that rescoring beside a streamed database does
+// not crawl one subject a chunk.
+constexpr std::size_t kRescoringBudgetDivisor = 8;
+
 }  // namespace
 
 struct ResidentSubjects::State {
   const SequenceSet& subjects;
   Scoring scoring;
   std::vector<std::vector<std::size_t>> pairs;  // subject indices, longest pairs first
-  DeviceEntries entries;
-  std::int64_t longest = 0;
   int multiprocessors = 0;
+  std::size_t budget_bytes = 0;
+  Pipeline pipeline;
+  EntryLayout entries;
+  std::int64_t longest = 0;
   std::vector<std::int16_t> host_profile;
   DeviceArray<std::int16_t> profile;
 
-  State(const SequenceSet& subjects_in, const Scoring& scoring_in, std::vector<std::vector<std::size_t>> pairs_in)
+  State(const SequenceSet& subjects_in, const Scoring& scoring_in, std::vector<std::vector<std::size_t>> pairs_in,
+        const DeviceInfo& device, std::size_t requested_budget)
       : subjects(subjects_in),
         scoring(scoring_in),
         pairs(std::move(pairs_in)),
-        entries(subjects, pairs, 2),
-        multiprocessors(current_device().multiprocessors) {
+        multiprocessors(device.multiprocessors),
+        budget_bytes(requested_budget != 0
+                         ? requested_budget
+                         : static_cast<std::size_t>(kAutomaticBudgetShare * static_cast<double>(device.free_memory))),
+        entries(subjects, pairs, 2, budget_bytes, HostColumns::pinned, pipeline) {
     if (!pairs.empty()) longest = subjects.length(pairs.front().front());
   }
 
-  // Uploads the profile for `rows` rows and returns the kernel parameters
-  // every launch for this query shares.
+  // Uploads the profile for `rows` rows (on the compute stream, ahead of the
+  // kernels that read it) and returns the kernel parameters every launch for
+  // this query shares.
   KernelParams prepare(std::span<const Residue> query, std::int64_t rows, KernelShape shape) {
     // Kept until the next query: the copy may still be reading it.
     host_profile = build_profile(query, scoring.matrix, rows);
     if (profile.size() != host_profile.size()) profile = DeviceArray<std::int16_t>(host_profile.size());
-    profile.copy_from_host(host_profile);
+    profile.copy_from_host(host_profile, pipeline.compute.get());
     KernelParams params{};
     params.profile = profile.data();
     params.padded_rows = static_cast<std::int32_t>(rows);
     params.passes = static_cast<std::int32_t>(rows / (static_cast<std::int64_t>(shape.lanes) * shape.rows_per_lane));
     return params;
   }
+
+  std::size_t rescoring_budget() const noexcept {
+    const std::size_t held = entries.device_bytes();
+    return std::max(budget_bytes > held ? budget_bytes - held : 0, budget_bytes / kRescoringBudgetDivisor);
+  }
 };
 
-namespace {
-
-template <typename Launch>
-void run(DeviceEntries& entries, KernelParams params, KernelShape shape, Launch launch) {
-  if (entries.count == 0) return;
-  if (params.passes > 1) entries.ensure_boundary();
-  params.residues = entries.residues.data();
-  params.column_offsets = entries.column_offsets.data();
-  params.entries = entries.count;
-  params.boundary = entries.boundary.data();
-  params.scores = entries.scores.data();
-  const unsigned groups_per_block = detail::kBlockThreads / static_cast<unsigned>(shape.lanes);
-  const unsigned blocks = (static_cast<unsigned>(entries.count) + groups_per_block - 1) / groups_per_block;
-  launch(params, blocks);
-}
-
-}  // namespace
-
-ResidentSubjects::ResidentSubjects(const SequenceSet& subjects, const Scoring& scoring) {
+ResidentSubjects::ResidentSubjects(const SequenceSet& subjects, const Scoring& scoring,
+                                   std::size_t device_memory_bytes) {
   std::vector<std::size_t> order(subjects.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -182,10 +415,14 @@ ResidentSubjects::ResidentSubjects(const SequenceSet& subjects, const Scoring& s
   if (pairs.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
     throw UsageError(fmt::format("{} subjects are more than the cuda engine indexes", subjects.size()));
   }
-  state_ = std::make_unique<State>(subjects, scoring, std::move(pairs));
+  state_ = std::make_unique<State>(subjects, scoring, std::move(pairs), current_device(), device_memory_bytes);
 }
 
 ResidentSubjects::~ResidentSubjects() = default;
+
+bool ResidentSubjects::streamed() const noexcept { return state_->entries.streamed(); }
+
+std::size_t ResidentSubjects::chunks() const noexcept { return state_->entries.chunks(); }
 
 void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int32_t> scores,
                               std::optional<KernelShape> requested) {
@@ -208,7 +445,7 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
   // cannot wrap; a clamped gap could only open from an H above 16383, so the
   // overflow threshold drops to 16383 and such subjects are rescored.
   const KernelShape shape = requested.value_or(choose_shape(m, static_cast<std::int64_t>(state.pairs.size()),
-                                                            state.entries.columns, state.longest,
+                                                            state.entries.columns(), state.longest,
                                                             state.multiprocessors));
   const std::int64_t rows = padded_rows(m, shape);
   KernelParams params = state.prepare(query, rows, shape);
@@ -219,9 +456,10 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
   params.extend = std::min(state.scoring.gaps.extend, kClamp);
   params.overflow_threshold = std::numeric_limits<std::int16_t>::max() - std::max(0, state.scoring.matrix.max_score());
   if (clamped) params.overflow_threshold = std::min(params.overflow_threshold, kClamp);
-  run(state.entries, params, shape,
-      [&](const KernelParams& p, unsigned blocks) { detail::launch_packed(shape, p, blocks); });
-  const std::vector<std::int32_t> packed = state.entries.scores.to_host();
+  const std::vector<std::int32_t> packed =
+      state.entries.score(params, shape, [&](const KernelParams& p, unsigned blocks, Stream stream) {
+        detail::launch_packed(shape, p, blocks, stream);
+      });
 
   std::vector<std::size_t> overflowed;
   for (std::size_t e = 0; e < state.pairs.size(); ++e) {
@@ -236,19 +474,22 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
   }
   if (overflowed.empty()) return;
 
-  // 32-bit pass over the subjects the 16-bit lanes could not certify.
+  // 32-bit pass over the subjects the 16-bit lanes could not certify. They
+  // are few and change with every query, so a streamed rescoring copies from
+  // pageable memory rather than pay for locking it.
   std::vector<std::vector<std::size_t>> singles;
   singles.reserve(overflowed.size());
   for (const std::size_t subject : overflowed) singles.push_back({subject});
-  DeviceEntries exact(state.subjects, singles, 1);
+  EntryLayout exact(state.subjects, singles, 1, state.rescoring_budget(), HostColumns::pageable, state.pipeline);
   const std::int64_t exact_rows = padded_rows(m, detail::kExactShape);
   KernelParams exact_params = state.prepare(query, exact_rows, detail::kExactShape);
   exact_params.open_extend = open_extend;
   exact_params.extend = state.scoring.gaps.extend;
   exact_params.overflow_threshold = std::numeric_limits<std::int32_t>::max();
-  run(exact, exact_params, detail::kExactShape,
-      [](const KernelParams& p, unsigned blocks) { detail::launch_exact(p, blocks); });
-  const std::vector<std::int32_t> exact_scores = exact.scores.to_host();
+  const std::vector<std::int32_t> exact_scores =
+      exact.score(exact_params, detail::kExactShape, [](const KernelParams& p, unsigned blocks, Stream stream) {
+        detail::launch_exact(p, blocks, stream);
+      });
   for (std::size_t i = 0; i < overflowed.size(); ++i) scores[overflowed[i]] = exact_scores[i];
 }
 

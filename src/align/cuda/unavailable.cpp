@@ -8,11 +8,15 @@ struct ResidentSubjects::State {};
 
 std::span<const KernelShape> kernel_shapes() { return {}; }
 
-ResidentSubjects::ResidentSubjects(const SequenceSet&, const Scoring&) {
+ResidentSubjects::ResidentSubjects(const SequenceSet&, const Scoring&, std::size_t) {
   throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
 }
 
 ResidentSubjects::~ResidentSubjects() = default;
+
+// Unreachable: the constructor throws.
+bool ResidentSubjects::streamed() const noexcept { return false; }
+std::size_t ResidentSubjects::chunks() const noexcept { return 0; }
 
 void ResidentSubjects::scores(std::span<const Residue>, std::span<std::int32_t>, std::optional<KernelShape>) {
   throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
