@@ -52,6 +52,8 @@ struct AlignBenchmarkTables {
   Table search{{"database", "sequences", "residues", "query", "length", "engine", "seconds", "GCUPS",
                 "scores s", "GCUPS scores only", "vs parasail", "matches"}};
   Table whole_search{{"database", "sequences", "residues", "queries", "engine", "seconds", "GCUPS", "hits"}};
+  Table streaming{{"database", "device budget", "query", "length", "resident s", "resident GCUPS", "streamed s",
+                   "streamed GCUPS", "same scores"}};
   Table peak{{"subject length", "sequences", "residues", "query length", "engine", "seconds", "GCUPS", "TCUPS",
               "matches"}};
   std::vector<std::string> notes;

@@ -143,6 +143,7 @@ void run_align(const AlignCommand& command, const GlobalOptions& globals) {
                        {"databases", nlohmann::json::parse(tables.databases.to_json())},
                        {"search", nlohmann::json::parse(tables.search.to_json())},
                        {"whole_search", nlohmann::json::parse(tables.whole_search.to_json())},
+                       {"streaming", nlohmann::json::parse(tables.streaming.to_json())},
                        {"peak", nlohmann::json::parse(tables.peak.to_json())},
                        {"notes", tables.notes}};
     text = all.dump(2) + "\n";
@@ -152,6 +153,10 @@ void run_align(const AlignCommand& command, const GlobalOptions& globals) {
            "\n## Search, one query at a time against the resident database\n\n" +
            with_escaped_pipes(tables.search).to_markdown() +
            "\n## One search() call per database, all queries\n\n" + tables.whole_search.to_markdown();
+    if (!tables.streaming.rows().empty()) {
+      text += "\n## The shuffled database streamed through a quarter of its device layout\n\n" +
+              tables.streaming.to_markdown();
+    }
     if (!tables.peak.rows().empty()) {
       text += "\n## Peak: pseudo-databases of one sequence length\n\n" + tables.peak.to_markdown();
     }
