@@ -107,22 +107,6 @@ void run_grid(const GridCommand& command, const GlobalOptions& globals) {
 }
 
 // Sequence ids such as UniProt's "tr|F7XRA1|F7XRA1_TREPU" hold the
-// Markdown column separator: escaped for the Markdown tables only.
-Table with_escaped_pipes(const Table& table) {
-  Table escaped(table.columns());
-  for (std::vector<Table::Cell> row : table.rows()) {
-    for (Table::Cell& cell : row) {
-      if (auto* text = std::get_if<std::string>(&cell)) {
-        std::string out;
-        for (const char c : *text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-        *text = std::move(out);
-      }
-    }
-    escaped.add_row(std::move(row));
-  }
-  return escaped;
-}
-
 struct AlignCommand {
   bench::AlignBenchmarkOptions options;
   std::string format = "markdown";
@@ -149,9 +133,9 @@ void run_align(const AlignCommand& command, const GlobalOptions& globals) {
     text = all.dump(2) + "\n";
   } else {
     text = "## Queries (nearest length in QUERY.fasta.gz; DB.fasta.gz where none is within 10%)\n\n" +
-           with_escaped_pipes(tables.queries).to_markdown() + "\n## Databases\n\n" + tables.databases.to_markdown() +
+           tables.queries.to_markdown() + "\n## Databases\n\n" + tables.databases.to_markdown() +
            "\n## Search, one query at a time against the resident database\n\n" +
-           with_escaped_pipes(tables.search).to_markdown() +
+           tables.search.to_markdown() +
            "\n## One search() call per database, all queries\n\n" + tables.whole_search.to_markdown();
     if (!tables.streaming.rows().empty()) {
       text += "\n## The shuffled database streamed through a quarter of its device layout\n\n" +

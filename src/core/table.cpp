@@ -33,13 +33,28 @@ void Table::add_row(std::vector<Cell> cells) {
   rows_.push_back(std::move(cells));
 }
 
+namespace {
+
+// A '|' inside a cell would end it: Markdown takes "\|" for the character.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Table::to_markdown() const {
   std::vector<std::size_t> width(columns_.size());
   std::vector<bool> numeric(columns_.size(), !rows_.empty());
   for (std::size_t c = 0; c < columns_.size(); ++c) width[c] = std::max<std::size_t>(3, columns_[c].size());
   for (const auto& row : rows_) {
     for (std::size_t c = 0; c < row.size(); ++c) {
-      width[c] = std::max(width[c], render(row[c]).size());
+      width[c] = std::max(width[c], markdown_cell(render(row[c])).size());
       numeric[c] = numeric[c] && is_numeric(row[c]);
     }
   }
@@ -57,7 +72,7 @@ std::string Table::to_markdown() const {
     if (numeric[c]) rule.back() = ':';
     return rule;
   });
-  for (const auto& row : rows_) out += line([&](std::size_t c) { return render(row[c]); });
+  for (const auto& row : rows_) out += line([&](std::size_t c) { return markdown_cell(render(row[c])); });
   return out;
 }
 

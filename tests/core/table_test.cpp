@@ -24,6 +24,16 @@ TEST(Table, MarkdownAlignsColumnsAndRightAlignsNumbers) {
             "| reference |  12.250 | 117 |       - |\n");
 }
 
+TEST(Table, MarkdownEscapesPipesInCellsButNotInJson) {
+  Table table({"query", "length"});
+  table.add_row({std::string("tr|F7XRA1|F7XRA1_TREPU"), std::int64_t{144}});
+  EXPECT_EQ(table.to_markdown(),
+            "| query                    | length |\n"
+            "| ------------------------ | -----: |\n"
+            "| tr\\|F7XRA1\\|F7XRA1_TREPU |    144 |\n");
+  EXPECT_EQ(nlohmann::json::parse(table.to_json())[0]["query"], "tr|F7XRA1|F7XRA1_TREPU");
+}
+
 TEST(Table, JsonKeepsTypesAndNullsForUnmeasured) {
   auto json = nlohmann::json::parse(example().to_json());
   ASSERT_EQ(json.size(), 2u);
