@@ -25,20 +25,30 @@ void validate(const SearchOptions& options) {
 
 namespace {
 
-// Subjects scoring above zero, best first, ties by index; only the first
-// `keep` positions are sorted (the rest are never reported).
+// The best `keep` subjects scoring above zero, best first, ties by index
+// (the rest are never reported).
 std::vector<std::size_t> ranked_subjects(const std::vector<std::int32_t>& scores, std::size_t keep) {
-  std::vector<std::size_t> ranked;
-  for (std::size_t s = 0; s < scores.size(); ++s) {
-    if (scores[s] > 0) ranked.push_back(s);
-  }
   const auto better = [&](std::size_t a, std::size_t b) {
     return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
   };
-  keep = std::min(keep, ranked.size());
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(), better);
-  ranked.resize(keep);
-  return ranked;
+  // One pass keeping the best `keep` in a heap whose top is the worst kept:
+  // a database of millions costs a comparison a subject, not a sort.
+  std::vector<std::size_t> kept;
+  if (keep == 0) return kept;
+  kept.reserve(keep);
+  for (std::size_t s = 0; s < scores.size(); ++s) {
+    if (scores[s] <= 0) continue;
+    if (kept.size() < keep) {
+      kept.push_back(s);
+      std::push_heap(kept.begin(), kept.end(), better);
+    } else if (better(s, kept.front())) {
+      std::pop_heap(kept.begin(), kept.end(), better);
+      kept.back() = s;
+      std::push_heap(kept.begin(), kept.end(), better);
+    }
+  }
+  std::sort_heap(kept.begin(), kept.end(), better);
+  return kept;
 }
 
 }  // namespace

@@ -358,6 +358,10 @@ struct ResidentSubjects::State {
   const SequenceSet& subjects;
   Scoring scoring;
   std::vector<std::vector<std::size_t>> pairs;  // subject indices, longest pairs first
+  // The subject each packed score belongs to (2 per pair; kNoSubject for
+  // the empty half of an odd last pair): one flat pass per query.
+  static constexpr std::size_t kNoSubject = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> subject_of_score;
   int multiprocessors = 0;
   std::size_t budget_bytes = 0;
   Pipeline pipeline;
@@ -377,6 +381,10 @@ struct ResidentSubjects::State {
                          : static_cast<std::size_t>(kAutomaticBudgetShare * static_cast<double>(device.free_memory))),
         entries(subjects, pairs, 2, budget_bytes, HostColumns::pinned, pipeline) {
     if (!pairs.empty()) longest = subjects.length(pairs.front().front());
+    subject_of_score.assign(2 * pairs.size(), kNoSubject);
+    for (std::size_t e = 0; e < pairs.size(); ++e) {
+      for (std::size_t s = 0; s < pairs[e].size(); ++s) subject_of_score[2 * e + s] = pairs[e][s];
+    }
   }
 
   // Uploads the profile for `rows` rows (on the compute stream, ahead of the
@@ -462,14 +470,13 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
       });
 
   std::vector<std::size_t> overflowed;
-  for (std::size_t e = 0; e < state.pairs.size(); ++e) {
-    for (std::size_t s = 0; s < state.pairs[e].size(); ++s) {
-      const std::int32_t score = packed[2 * e + s];
-      if (score == detail::kOverflow) {
-        overflowed.push_back(state.pairs[e][s]);
-      } else {
-        scores[state.pairs[e][s]] = score;
-      }
+  for (std::size_t i = 0; i < state.subject_of_score.size(); ++i) {
+    const std::size_t subject = state.subject_of_score[i];
+    if (subject == State::kNoSubject) continue;
+    if (packed[i] == detail::kOverflow) {
+      overflowed.push_back(subject);
+    } else {
+      scores[subject] = packed[i];
     }
   }
   if (overflowed.empty()) return;
