@@ -17,6 +17,7 @@
 
 #include "align/kernels.hpp"
 #include "support/backends.hpp"
+#include "support/engine_checks.hpp"
 #include "support/random_proteins.hpp"
 #include "support/scorings_under_test.hpp"
 #include "trellis/align/alignment.hpp"
@@ -30,18 +31,11 @@ using trellis::testing::random_letters;
 using trellis::testing::scorings_under_test;
 using trellis::testing::set_of;
 
-constexpr trellis::testing::MutationRates kRelative{3, 6, 20, 8};
-
 std::string relative_of(std::mt19937& random, const std::string& source) {
-  return trellis::testing::relative_of(random, source, kRelative);
+  return trellis::testing::engine_relative_of(random, source);
 }
 
-std::vector<std::int32_t> reference_scores(std::span<const Residue> query, const SequenceSet& subjects,
-                                           const Scoring& scoring) {
-  std::vector<std::int32_t> scores(subjects.size());
-  reference::sw_scores(query, subjects, scoring, scores);
-  return scores;
-}
+using trellis::testing::reference_scores;
 
 // Every compiled shape, then the engine's own choice (nullopt).
 std::vector<std::optional<KernelShape>> shapes_under_test() {

@@ -14,12 +14,15 @@
 #include <vector>
 
 #include "support/backends.hpp"
+#include "support/random_values.hpp"
 #include "trellis/grid/assembly.hpp"
 #include "trellis/grid/matrix_free.hpp"
 #include "trellis/grid/spmv.hpp"
 
 namespace trellis::grid {
 namespace {
+
+using trellis::testing::random_vector;
 
 Mesh uniform_mesh(const std::vector<std::int32_t>& cells) {
   // A different length per axis, so the per-axis weights differ; [0, 1]
@@ -38,15 +41,6 @@ std::string shape_name(const Mesh& mesh) {
     name += std::to_string(mesh.extent(a));
   }
   return name;
-}
-
-template <typename T>
-std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  std::vector<T> v(n);
-  for (T& e : v) e = static_cast<T>(value(rng));
-  return v;
 }
 
 template <typename T>

@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "../alignment_columns.hpp"
 #include "../kernels.hpp"
 #include "traceback.hpp"
 #include "traceback_kernel.hpp"
@@ -41,9 +42,6 @@ std::unique_ptr<T[], AlignedDelete> aligned_array(std::size_t count) {
   return std::unique_ptr<T[], AlignedDelete>(static_cast<T*>(::operator new[](count * sizeof(T), kVectorAlignment)));
 }
 
-void append_run(std::string& cigar, char op, std::int64_t count) {
-  if (count > 0) cigar += fmt::format("{}{}", count, op);
-}
 
 // The reference's walk back from `end` over the striped direction masks,
 // and the reference's bookkeeping of the columns it collects.
@@ -100,30 +98,12 @@ Alignment walk_back(std::span<const Residue> query, std::span<const Residue> sub
     }
   }
 
-  std::reverse(query_row.begin(), query_row.end());
-  std::reverse(subject_row.begin(), subject_row.end());
-  std::reverse(ops.begin(), ops.end());
   result.score = end.score;
   result.query_start = i + 1;
   result.query_end = end.row;
   result.subject_start = j + 1;
   result.subject_end = end.column;
-  result.length = static_cast<std::int64_t>(ops.size());
-  char previous = 0;
-  std::int64_t run = 0;
-  for (const char op : ops) {
-    if (op != previous) {
-      append_run(result.cigar, previous, run);
-      if (op != 'M') ++result.gap_opens;
-      previous = op;
-      run = 0;
-    }
-    ++run;
-    if (op != 'M') ++result.gaps;
-  }
-  append_run(result.cigar, previous, run);
-  result.query_aligned = std::move(query_row);
-  result.subject_aligned = std::move(subject_row);
+  detail::set_alignment_columns(result, std::move(query_row), std::move(subject_row), std::move(ops));
   return result;
 }
 

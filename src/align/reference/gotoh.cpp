@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "../alignment_columns.hpp"
 #include "../kernels.hpp"
 #include "trellis/core/error.hpp"
 
@@ -62,9 +63,6 @@ constexpr std::uint8_t kSourceMask = 3;
 constexpr std::uint8_t kIExtended = 4;  // I here continues I of the cell above
 constexpr std::uint8_t kDExtended = 8;  // D here continues D of the cell to the left
 
-void append_run(std::string& cigar, char op, std::int64_t count) {
-  if (count > 0) cigar += fmt::format("{}{}", count, op);
-}
 
 }  // namespace
 
@@ -222,30 +220,12 @@ Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> 
     }
   }
 
-  std::reverse(query_row.begin(), query_row.end());
-  std::reverse(subject_row.begin(), subject_row.end());
-  std::reverse(ops.begin(), ops.end());
   result.score = best;
   result.query_start = i + 1;
   result.query_end = best_i;
   result.subject_start = j + 1;
   result.subject_end = best_j;
-  result.length = static_cast<std::int64_t>(ops.size());
-  char previous = 0;
-  std::int64_t run = 0;
-  for (const char op : ops) {
-    if (op != previous) {
-      append_run(result.cigar, previous, run);
-      if (op != 'M') ++result.gap_opens;
-      previous = op;
-      run = 0;
-    }
-    ++run;
-    if (op != 'M') ++result.gaps;
-  }
-  append_run(result.cigar, previous, run);
-  result.query_aligned = std::move(query_row);
-  result.subject_aligned = std::move(subject_row);
+  detail::set_alignment_columns(result, std::move(query_row), std::move(subject_row), std::move(ops));
   return result;
 }
 
