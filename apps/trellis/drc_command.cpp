@@ -1,7 +1,10 @@
-// `trellis drc BOARD.dsn [--json] [-o FILE] [--fail-on-violations]`: the
-// independent design-rule check of a board's copper. For now the routes
-// checked are the wiring the DSN file itself holds; a session (SES) or
-// routes argument comes with the router.
+// `trellis drc BOARD.dsn|BOARD.kicad_pcb [ROUTES.ses] [--json] [-o FILE]
+// [--fail-on-violations]`: the independent design-rule check of a board's
+// copper. The board is a Specctra DSN file or a KiCad board (.kicad_pcb, with
+// its .kicad_pro beside it when present), told apart by the extension.
+// Without ROUTES the copper checked is the wiring the board file holds; with a Specctra session
+// (a router's output) it is that wiring plus the session's routes, copper
+// the session repeats from the board counted once (route::with_board_wiring).
 //
 // Exit codes: 0 when the check ran, whatever it found (so scripts can read
 // the report); with --fail-on-violations, 1 when routing introduced a
@@ -10,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -20,6 +24,8 @@
 #include "trellis/core/error.hpp"
 #include "trellis/route/drc.hpp"
 #include "trellis/route/dsn.hpp"
+#include "trellis/route/kicad.hpp"
+#include "trellis/route/session.hpp"
 
 namespace trellis::cli {
 namespace {
@@ -30,6 +36,7 @@ using route::Violation;
 
 struct DrcCommand {
   std::string board_path;
+  std::string routes_path;  // a session (.ses); empty: the board's own wiring
   std::string output;
   bool json = false;
   bool fail_on_violations = false;
@@ -114,9 +121,18 @@ std::string text_report(const Board& board, const DrcReport& report) {
   return out.str();
 }
 
+Board read_board(const std::filesystem::path& path) {
+  return path.extension() == ".kicad_pcb" ? route::read_kicad_pcb(path) : route::read_dsn_file(path);
+}
+
 void run(const DrcCommand& command, const GlobalOptions& globals) {
-  const Board board = route::read_dsn_file(command.board_path);
-  const DrcReport report = route::check_design_rules(board);
+  const Board board = read_board(command.board_path);
+  // The session is read whole before anything is written: bad input leaves no report behind.
+  const DrcReport report =
+      command.routes_path.empty()
+          ? route::check_design_rules(board)
+          : route::check_design_rules(
+                board, route::with_board_wiring(board, route::read_session(std::filesystem::path(command.routes_path), board)));
   const std::string text = command.json ? json_report(board, report) : text_report(board, report);
   if (command.output.empty()) {
     std::fputs(text.c_str(), stdout);
@@ -127,9 +143,10 @@ void run(const DrcCommand& command, const GlobalOptions& globals) {
   }
   if (!globals.quiet) {
     std::fprintf(stderr, "%s\n",
-                 fmt::format("drc {}: {} routing violations, {} input conflicts, {} of {} nets unconnected "
+                 fmt::format("drc {}{}{}: {} routing violations, {} input conflicts, {} of {} nets unconnected "
                              "({} pads, {} wires, {} vias; {:.1f} ms)",
-                             command.board_path, report.routing.size(), report.input_conflicts.size(),
+                             command.board_path, command.routes_path.empty() ? "" : " + ", command.routes_path,
+                             report.routing.size(), report.input_conflicts.size(),
                              report.unconnected.size(), report.nets_checked, report.pads, report.wires, report.vias,
                              report.seconds * 1e3)
                      .c_str());
@@ -147,11 +164,14 @@ void add_drc_command(CLI::App& app, const GlobalOptions& globals) {
   auto command = std::make_shared<DrcCommand>();
   CLI::App* drc = app.add_subcommand(
       "drc",
-      "Design-rule check of a Specctra DSN board and its wiring: clearance between copper of different nets per "
-      "layer (pads, wires, vias, keepouts, outline) and connectivity of every net. Lists violations introduced by "
-      "the routing apart from conflicts already in the input. The routes checked are the DSN's own wiring; a "
-      "session (SES) argument comes with the router.");
-  drc->add_option("board", command->board_path, "Board (.dsn)")->required();
+      "Design-rule check of a board (Specctra DSN, or KiCad .kicad_pcb with its .kicad_pro) and its wiring: "
+      "clearance between copper of different nets per layer (pads, wires, vias, keepouts, outline) and connectivity of every net. Lists violations introduced by "
+      "the routing apart from conflicts already in the input. Without ROUTES the copper checked is the board's own "
+      "wiring; with a Specctra session (.ses, a router's output) it is the board's wiring plus the session's routes "
+      "(copper the session repeats from the board counted once).");
+  drc->add_option("board", command->board_path, "Board (.dsn, or .kicad_pcb)")->required();
+  drc->add_option("routes", command->routes_path,
+                  "Routes to check on the board: a Specctra session (.ses) written for this board");
   drc->add_flag("--json", command->json, "Write the report as JSON");
   drc->add_option("-o,--out", command->output, "Write the report here (whole or not at all) instead of stdout");
   drc->add_flag("--fail-on-violations", command->fail_on_violations,

@@ -14,6 +14,8 @@ namespace {
 // also keeps every sum and product of two coordinates far from overflow.
 constexpr double kLargestCoordinate = 1e12;  // nanometres
 
+}  // namespace
+
 std::optional<double> nanometres_per(std::string_view unit) {
   if (unit == "inch") return 25'400'000.0;
   if (unit == "mil") return 25'400.0;
@@ -22,10 +24,6 @@ std::optional<double> nanometres_per(std::string_view unit) {
   if (unit == "um") return 1'000.0;
   return std::nullopt;
 }
-
-constexpr std::string_view kUnits = "inch, mil, cm, mm or um";
-
-}  // namespace
 
 void Parser::expect_open(std::string_view what) {
   const Token& token = tokens_.peek();

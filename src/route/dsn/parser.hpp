@@ -29,6 +29,11 @@ struct ShapeAt {
   Shape shape;
 };
 
+// Nanometres in one of the file units Specctra knows (inch, mil, cm, mm,
+// um); nullopt for anything else.
+std::optional<double> nanometres_per(std::string_view unit);
+inline constexpr std::string_view kUnits = "inch, mil, cm, mm or um";
+
 // Nanometres per file unit; 0 while no (resolution) or (unit) was read.
 struct Scale {
   double nanometres_per_unit = 0;

@@ -16,7 +16,8 @@ constexpr bool is_space(char c) noexcept {
 
 }  // namespace
 
-Tokenizer::Tokenizer(std::string_view text, std::string name) : text_(text), name_(std::move(name)) {
+Tokenizer::Tokenizer(std::string_view text, std::string name, Dialect dialect)
+    : text_(text), name_(std::move(name)), dialect_(dialect) {
   // Editors on Windows may start a UTF-8 file with a byte order mark.
   if (text_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
 }
@@ -55,7 +56,7 @@ void Tokenizer::skip_space_and_comments() {
       ++pos_;
     } else if (is_space(c)) {
       ++pos_;
-    } else if (c == '#' && at_line_start_) {
+    } else if (c == '#' && at_line_start_ && dialect_ == Dialect::specctra) {
       while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
     } else {
       return;
@@ -75,6 +76,25 @@ void Tokenizer::scan_quoted(Token& token) {
   token.text += inside;
   token.quoted = true;
   pos_ = close + 1;
+}
+
+void Tokenizer::scan_escaped_quoted(Token& token) {
+  const std::size_t opened_at = line_;
+  ++pos_;  // the opening quote
+  for (;;) {
+    if (pos_ >= text_.size()) fail(opened_at, "the quoted text opened here with '\"' is never closed");
+    const char c = text_[pos_++];
+    if (c == '"') break;
+    if (c == '\n') ++line_;
+    if (c != '\\' || pos_ >= text_.size()) {
+      token.text += c;
+      continue;
+    }
+    const char escaped = text_[pos_++];
+    if (escaped == '\n') ++line_;
+    token.text += escaped == 'n' ? '\n' : escaped == 't' ? '\t' : escaped == 'r' ? '\r' : escaped;
+  }
+  token.quoted = true;
 }
 
 std::size_t Tokenizer::balanced_group_length() const {
@@ -102,7 +122,7 @@ void Tokenizer::scan(Token& token) {
   }
   at_line_start_ = false;
 
-  if (next_is_quote_char_) {
+  if (next_is_quote_char_ && dialect_ == Dialect::specctra) {
     // (string_quote C): C is taken as it is, whatever character it is.
     next_is_quote_char_ = false;
     previous_was_open_ = false;
@@ -128,9 +148,14 @@ void Tokenizer::scan(Token& token) {
     const char c = text_[pos_];
     if (is_space(c) || c == ')') break;
     if (c == quote_) {
-      scan_quoted(token);
+      if (dialect_ == Dialect::kicad) {
+        scan_escaped_quoted(token);
+      } else {
+        scan_quoted(token);
+      }
     } else if (c == '(') {
-      const std::size_t group = token.text.empty() && !token.quoted ? 0 : balanced_group_length();
+      const bool may_glue = dialect_ == Dialect::specctra && (!token.text.empty() || token.quoted);
+      const std::size_t group = may_glue ? balanced_group_length() : 0;
       if (group == 0) break;
       token.text += text_.substr(pos_, group);
       pos_ += group;

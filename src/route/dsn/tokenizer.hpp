@@ -10,6 +10,12 @@ namespace trellis::route::dsn_detail {
 
 enum class TokenKind { open, close, atom, end };
 
+// Specctra and KiCad write the same s-expressions but quote differently:
+// KiCad's quote is always '"', with backslash escapes inside (\" \\ \n \t
+// \r; any other escaped character stands for itself), and it has neither
+// '#' comments nor (string_quote) nor names with glued parentheses.
+enum class Dialect { specctra, kicad };
+
 struct Token {
   TokenKind kind = TokenKind::end;
   std::string text;     // the atom, quotes removed; empty for other kinds
@@ -30,7 +36,7 @@ struct Token {
 // - A line whose first non-blank character is '#' is a comment.
 class Tokenizer {
  public:
-  Tokenizer(std::string_view text, std::string name);
+  Tokenizer(std::string_view text, std::string name, Dialect dialect = Dialect::specctra);
 
   const Token& peek();
   Token next();
@@ -47,11 +53,13 @@ class Tokenizer {
   void scan(Token& token);
   void skip_space_and_comments();
   void scan_quoted(Token& token);
+  void scan_escaped_quoted(Token& token);  // Dialect::kicad
   // Length of a balanced "(...)" starting at pos_, or 0 when it is not one.
   std::size_t balanced_group_length() const;
 
   std::string_view text_;
   std::string name_;
+  Dialect dialect_ = Dialect::specctra;
   std::size_t pos_ = 0;
   std::size_t line_ = 1;
   bool at_line_start_ = true;

@@ -1,0 +1,127 @@
+// Arcs and circles as chords, rotations and placements, in Board orientation.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include <fmt/format.h>
+
+#include "reader.hpp"
+
+namespace trellis::route::kicad_detail {
+namespace {
+
+constexpr double kRadiansPerDegree = std::numbers::pi / 180.0;
+
+Point rounded(double x, double y) { return {std::llround(x), std::llround(y)}; }
+
+// How many chords keep an arc of `radius` sweeping `sweep_radians` within
+// the tolerance: each chord's sagitta r (1 - cos(a/2)) must not exceed it.
+int chords_for(double radius, double sweep_radians) {
+  if (!(radius > kArcTolerance)) return std::max(1, static_cast<int>(std::ceil(std::fabs(sweep_radians) / (std::numbers::pi / 2))));
+  const double widest = 2.0 * std::acos(1.0 - kArcTolerance / radius);
+  const double needed = std::ceil(std::fabs(sweep_radians) / widest);
+  return static_cast<int>(std::clamp(needed, 1.0, static_cast<double>(kMaxArcChords)));
+}
+
+}  // namespace
+
+Point rotate(Point p, double degrees) {
+  // Quarter turns exactly: most footprints sit at 0, 90, 180 or 270.
+  const double turned = std::fmod(std::fmod(degrees, 360.0) + 360.0, 360.0);
+  if (turned == 0) return p;
+  if (turned == 90) return {-p.y, p.x};
+  if (turned == 180) return {-p.x, -p.y};
+  if (turned == 270) return {p.y, -p.x};
+  const double c = std::cos(degrees * kRadiansPerDegree);
+  const double s = std::sin(degrees * kRadiansPerDegree);
+  const auto x = static_cast<double>(p.x);
+  const auto y = static_cast<double>(p.y);
+  return rounded(x * c - y * s, x * s + y * c);
+}
+
+Point place(const Placement& placement, Point local) {
+  const Point turned = rotate(local, placement.angle);
+  return {placement.origin.x + turned.x, placement.origin.y + turned.y};
+}
+
+std::vector<Point> arc_about(Point centre, double radius, double from_degrees, double sweep) {
+  const double from = from_degrees * kRadiansPerDegree;
+  const double sweep_radians = sweep * kRadiansPerDegree;
+  const int chords = chords_for(radius, sweep_radians);
+  std::vector<Point> points;
+  points.reserve(static_cast<std::size_t>(chords) + 1);
+  for (int i = 0; i <= chords; ++i) {
+    const double a = from + sweep_radians * i / chords;
+    points.push_back(rounded(static_cast<double>(centre.x) + radius * std::cos(a),
+                             static_cast<double>(centre.y) + radius * std::sin(a)));
+  }
+  return points;
+}
+
+std::vector<Point> circle_points(Point centre, double radius) {
+  std::vector<Point> points = arc_about(centre, radius, 0, 360);
+  points.pop_back();  // the closing vertex repeats the first
+  return points;
+}
+
+std::vector<Point> arc_points(Point start, Point mid, Point end) {
+  // The circle through three points; coordinates relative to start keep
+  // the products well inside double precision.
+  const double bx = static_cast<double>(mid.x - start.x), by = static_cast<double>(mid.y - start.y);
+  const double cx = static_cast<double>(end.x - start.x), cy = static_cast<double>(end.y - start.y);
+  const double d = 2.0 * (bx * cy - by * cx);
+  const double scale = std::max({std::fabs(bx), std::fabs(by), std::fabs(cx), std::fabs(cy), 1.0});
+  if (std::fabs(d) <= 1e-9 * scale * scale) return {start, end};  // collinear: a straight segment
+  const double b2 = bx * bx + by * by, c2 = cx * cx + cy * cy;
+  const double ux = (cy * b2 - by * c2) / d;
+  const double uy = (bx * c2 - cx * b2) / d;
+  const double radius = std::hypot(ux, uy);
+  const double a_start = std::atan2(-uy, -ux);
+  const double a_mid = std::atan2(by - uy, bx - ux);
+  const double a_end = std::atan2(cy - uy, cx - ux);
+  const auto ccw_from_start = [&](double a) {
+    const double t = std::fmod(a - a_start, 2 * std::numbers::pi);
+    return t < 0 ? t + 2 * std::numbers::pi : t;
+  };
+  // Counter-clockwise when mid comes before end going counter-clockwise.
+  double sweep = ccw_from_start(a_end);
+  if (ccw_from_start(a_mid) > sweep) sweep -= 2 * std::numbers::pi;
+  const Point centre = rounded(static_cast<double>(start.x) + ux, static_cast<double>(start.y) + uy);
+  std::vector<Point> points = arc_about(centre, radius, a_start / kRadiansPerDegree, sweep / kRadiansPerDegree);
+  // The ends exactly as written, so chained outlines meet.
+  points.front() = start;
+  points.back() = end;
+  return points;
+}
+
+double twice_area(const std::vector<Point>& polygon) {
+  double sum = 0;
+  for (std::size_t i = 0; i < polygon.size(); ++i) {
+    const Point& a = polygon[i];
+    const Point& b = polygon[(i + 1) % polygon.size()];
+    sum += static_cast<double>(a.x) * static_cast<double>(b.y) - static_cast<double>(b.x) * static_cast<double>(a.y);
+  }
+  return sum;
+}
+
+std::vector<Point> read_pts(const Reader& reader, const Node& pts, bool raw) {
+  std::vector<Point> points;
+  for (const Node& item : pts.items) {
+    if (!item.is_list) reader.fail(item.line, "expected (xy x y) or (arc ...) in (pts ...)");
+    if (item.text == "xy") {
+      points.push_back(raw ? reader.raw_point(item) : reader.point(item));
+    } else if (item.text == "arc") {
+      const auto end_of = [&](std::string_view which) {
+        const Node& p = reader.child(item, which);
+        return raw ? reader.raw_point(p) : reader.point(p);
+      };
+      const std::vector<Point> arc = arc_points(end_of("start"), end_of("mid"), end_of("end"));
+      points.insert(points.end(), arc.begin(), arc.end());
+    } else {
+      reader.fail(item.line, fmt::format("expected (xy x y) or (arc ...) in (pts ...), found ({} ...)", item.text));
+    }
+  }
+  return points;
+}
+
+}  // namespace trellis::route::kicad_detail

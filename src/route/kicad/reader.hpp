@@ -1,0 +1,128 @@
+// The KiCad reader's state and its helpers for reading values out of the
+// tree: the board being filled, the copper layers and nets by name and
+// number, and numbers converted to nanometres in the Board's orientation.
+// Each part of the board has its own file; read_kicad_pcb.cpp runs them in
+// order (layers, nets, footprints, outline, tracks, zones, project rules).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sexpr.hpp"
+#include "trellis/route/board.hpp"
+#include "trellis/route/kicad.hpp"
+
+namespace trellis::route::kicad_detail {
+
+// The oldest and newest format versions read: KiCad 6.0 and KiCad 9.0.
+inline constexpr long kOldestVersion = 20211014;
+inline constexpr long kNewestVersion = 20241229;
+
+// A placement: board = origin + rotate(local, angle), local in Board
+// orientation (y up).
+struct Placement {
+  Point origin;
+  double angle = 0;  // degrees, counter-clockwise
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const noexcept { return name_; }
+  [[noreturn]] void fail(std::size_t line, std::string_view problem) const;
+  void warn(std::size_t line, std::string_view message);
+
+  // ---- values (values.cpp)
+  // The item at `index` of a list, which must be an atom.
+  const Node& atom(const Node& list, std::size_t index, std::string_view what) const;
+  // A list's child list, which must be present.
+  const Node& child(const Node& list, std::string_view keyword) const;
+  double number(const Node& list, std::size_t index, std::string_view what) const;
+  // Millimetres to nanometres, at most 1 km.
+  Coord length(const Node& list, std::size_t index, std::string_view what) const;
+  Coord to_nanometres(double millimetres, std::size_t line) const;
+  // A length that must be > 0 (or >= 0 when zero_ok).
+  Coord positive_length(const Node& list, std::size_t index, std::string_view what, bool zero_ok = false) const;
+  // (KEYWORD x y) in Board orientation: y negated.
+  Point point(const Node& list) const;
+  // (KEYWORD x y) as written, y not negated.
+  Point raw_point(const Node& list) const;
+  // The optional third number of (at x y [angle]), 0 when absent.
+  double angle(const Node& at) const;
+  // A line width: (width W) or, from KiCad 7, (stroke (width W) ...); 0 when absent.
+  Coord stroke_width(const Node& list) const;
+  // The net a (net N ["name"]) names: a Board::nets index, -1 for net 0.
+  int net(const Node& net_list) const;
+  // A copper layer's index by its canonical name.
+  std::optional<int> copper_layer(std::string_view name) const;
+  // The copper layers a (layers ...) / (layer ...) list names, with "*.Cu"
+  // (every copper layer) and "F&B.Cu" (the outer two) expanded; non-copper
+  // names are skipped. Unknown copper-looking names ("In7.Cu" on a
+  // two-layer board) are an error.
+  std::vector<int> copper_layers(const Node& layers) const;
+  // Whether a (layers ...) list is exactly "*.Cu" or every copper layer.
+  bool all_copper(const std::vector<int>& layers) const;
+
+  // ---- parts of the board, in reading order
+  void read_version(const Node& root);
+  void read_layers(const Node& root);   // layers.cpp
+  void read_nets(const Node& root);     // nets.cpp
+  void read_footprints(const Node& root);  // footprints.cpp (pads in pads.cpp)
+  void read_outline(const Node& root);  // outline.cpp
+  void read_tracks(const Node& root);   // tracks.cpp
+  void read_zones(const Node& root);    // zones.cpp
+  void read_rules(const std::optional<KicadProject>& project);  // project.cpp
+  void check_pins_on_board();           // footprints.cpp
+
+  // A via padstack through `first`..`last` (stack indices) of this size,
+  // created once (tracks.cpp).
+  int via_padstack(Coord diameter, Coord drill, int first, int last);
+  // A padstack with these shapes, shared by every pad of the same copper.
+  int padstack_for(std::string name, std::vector<LayerShape> shapes);
+
+  Board board;
+  std::unordered_map<std::string, int> layer_by_name;  // copper layers
+  std::map<long, int> net_by_number;                     // KiCad number -> Board::nets index (-1: net 0)
+  // Every footprint's pin (board coordinates) with the line of its pad, for
+  // the outline check.
+  struct PadAt {
+    PinRef pin;
+    std::size_t line = 0;
+  };
+  std::vector<PadAt> connected_pads;
+
+ private:
+  std::string name_;
+  std::unordered_map<std::string, int> padstack_by_key_;
+};
+
+// Chords approximating arcs and round corners stay within this distance of
+// the true curve (KiCad's ARC_HIGH_DEF), with at most kMaxArcChords each.
+inline constexpr double kArcTolerance = 5'000;  // nanometres
+inline constexpr int kMaxArcChords = 4096;
+
+// ---- geometry (geometry.cpp), all in Board orientation
+// The points along the arc from `start` through `mid` to `end`, both ends
+// included; collinear points give the straight segment.
+std::vector<Point> arc_points(Point start, Point mid, Point end);
+// A closed circle as polygon vertices (first not repeated).
+std::vector<Point> circle_points(Point centre, double radius);
+// The arc of `radius` about `centre` from `from_degrees` sweeping `sweep`
+// degrees (counter-clockwise when positive), both ends included.
+std::vector<Point> arc_about(Point centre, double radius, double from_degrees, double sweep);
+Point rotate(Point p, double degrees);
+Point place(const Placement& placement, Point local);
+// Twice the signed area of a closed polygon (counter-clockwise positive).
+double twice_area(const std::vector<Point>& polygon);
+
+// The polygon of a (pts (xy x y) ... (arc (start) (mid) (end)) ...) list,
+// in Board orientation, or with y as written when `raw`.
+std::vector<Point> read_pts(const Reader& reader, const Node& pts, bool raw = false);
+
+}  // namespace trellis::route::kicad_detail
