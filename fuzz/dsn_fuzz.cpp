@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "board_checks.hpp"
 #include "input_error_checks.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/board.hpp"
@@ -19,43 +20,13 @@ using trellis::fuzz::bug;
 
 namespace {
 
-bool in_range(int index, std::size_t size) { return index >= 0 && static_cast<std::size_t>(index) < size; }
-
 void check_board(const trellis::route::Board& board) {
   using namespace trellis::route;
-  const std::size_t layers = board.layers.size();
-  for (const Padstack& padstack : board.padstacks) {
-    for (const LayerShape& shape : padstack.shapes) {
-      if (!in_range(shape.layer, layers)) bug("padstack layer out of range", padstack.name);
-    }
-  }
-  for (const Image& image : board.images) {
-    for (const ImagePin& pin : image.pins) {
-      if (!in_range(pin.padstack, board.padstacks.size())) bug("pin padstack out of range", image.name);
-    }
-  }
-  for (const Component& component : board.components) {
-    if (!in_range(component.image, board.images.size())) bug("component image out of range", component.reference);
-  }
+  trellis::fuzz::check_board_indices(board);
   for (const Net& net : board.nets) {
     for (const PinRef& pin : net.pins) {
-      if (!in_range(pin.component, board.components.size())) bug("net pin component out of range", net.name);
-      const Component& component = board.components[static_cast<std::size_t>(pin.component)];
-      if (!in_range(pin.pin, board.images[static_cast<std::size_t>(component.image)].pins.size())) {
-        bug("net pin out of range", net.name);
-      }
       if (!inside_boundary(board, pin_position(board, pin))) bug("a connected pin off the board was accepted", net.name);
     }
-  }
-  for (const Wire& wire : board.wires) {
-    if (!in_range(wire.layer, layers)) bug("wire layer out of range", "");
-    if (wire.net != -1 && !in_range(wire.net, board.nets.size())) bug("wire net out of range", "");
-  }
-  for (const Via& via : board.vias) {
-    if (!in_range(via.padstack, board.padstacks.size())) bug("via padstack out of range", "");
-  }
-  for (const PinCopper& copper : pin_copper(board)) {
-    if (!in_range(copper.layer, layers)) bug("pin copper layer out of range", "");
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "board_checks.hpp"
 #include "input_error_checks.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/board.hpp"
@@ -27,34 +28,12 @@ constexpr std::string_view kFixedBoard = R"((kicad_pcb (version 20211014) (gener
     (pad "2" smd rect (at 1 0 90) (size 1 1) (layers "F.Cu") (net 2 "SIG"))))
 )";
 
-bool in_range(int index, std::size_t size) { return index >= 0 && static_cast<std::size_t>(index) < size; }
-
 void check_board(const trellis::route::Board& board) {
   using namespace trellis::route;
+  using trellis::fuzz::in_range;
+  if (board.layers.empty()) bug("a board without copper layers was accepted", board.name);
+  trellis::fuzz::check_board_indices(board);
   const std::size_t layers = board.layers.size();
-  if (layers == 0) bug("a board without copper layers was accepted", board.name);
-  for (const Padstack& padstack : board.padstacks) {
-    for (const LayerShape& shape : padstack.shapes) {
-      if (!in_range(shape.layer, layers)) bug("padstack layer out of range", padstack.name);
-    }
-  }
-  for (const Image& image : board.images) {
-    for (const ImagePin& pin : image.pins) {
-      if (!in_range(pin.padstack, board.padstacks.size())) bug("pin padstack out of range", image.name);
-    }
-  }
-  for (const Component& component : board.components) {
-    if (!in_range(component.image, board.images.size())) bug("component image out of range", component.reference);
-  }
-  for (const Net& net : board.nets) {
-    for (const PinRef& pin : net.pins) {
-      if (!in_range(pin.component, board.components.size())) bug("net pin component out of range", net.name);
-      const Component& component = board.components[static_cast<std::size_t>(pin.component)];
-      if (!in_range(pin.pin, board.images[static_cast<std::size_t>(component.image)].pins.size())) {
-        bug("net pin out of range", net.name);
-      }
-    }
-  }
   for (const NetClass& net_class : board.classes) {
     for (const int net : net_class.nets) {
       if (!in_range(net, board.nets.size())) bug("class net out of range", net_class.name);
@@ -67,12 +46,9 @@ void check_board(const trellis::route::Board& board) {
     if (!in_range(via, board.padstacks.size())) bug("via padstack out of range", "");
   }
   for (const Wire& wire : board.wires) {
-    if (!in_range(wire.layer, layers)) bug("wire layer out of range", "");
-    if (wire.net != -1 && !in_range(wire.net, board.nets.size())) bug("wire net out of range", "");
     if (wire.shape.points.empty()) bug("a wire without points", "");
   }
   for (const Via& via : board.vias) {
-    if (!in_range(via.padstack, board.padstacks.size())) bug("via padstack out of range", "");
     if (via.net != -1 && !in_range(via.net, board.nets.size())) bug("via net out of range", "");
   }
   for (const Keepout& keepout : board.keepouts) {
@@ -83,9 +59,6 @@ void check_board(const trellis::route::Board& board) {
     if (plane.net != -1 && !in_range(plane.net, board.nets.size())) bug("plane net out of range", "");
   }
   if (!board.boundary.empty() && board.boundary.front().points.size() < 3) bug("an outline of fewer than 3 points", "");
-  for (const PinCopper& copper : pin_copper(board)) {
-    if (!in_range(copper.layer, layers)) bug("pin copper layer out of range", "");
-  }
 }
 
 }  // namespace

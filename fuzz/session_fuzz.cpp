@@ -10,12 +10,14 @@
 #include <string>
 #include <string_view>
 
+#include "board_checks.hpp"
 #include "input_error_checks.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/dsn.hpp"
 #include "trellis/route/session.hpp"
 
 using trellis::fuzz::bug;
+using trellis::fuzz::in_range;
 
 namespace {
 
@@ -43,8 +45,6 @@ const trellis::route::Board& board() {
   static const trellis::route::Board fixed = trellis::route::read_dsn(kBoard, "board.dsn");
   return fixed;
 }
-
-bool in_range(int index, std::size_t size) { return index >= 0 && static_cast<std::size_t>(index) < size; }
 
 void check_indices(const trellis::route::RoutedCopper& routed) {
   const trellis::route::Board& b = board();
