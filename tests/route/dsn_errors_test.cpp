@@ -118,5 +118,17 @@ TEST(DsnErrors, EveryTruncationIsAnError) {
   }
 }
 
+// A file cut after a newline ends on its last line: the error names that
+// line, not the empty one after the final newline.
+TEST(DsnErrors, AnErrorAtTheEndNamesTheLastLine) {
+  const std::string cut = "(pcb small\n  (structure\n    (keepout \"\" (polygon F.Cu 0  1000 1\n";
+  try {
+    read_dsn(std::string_view(cut), "cut.dsn");
+    ADD_FAILURE() << "the cut file was read";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.line(), 3u) << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace trellis::route

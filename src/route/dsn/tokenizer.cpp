@@ -118,6 +118,9 @@ void Tokenizer::scan(Token& token) {
   token.line = line_;
   if (pos_ >= text_.size()) {
     token.kind = TokenKind::end;
+    // The end of a file whose last line ends with a newline is on that
+    // line, not on an empty one after it.
+    if (!text_.empty() && text_.back() == '\n' && token.line > 1) --token.line;
     return;
   }
   at_line_start_ = false;
