@@ -1,7 +1,6 @@
 #include "alignment_columns.hpp"
 
 #include <algorithm>
-#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -14,14 +13,39 @@ void append_run(std::string& cigar, char op, std::int64_t count) {
 
 }  // namespace
 
-void set_alignment_columns(Alignment& result, std::string query_row, std::string subject_row, std::string ops) {
-  std::reverse(query_row.begin(), query_row.end());
-  std::reverse(subject_row.begin(), subject_row.end());
-  std::reverse(ops.begin(), ops.end());
-  result.length = static_cast<std::int64_t>(ops.size());
+void WalkedColumns::pair(Residue query, Residue subject) {
+  query_row_ += residue_letter(query);
+  subject_row_ += residue_letter(subject);
+  ops_ += 'M';
+  if (query == subject) {
+    ++identities_;
+  } else {
+    ++mismatches_;
+  }
+}
+
+void WalkedColumns::query_residue(Residue query) {
+  query_row_ += residue_letter(query);
+  subject_row_ += '-';
+  ops_ += 'I';
+}
+
+void WalkedColumns::subject_residue(Residue subject) {
+  query_row_ += '-';
+  subject_row_ += residue_letter(subject);
+  ops_ += 'D';
+}
+
+void WalkedColumns::finish(Alignment& result) && {
+  std::reverse(query_row_.begin(), query_row_.end());
+  std::reverse(subject_row_.begin(), subject_row_.end());
+  std::reverse(ops_.begin(), ops_.end());
+  result.identities = identities_;
+  result.mismatches = mismatches_;
+  result.length = static_cast<std::int64_t>(ops_.size());
   char previous = 0;
   std::int64_t run = 0;
-  for (const char op : ops) {
+  for (const char op : ops_) {
     if (op != previous) {
       append_run(result.cigar, previous, run);
       if (op != 'M') ++result.gap_opens;
@@ -32,8 +56,8 @@ void set_alignment_columns(Alignment& result, std::string query_row, std::string
     if (op != 'M') ++result.gaps;
   }
   append_run(result.cigar, previous, run);
-  result.query_aligned = std::move(query_row);
-  result.subject_aligned = std::move(subject_row);
+  result.query_aligned = std::move(query_row_);
+  result.subject_aligned = std::move(subject_row_);
 }
 
 }  // namespace trellis::align::detail

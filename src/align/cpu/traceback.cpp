@@ -54,9 +54,7 @@ Alignment walk_back(std::span<const Residue> query, std::span<const Residue> sub
   State state = State::pair;
   std::int64_t i = end.row;
   std::int64_t j = end.column;
-  std::string query_row;
-  std::string subject_row;
-  std::string ops;  // one of M, I, D per column, reversed
+  detail::WalkedColumns walked;
   while (i > 0 && j > 0) {
     const auto column = static_cast<std::size_t>(j - 1);
     const DirectionMasks<Mask>& masks = directions[static_cast<std::size_t>(i - 1) * segments + column % segments];
@@ -71,28 +69,15 @@ Alignment walk_back(std::span<const Residue> query, std::span<const Residue> sub
         state = State::query_residue_gap;
         continue;
       }
-      const Residue q = query[static_cast<std::size_t>(i - 1)];
-      const Residue s = subject[column];
-      query_row += residue_letter(q);
-      subject_row += residue_letter(s);
-      ops += 'M';
-      if (q == s) {
-        ++result.identities;
-      } else {
-        ++result.mismatches;
-      }
+      walked.pair(query[static_cast<std::size_t>(i - 1)], subject[column]);
       --i;
       --j;
     } else if (state == State::query_residue_gap) {
-      query_row += residue_letter(query[static_cast<std::size_t>(i - 1)]);
-      subject_row += '-';
-      ops += 'I';
+      walked.query_residue(query[static_cast<std::size_t>(i - 1)]);
       if ((masks.i_extended & bit) == 0) state = State::pair;
       --i;
     } else {
-      query_row += '-';
-      subject_row += residue_letter(subject[column]);
-      ops += 'D';
+      walked.subject_residue(subject[column]);
       if ((masks.d_extended & bit) == 0) state = State::pair;
       --j;
     }
@@ -103,7 +88,7 @@ Alignment walk_back(std::span<const Residue> query, std::span<const Residue> sub
   result.query_end = end.row;
   result.subject_start = j + 1;
   result.subject_end = end.column;
-  detail::set_alignment_columns(result, std::move(query_row), std::move(subject_row), std::move(ops));
+  std::move(walked).finish(result);
   return result;
 }
 

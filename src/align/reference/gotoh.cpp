@@ -174,9 +174,7 @@ Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> 
   State state = State::pair;
   std::int64_t i = best_i;
   std::int64_t j = best_j;
-  std::string query_row;
-  std::string subject_row;
-  std::string ops;  // one of M, I, D per column, reversed
+  detail::WalkedColumns walked;
   const auto direction_at = [&](std::int64_t row_index, std::int64_t column_index) {
     return directions[static_cast<std::size_t>(row_index - 1) * columns + static_cast<std::size_t>(column_index - 1)];
   };
@@ -193,28 +191,15 @@ Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> 
         state = State::subject_residue_gap;
         continue;
       }
-      const Residue q = query[static_cast<std::size_t>(i - 1)];
-      const Residue s = subject[static_cast<std::size_t>(j - 1)];
-      query_row += residue_letter(q);
-      subject_row += residue_letter(s);
-      ops += 'M';
-      if (q == s) {
-        ++result.identities;
-      } else {
-        ++result.mismatches;
-      }
+      walked.pair(query[static_cast<std::size_t>(i - 1)], subject[static_cast<std::size_t>(j - 1)]);
       --i;
       --j;
     } else if (state == State::query_residue_gap) {
-      query_row += residue_letter(query[static_cast<std::size_t>(i - 1)]);
-      subject_row += '-';
-      ops += 'I';
+      walked.query_residue(query[static_cast<std::size_t>(i - 1)]);
       if ((direction & kIExtended) == 0) state = State::pair;
       --i;
     } else {
-      query_row += '-';
-      subject_row += residue_letter(subject[static_cast<std::size_t>(j - 1)]);
-      ops += 'D';
+      walked.subject_residue(subject[static_cast<std::size_t>(j - 1)]);
       if ((direction & kDExtended) == 0) state = State::pair;
       --j;
     }
@@ -225,7 +210,7 @@ Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> 
   result.query_end = best_i;
   result.subject_start = j + 1;
   result.subject_end = best_j;
-  detail::set_alignment_columns(result, std::move(query_row), std::move(subject_row), std::move(ops));
+  std::move(walked).finish(result);
   return result;
 }
 

@@ -39,36 +39,36 @@ void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, cons
   for (std::int32_t row = 0; row < rows; ++row) b[row] = detail::finished_rhs(row, constrained, g, lift, b);
 }
 
-template <typename T, int Dim, int Reach, bool WithCoefficients>
-void apply_separable(const FormView<T>& form, const T* x, T* y) {
-  const detail::MeshView<T>& mesh = form.mesh;
+// Calls row_value(r, row) for every node (i, j, k) of the mesh, its row
+// index in x-fastest order, and stores the result in y[row].
+template <typename T, typename RowValue>
+void for_each_row(const detail::MeshView<T>& mesh, T* y, const RowValue& row_value) {
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int32_t k = 0; k < mesh.extent[2]; ++k) {
     for (std::int32_t j = 0; j < mesh.extent[1]; ++j) {
       for (std::int32_t i = 0; i < mesh.extent[0]; ++i) {
         const std::int32_t r[3] = {i, j, k};
         const std::int32_t row = i + j * mesh.stride[1] + k * mesh.stride[2];
-        y[row] = detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
+        y[row] = row_value(r, row);
       }
     }
   }
+}
+
+template <typename T, int Dim, int Reach, bool WithCoefficients>
+void apply_separable(const FormView<T>& form, const T* x, T* y) {
+  for_each_row(form.mesh, y, [&](const std::int32_t(&r)[3], std::int32_t row) {
+    return detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
+  });
 }
 
 // The uniform constant stencil: the separable rows' arithmetic without
 // tables or flags.
 template <typename T, int Dim>
 void apply_uniform(const FormView<T>& form, const T* x, T* y) {
-  const detail::MeshView<T>& mesh = form.mesh;
-#pragma omp parallel for collapse(2) schedule(static)
-  for (std::int32_t k = 0; k < mesh.extent[2]; ++k) {
-    for (std::int32_t j = 0; j < mesh.extent[1]; ++j) {
-      for (std::int32_t i = 0; i < mesh.extent[0]; ++i) {
-        const std::int32_t r[3] = {i, j, k};
-        const std::int32_t row = i + j * mesh.stride[1] + k * mesh.stride[2];
-        y[row] = detail::uniform_row<T, Dim>(form.uniform, mesh, form.symmetrized, r, row, x);
-      }
-    }
-  }
+  for_each_row(form.mesh, y, [&](const std::int32_t(&r)[3], std::int32_t row) {
+    return detail::uniform_row<T, Dim>(form.uniform, form.mesh, form.symmetrized, r, row, x);
+  });
 }
 
 // Uniform constant forms apply their few weights, other separable forms
