@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   trellis::cli::add_graph_command(app, globals);
   trellis::cli::add_sssp_command(app, globals);
   trellis::cli::add_drc_command(app, globals);
+  trellis::cli::add_route_command(app, globals);
   trellis::cli::add_grid_command(app, globals);
   trellis::cli::add_align_command(app, globals);
 

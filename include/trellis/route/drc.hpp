@@ -60,6 +60,10 @@ struct RoutedCopper {
   std::vector<Via> vias;
 };
 
+// Throws UsageError when the copper names a layer, net or padstack the board
+// lacks, or holds a wire without points (what writers check first).
+void check_copper_indices(const Board& board, const RoutedCopper& routed);
+
 enum class DrcObjectKind { pad, wire, via, keepout, outline };
 
 struct DrcObject {

@@ -72,6 +72,7 @@
 #include <string_view>
 
 #include "trellis/route/board.hpp"
+#include "trellis/route/drc.hpp"
 
 namespace trellis::route {
 
@@ -88,5 +89,55 @@ struct KicadProject {
 // project the defaults above apply.
 Board read_kicad_pcb(std::string_view text, const std::string& name,
                      const std::optional<KicadProject>& project = std::nullopt);
+
+// ---- writing a routed copy
+//
+// The input board file with the routed copper added: its text unchanged,
+// byte for byte, except for new items inserted before the final ')' of the
+// (kicad_pcb ...) list (at the start of its line when nothing but blanks
+// precede it there), in the input's line endings (CRLF or LF). `board` is what
+// read_kicad_pcb returned for that input (its copper layers and nets must
+// match the file's; UsageError otherwise).
+//
+// Items, in the order given: every path wire becomes one segment per pair
+// of successive distinct points (a wire whose points are all one point,
+// a dot, becomes one zero-length segment); every via becomes a via. Their
+// form follows the input's format version, as KiCad writes it:
+//   before 20231014 (KiCad 6, 7): one line each, indented two spaces,
+//     (segment (start X Y) (end X Y) (width W) (layer "F.Cu") (net N) (tstamp UUID))
+//     (via [blind] (at X Y) (size D) (drill D) (layers "F.Cu" "B.Cu") (net N) (tstamp UUID))
+//   from 20231014 (KiCad 8, 9): the same lists one per line, indented with
+//     tabs, and (uuid "UUID") instead of (tstamp UUID).
+//
+// Values: millimetres written exactly from the nanometres (up to six
+// decimals, no trailing zeros), y negated back to KiCad's downward axis.
+// Layers are the Board layers' (canonical) names. Nets are the KiCad net
+// numbers of Board::nets (the file's own numbering); a wire or via of no
+// net (-1) gets net 0. A via's size is the largest circle diameter of its
+// padstack; its layers the first and last copper layer the padstack covers
+// (a via not through every layer is written "blind", KiCad's blind/buried
+// type). Its drill is the first of these that is above zero and below the
+// size: the drill in the padstack's name when it has the reader's form
+// "Via[FIRST-LAST]_DIAMETER:DRILL_um"; the drill of the Default class's via
+// (the first of Board::via_padstacks, named the same way, which carries
+// the .kicad_pro's via_drill, or KiCad's default 0.4 mm without one); and
+// otherwise the smaller of 0.4 mm and 60% of the size.
+// UUIDs are version-4 shaped but derived from a hash of the input text,
+// the item's number and its content: the same input gives the same output.
+//
+// UsageError: a wire that is not a path (polygons cannot be KiCad tracks),
+// a path without points or with a width <= 0, layers, nets or padstacks out
+// of range, a via padstack with no circle or covering one layer only, and
+// a board that does not match the input. InputError: input that is not a
+// readable KiCad 6-9 board (as read_kicad_pcb).
+std::string routed_kicad_pcb(std::string_view input_text, const std::string& input_name, const Board& board,
+                             const RoutedCopper& routed);
+
+// Reads `input`, writes its routed copy (above) to `output` so that it
+// appears whole or not at all. Refuses (UsageError) to overwrite the input
+// itself. The .kicad_pro beside the input is not copied: reading `output`
+// back finds net classes only when a project of its stem sits beside it.
+void write_routed_kicad_pcb(const std::filesystem::path& input, const Board& board, const RoutedCopper& routed,
+                            const std::filesystem::path& output);
 
 }  // namespace trellis::route

@@ -67,44 +67,6 @@ class DisjointSets {
 
 bool is_copper(Role role) { return role == Role::pad || role == Role::wire || role == Role::via || role == Role::plane; }
 
-std::vector<Point> corners(const Shape& rect) {
-  const Point lo = rect.points[0];
-  const Point hi = rect.points[1];
-  return {lo, {hi.x, lo.y}, hi, {lo.x, hi.y}};
-}
-
-// An image keepout in board coordinates (rects turn into polygons so any
-// rotation stays exact up to rounding).
-Shape placed_shape(const Component& component, const Shape& shape) {
-  Shape result = shape;
-  if (shape.kind == ShapeKind::rect && shape.points.size() == 2) {
-    result.kind = ShapeKind::polygon;
-    result.points = corners(shape);
-  }
-  for (Point& p : result.points) p = placed_point(component, p);
-  return result;
-}
-
-// The outline's edges as segments, with half the outline path's width.
-std::vector<Primitive> outline_edges(const Shape& outline) {
-  std::vector<Point> vertices;
-  if (outline.kind == ShapeKind::rect && outline.points.size() == 2) {
-    vertices = corners(outline);
-  } else if (outline.kind == ShapeKind::polygon || outline.kind == ShapeKind::path) {
-    vertices = outline.points;
-  }
-  std::vector<Primitive> edges;
-  if (vertices.size() < 2) return edges;
-  const double radius = outline.kind == ShapeKind::rect ? 0.0 : static_cast<double>(outline.width) / 2;
-  for (std::size_t i = 0; i < vertices.size(); ++i) {
-    const Point a = vertices[i];
-    const Point b = vertices[(i + 1) % vertices.size()];
-    if (a == b) continue;
-    edges.push_back(drc_detail::capsule(a, b, radius));
-  }
-  return edges;
-}
-
 // The gap between two boxes: a lower bound of the distance of their contents.
 double box_gap(const Box& a, const Box& b) {
   const double dx = static_cast<double>(std::max<Coord>({0, b.min.x - a.max.x, a.min.x - b.max.x}));
@@ -225,12 +187,12 @@ class Checker {
     for (const Keepout& keepout : board_.keepouts) add_keepout(keepout, keepout.shape, keepout.layer);
     for (const Component& component : board_.components) {
       for (const Keepout& keepout : board_.images[static_cast<std::size_t>(component.image)].keepouts) {
-        add_keepout(keepout, placed_shape(component, keepout.shape), placed_layer(board_, component, keepout.layer));
+        add_keepout(keepout, drc_detail::placed_shape(component, keepout.shape), placed_layer(board_, component, keepout.layer));
       }
     }
     if (!board_.boundary.empty()) {
       outline_item_ = static_cast<int>(items_.size());
-      outline_edges_ = outline_edges(board_.boundary.front());
+      outline_edges_ = drc_detail::outline_edges(board_.boundary.front());
       add({Role::outline, 0, -1, ClearanceType::edge, -1, KeepoutKind::keepout, {}, {}}, outline_edges_, kAllLayers);
     }
   }

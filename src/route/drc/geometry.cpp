@@ -193,4 +193,43 @@ Separation separation(const Primitive& a, const Primitive& b) {
   return {distance, rounded(0.5 * (best.on_first + best.on_second), origin)};
 }
 
+namespace {
+
+std::vector<Point> corners(const Shape& rect) {
+  const Point lo = rect.points[0];
+  const Point hi = rect.points[1];
+  return {lo, {hi.x, lo.y}, hi, {lo.x, hi.y}};
+}
+
+}  // namespace
+
+Shape placed_shape(const Component& component, const Shape& shape) {
+  Shape result = shape;
+  if (shape.kind == ShapeKind::rect && shape.points.size() == 2) {
+    result.kind = ShapeKind::polygon;
+    result.points = corners(shape);
+  }
+  for (Point& p : result.points) p = placed_point(component, p);
+  return result;
+}
+
+std::vector<Primitive> outline_edges(const Shape& outline) {
+  std::vector<Point> vertices;
+  if (outline.kind == ShapeKind::rect && outline.points.size() == 2) {
+    vertices = corners(outline);
+  } else if (outline.kind == ShapeKind::polygon || outline.kind == ShapeKind::path) {
+    vertices = outline.points;
+  }
+  std::vector<Primitive> edges;
+  if (vertices.size() < 2) return edges;
+  const double radius = outline.kind == ShapeKind::rect ? 0.0 : static_cast<double>(outline.width) / 2;
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    const Point a = vertices[i];
+    const Point b = vertices[(i + 1) % vertices.size()];
+    if (a == b) continue;
+    edges.push_back(capsule(a, b, radius));
+  }
+  return edges;
+}
+
 }  // namespace trellis::route::drc_detail

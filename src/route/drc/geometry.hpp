@@ -1,5 +1,6 @@
 // Copper as cores grown by a radius, and the distance between two of them.
-// Internal to the design-rule check.
+// Internal to the route module (the design-rule check and the router's
+// lattice).
 #pragma once
 
 #include <vector>
@@ -30,6 +31,13 @@ struct Separation {
 };
 
 Separation separation(const Primitive& a, const Primitive& b);
+
+// An image's keepout in board coordinates (rects turn into polygons so any
+// rotation stays exact up to rounding).
+Shape placed_shape(const Component& component, const Shape& shape);
+
+// The outline's edges as segments, with half the outline path's width.
+std::vector<Primitive> outline_edges(const Shape& outline);
 
 // Whether a point lies inside or on a filled polygon.
 bool polygon_contains(const std::vector<Point>& polygon, Point p);

@@ -36,6 +36,16 @@ void Reader::read_version(const Node& root) {
   }
 }
 
+
+std::string read_file_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string(), 0, "cannot open the file");
+  std::ostringstream whole;
+  whole << in.rdbuf();
+  if (in.bad()) throw InputError(path.string(), 0, "reading the file failed");
+  return std::move(whole).str();
+}
+
 }  // namespace kicad_detail
 
 Board read_kicad_pcb(std::string_view text, const std::string& name, const std::optional<KicadProject>& project) {
@@ -58,26 +68,13 @@ Board read_kicad_pcb(std::string_view text, const std::string& name, const std::
   return std::move(reader.board);
 }
 
-namespace {
-
-std::string read_whole(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "cannot open the file");
-  std::ostringstream whole;
-  whole << in.rdbuf();
-  if (in.bad()) throw InputError(path.string(), 0, "reading the file failed");
-  return std::move(whole).str();
-}
-
-}  // namespace
-
 Board read_kicad_pcb(const std::filesystem::path& path) {
-  const std::string text = read_whole(path);
+  const std::string text = kicad_detail::read_file_text(path);
   std::filesystem::path project_path = path;
   project_path.replace_extension(".kicad_pro");
   std::error_code error;
   if (!std::filesystem::is_regular_file(project_path, error)) return read_kicad_pcb(text, path.string());
-  const std::string project_text = read_whole(project_path);
+  const std::string project_text = kicad_detail::read_file_text(project_path);
   return read_kicad_pcb(text, path.string(), KicadProject{project_text, project_path.string()});
 }
 

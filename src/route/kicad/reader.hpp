@@ -5,6 +5,8 @@
 // order (layers, nets, footprints, outline, tracks, zones, project rules).
 #pragma once
 
+#include <filesystem>
+
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -124,5 +126,8 @@ double twice_area(const std::vector<Point>& polygon);
 // The polygon of a (pts (xy x y) ... (arc (start) (mid) (end)) ...) list,
 // in Board orientation, or with y as written when `raw`.
 std::vector<Point> read_pts(const Reader& reader, const Node& pts, bool raw = false);
+
+// A whole file's bytes; InputError naming the file when it cannot be read.
+std::string read_file_text(const std::filesystem::path& path);
 
 }  // namespace trellis::route::kicad_detail

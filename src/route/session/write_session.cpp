@@ -68,7 +68,7 @@ class SessionWriter {
       : board_(board), routed_(routed), out_(out), resolution_(resolution_of(board)) {}
 
   void write() {
-    check_indices();
+    check_copper_indices(board_, routed_);
     const std::string session_name = without_double_quotes(board_.name.empty() ? "board" : board_.name);
     out_ << "(session " << name(session_name) << "\n";
     out_ << "  (base_design " << name(session_name) << ")\n";
@@ -79,31 +79,6 @@ class SessionWriter {
   }
 
  private:
-  void check_indices() const {
-    const auto in_range = [](int index, std::size_t size) {
-      return index >= 0 && static_cast<std::size_t>(index) < size;
-    };
-    for (std::size_t i = 0; i < routed_.wires.size(); ++i) {
-      const Wire& wire = routed_.wires[i];
-      if (!in_range(wire.layer, board_.layers.size())) {
-        throw UsageError(fmt::format("wire {} is on layer {}, which the board does not have", i, wire.layer));
-      }
-      if (wire.net != -1 && !in_range(wire.net, board_.nets.size())) {
-        throw UsageError(fmt::format("wire {} belongs to net {}, which the board does not have", i, wire.net));
-      }
-      if (wire.shape.points.empty()) throw UsageError(fmt::format("wire {} has no points", i));
-    }
-    for (std::size_t i = 0; i < routed_.vias.size(); ++i) {
-      const Via& via = routed_.vias[i];
-      if (!in_range(via.padstack, board_.padstacks.size())) {
-        throw UsageError(fmt::format("via {} uses padstack {}, which the board does not have", i, via.padstack));
-      }
-      if (via.net != -1 && !in_range(via.net, board_.nets.size())) {
-        throw UsageError(fmt::format("via {} belongs to net {}, which the board does not have", i, via.net));
-      }
-    }
-  }
-
   static std::string without_double_quotes(std::string text) {
     std::erase(text, '"');
     return text;

@@ -1,0 +1,172 @@
+// `trellis route BOARD.dsn|BOARD.kicad_pcb [-o routes.ses|routed.kicad_pcb]
+// [--svg FILE] [--png FILE] [--report FILE.json] [--max-iterations N]
+// [--pitch MM] [--via-cost STEPS]`: routes every net of a board with
+// PathFinder on the routing lattice, checks the result with the independent
+// design-rule check, and writes what was asked for. Everything is computed
+// before the first file is written, and each file appears whole or not at
+// all. A progress line per iteration goes to stderr.
+//
+// Exit codes: 0 when routing ran (the summary says what is left unrouted),
+// 2 for bad input or options.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "commands.hpp"
+#include "trellis/core/atomic_file.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/route/drc.hpp"
+#include "trellis/route/dsn.hpp"
+#include "trellis/route/kicad.hpp"
+#include "trellis/route/render.hpp"
+#include "trellis/route/router.hpp"
+#include "trellis/route/session.hpp"
+
+namespace trellis::cli {
+namespace {
+
+using route::Board;
+
+struct RouteCommand {
+  std::string board_path;
+  std::string output;
+  std::string svg;
+  std::string png;
+  std::string report;
+  int max_iterations = 50;
+  double pitch_mm = 0;
+  double via_cost = 10;
+};
+
+double millimetres(double nanometres) { return nanometres / static_cast<double>(route::kNanometresPerMillimetre); }
+
+bool is_kicad(const std::filesystem::path& path) { return path.extension() == ".kicad_pcb"; }
+
+nlohmann::json report_json(const Board& board, const route::RouteResult& result, const route::DrcReport& drc) {
+  nlohmann::json iterations = nlohmann::json::array();
+  for (const route::RouteIteration& it : result.iterations) {
+    iterations.push_back({{"iteration", it.iteration},
+                          {"nets_routed", it.nets_routed},
+                          {"overused_nodes", it.overused_nodes},
+                          {"failed_connections", it.failed_connections},
+                          {"present_factor", it.present_factor},
+                          {"seconds", it.seconds}});
+  }
+  nlohmann::json unrouted = nlohmann::json::array();
+  for (const int net : result.unrouted_nets) unrouted.push_back(board.nets[static_cast<std::size_t>(net)].name);
+  return {{"board", board.name},
+          {"backend", to_string(result.backend)},
+          {"lattice",
+           {{"pitch_mm", millimetres(static_cast<double>(result.lattice.pitch))},
+            {"columns", result.lattice.columns},
+            {"rows", result.lattice.rows},
+            {"layers", result.lattice.layers},
+            {"nodes", result.lattice.nodes},
+            {"edges", result.lattice.edges},
+            {"usable_grid_nodes", result.lattice.usable_grid_nodes}}},
+          {"nets_to_route", result.nets_to_route},
+          {"nets_routed", result.nets_to_route - result.unrouted_nets.size()},
+          {"unrouted_nets", std::move(unrouted)},
+          {"converged", result.converged},
+          {"overused_nodes", result.overused_nodes},
+          {"wire_length_mm", millimetres(static_cast<double>(result.wire_length))},
+          {"vias", result.via_count},
+          {"seconds", result.seconds},
+          {"iterations", std::move(iterations)},
+          {"drc",
+           {{"routing_violations", drc.routing.size()},
+            {"input_conflicts", drc.input_conflicts.size()},
+            {"unconnected_nets", drc.unconnected.size()},
+            {"nets_checked", drc.nets_checked}}},
+          {"warnings", result.warnings}};
+}
+
+void run(const RouteCommand& command, const GlobalOptions& globals) {
+  const std::filesystem::path board_path(command.board_path);
+  const Board board = is_kicad(board_path) ? route::read_kicad_pcb(board_path) : route::read_dsn_file(board_path);
+  if (!command.output.empty() && is_kicad(command.output) && !is_kicad(board_path)) {
+    throw UsageError("a routed .kicad_pcb can only be written for a .kicad_pcb input; write a session (.ses) instead");
+  }
+  if (!command.png.empty() && !route::png_available()) {
+    throw UsageError("this build has no PNG output (built without cairo); use --svg");
+  }
+  route::RouterOptions options;
+  options.backend = globals.requested_backend();
+  options.max_iterations = command.max_iterations;
+  options.via_cost = command.via_cost;
+  if (command.pitch_mm != 0) {
+    if (!(command.pitch_mm > 0) || command.pitch_mm > 100) {
+      throw UsageError(fmt::format("--pitch must be a positive number of millimetres up to 100, got {}", command.pitch_mm));
+    }
+    options.pitch = static_cast<route::Coord>(std::llround(command.pitch_mm * static_cast<double>(route::kNanometresPerMillimetre)));
+  }
+  const auto progress = [&](const route::RouteIteration& it) {
+    if (globals.quiet) return;
+    std::fprintf(stderr, "%s\n",
+                 fmt::format("iteration {:>3}: {:>5} nets routed, {:>6} overused nodes, {} failed connections, "
+                             "pres_fac {:.3g}, {:.3f} s",
+                             it.iteration, it.nets_routed, it.overused_nodes, it.failed_connections, it.present_factor,
+                             it.seconds)
+                     .c_str());
+  };
+  const route::RouteResult result = route::route_board(board, options, progress);
+  const route::DrcReport drc =
+      route::check_design_rules(board, route::with_board_wiring(board, result.copper));
+
+  if (!command.output.empty()) {
+    if (is_kicad(command.output)) {
+      route::write_routed_kicad_pcb(board_path, board, result.copper, command.output);
+    } else {
+      route::write_session(board, result.copper, std::filesystem::path(command.output));
+    }
+  }
+  if (!command.svg.empty()) route::write_svg(board, route::with_board_wiring(board, result.copper), command.svg);
+  if (!command.png.empty()) route::write_png(board, route::with_board_wiring(board, result.copper), command.png);
+  if (!command.report.empty()) write_file_atomically(command.report, report_json(board, result, drc).dump(2) + "\n");
+
+  if (!globals.quiet) {
+    for (const std::string& warning : result.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    std::fprintf(stderr, "%s\n",
+                 fmt::format("route {}: {} of {} nets routed{}, {} iterations, {:.1f} mm of wire, {} vias, "
+                             "DRC {} routing violations, {} unconnected nets ({} backend, lattice {} x {} x {} at {:.4f} mm, "
+                             "{:.2f} s)",
+                             command.board_path, result.nets_to_route - result.unrouted_nets.size(), result.nets_to_route,
+                             result.converged ? "" : " (not converged)", result.iterations.size(),
+                             millimetres(static_cast<double>(result.wire_length)), result.via_count, drc.routing.size(),
+                             drc.unconnected.size(), to_string(result.backend), result.lattice.columns, result.lattice.rows,
+                             result.lattice.layers, millimetres(static_cast<double>(result.lattice.pitch)), result.seconds)
+                     .c_str());
+    for (const int net : result.unrouted_nets) {
+      std::fprintf(stderr, "unrouted: %s\n", board.nets[static_cast<std::size_t>(net)].name.c_str());
+    }
+  }
+}
+
+}  // namespace
+
+void add_route_command(CLI::App& app, const GlobalOptions& globals) {
+  auto command = std::make_shared<RouteCommand>();
+  CLI::App* route = app.add_subcommand(
+      "route",
+      "Route a board (Specctra DSN, or KiCad .kicad_pcb with its .kicad_pro) with PathFinder negotiated congestion "
+      "on a routing lattice, check the result with the design-rule check, and write a Specctra session (.ses, for "
+      "KiCad's Import Specctra Session) or a routed copy of a .kicad_pcb, pictures and a JSON report.");
+  route->add_option("board", command->board_path, "Board (.dsn, or .kicad_pcb)")->required();
+  route->add_option("-o,--out", command->output,
+                    "Routes: a Specctra session (.ses), or for a .kicad_pcb input a routed copy (.kicad_pcb)");
+  route->add_option("--svg", command->svg, "Picture of the routed board (SVG)");
+  route->add_option("--png", command->png, "Picture of the routed board (PNG, through cairo)");
+  route->add_option("--report", command->report, "Report (JSON): lattice, iterations, unrouted nets, wire length, vias, DRC");
+  route->add_option("--max-iterations", command->max_iterations, "PathFinder iterations at most")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  route->add_option("--pitch", command->pitch_mm, "Lattice pitch in mm (default: wire width + clearance)");
+  route->add_option("--via-cost", command->via_cost, "Cost of a via in grid steps")->capture_default_str();
+  route->callback([command, &globals] { run(*command, globals); });
+}
+
+}  // namespace trellis::cli

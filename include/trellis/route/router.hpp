@@ -1,0 +1,112 @@
+// The autorouter: PathFinder negotiated congestion (McMurchie & Ebeling) on
+// a 3-D routing lattice built from the board's rules.
+//
+// Lattice. A square grid of pitch p (default: the smallest wire width plus
+// clearance of any net's rules, so such wires on neighbouring grid lines
+// keep the clearance) on every signal layer, edges between grid neighbours, a
+// via site at every grid point where the via keeps its clearance on all
+// layers, and for every pad one node at its centre per layer it covers,
+// joined to the lattice nodes a straight stub can reach without coming near
+// another net's copper. A node is usable by a net when every point of the
+// net's wire on the node's edges keeps the clearance from other nets'
+// copper, keepouts and the outline: the node is at least
+// sqrt((w/2 + c)^2 + (p/2)^2) from them.
+//
+// Negotiation. Every node has capacity one. A net's wire claims the nodes
+// and via sites another net could not use at the same time (its own nodes,
+// via sites too close to them, and for vias and wide wires the grid nodes
+// around them). The cost of entering node n is (b_n + h_n) * p_n with
+// b_n = 1 per grid step, p_n = 1 + pres_fac * (claims of other nets) and
+// h_n the history, raised by acc_fac * overuse after each iteration. The
+// first iteration uses first_present_factor (0 by default: nets route as if
+// alone), the second present_factor, growing by present_factor_growth up to
+// present_factor_max. Multi-pin nets grow as trees: repeated searches from
+// the partial tree to the nearest unconnected pin. After the first iteration
+// only nets on overused nodes are ripped up and rerouted. Routing stops at
+// zero overuse or after max_iterations.
+//
+// Parallelism. The nets of an iteration are routed in batches; the searches
+// of a batch (one connection per net) run in one call of the graph module's
+// batched shortest paths, each confined to its connection's bounding box
+// with a margin that widens when the search fails. Nets of one batch see
+// the congestion as it was at the start of the batch. Results depend only
+// on the input and the options, not on the backend: the searches are
+// bitwise identical across backends.
+//
+// Geometry. Paths become wires of the net's width (collinear steps merged
+// into one segment) and vias of the net's class padstack (the first via
+// padstack the class or board allows); a via whose layers the path does not
+// change is never emitted.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/route/board.hpp"
+#include "trellis/route/drc.hpp"
+
+namespace trellis::route {
+
+struct RouterOptions {
+  Backend backend = Backend::automatic;
+  std::optional<Coord> pitch;  // lattice pitch; empty: the smallest wire width + clearance
+  int max_iterations = 50;
+  double first_present_factor = 0;
+  double present_factor = 0.5;
+  double present_factor_growth = 1.3;
+  double present_factor_max = 1000;
+  double history_factor = 1;
+  double via_cost = 10;          // a via costs as much as this many grid steps
+  int box_margin = 10;           // grid steps around a connection's pins
+  int batch_size = 64;           // nets searched together (at most)
+};
+
+// One PathFinder iteration.
+struct RouteIteration {
+  int iteration = 0;               // 1-based
+  std::size_t nets_routed = 0;     // nets (re)routed in this iteration
+  std::size_t overused_nodes = 0;  // after it
+  std::size_t failed_connections = 0;  // searches that found no path even with the widest box
+  double present_factor = 0;
+  double seconds = 0;
+};
+
+struct LatticeSummary {
+  Coord pitch = 0;
+  int columns = 0;                 // grid points along x
+  int rows = 0;                    // grid points along y
+  int layers = 0;                  // signal layers routed on
+  std::size_t nodes = 0;           // graph nodes (grid nodes, via sites, pad nodes)
+  std::size_t edges = 0;           // directed graph edges
+  std::size_t usable_grid_nodes = 0;  // grid nodes some net may use
+};
+
+struct RouteResult {
+  RoutedCopper copper;             // the router's wires and vias (the board's own wiring not repeated)
+  std::vector<RouteIteration> iterations;
+  LatticeSummary lattice;
+  std::size_t nets_to_route = 0;   // nets with two or more pins
+  std::vector<int> unrouted_nets;  // nets (Board::nets indices) left without a complete tree
+  std::size_t overused_nodes = 0;  // at the end; 0 when the routing converged
+  bool converged = false;          // zero overuse and every net complete
+  Coord wire_length = 0;           // total centre-line length of the new wires (nm)
+  std::size_t via_count = 0;
+  std::vector<std::string> warnings;  // pins no wire of their net can reach, and the like
+  double seconds = 0;              // lattice, negotiation and geometry together
+  Backend backend = Backend::reference;
+};
+
+// Called after every iteration (for a progress line).
+using RouteProgress = std::function<void(const RouteIteration&)>;
+
+// Routes every net with two or more pins. Throws UsageError for options out
+// of range (pitch <= 0, max_iterations < 1, negative factors or costs) and
+// for a board without signal layers or without a wire width and clearance
+// when no pitch is given; BackendUnavailable as the graph module does.
+RouteResult route_board(const Board& board, const RouterOptions& options = {}, const RouteProgress& progress = {});
+
+}  // namespace trellis::route

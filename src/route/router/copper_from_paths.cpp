@@ -1,0 +1,82 @@
+#include "copper_from_paths.hpp"
+
+#include <cmath>
+#include <set>
+
+namespace trellis::route::router_detail {
+namespace {
+
+// Drops repeated points and the middle of three collinear points that keep
+// one direction; what is left are the path's corners.
+std::vector<Point> corners_only(const std::vector<Point>& points) {
+  std::vector<Point> kept;
+  for (const Point p : points) {
+    if (!kept.empty() && kept.back() == p) continue;
+    if (kept.size() >= 2) {
+      const Point a = kept[kept.size() - 2];
+      const Point b = kept.back();
+      // Exact in 64 bits: points are on a board, less than a metre apart.
+      const Coord cross = (b.x - a.x) * (p.y - b.y) - (b.y - a.y) * (p.x - b.x);
+      const Coord dot = (b.x - a.x) * (p.x - b.x) + (b.y - a.y) * (p.y - b.y);
+      if (cross == 0 && dot > 0) kept.back() = p;
+      else kept.push_back(p);
+    } else {
+      kept.push_back(p);
+    }
+  }
+  return kept;
+}
+
+Coord length_of(const std::vector<Point>& points) {
+  double total = 0;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    total += std::hypot(static_cast<double>(points[i].x - points[i - 1].x), static_cast<double>(points[i].y - points[i - 1].y));
+  }
+  return static_cast<Coord>(std::llround(total));
+}
+
+}  // namespace
+
+Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vector<int>>& paths, RoutedCopper& copper) {
+  const RuleGroup& group = lattice.groups[static_cast<std::size_t>(lattice.group_of_net[static_cast<std::size_t>(net)])];
+  const auto on_layer = [&](int node) { return lattice.is_grid(node) || lattice.is_pad(node); };
+  Coord length = 0;
+  std::set<int> via_sites;
+  for (const std::vector<int>& path : paths) {
+    std::vector<Point> line;
+    int line_slot = -1;
+    const auto flush = [&] {
+      const std::vector<Point> points = corners_only(line);
+      line.clear();
+      if (points.size() < 2) return;
+      length += length_of(points);
+      Wire wire;
+      wire.layer = lattice.board_layer[static_cast<std::size_t>(line_slot)];
+      wire.shape = Shape{ShapeKind::path, group.width, points};
+      wire.net = net;
+      copper.wires.push_back(std::move(wire));
+    };
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+      const int a = path[i];
+      const int b = path[i + 1];
+      const int slot_a = lattice.slot[static_cast<std::size_t>(a)];
+      if (on_layer(a) && on_layer(b) && slot_a == lattice.slot[static_cast<std::size_t>(b)]) {
+        if (line.empty()) {
+          line.push_back(lattice.position[static_cast<std::size_t>(a)]);
+          line_slot = slot_a;
+        }
+        line.push_back(lattice.position[static_cast<std::size_t>(b)]);
+        continue;
+      }
+      flush();
+      if (lattice.is_via(b)) via_sites.insert(b);
+    }
+    flush();
+  }
+  for (const int site : via_sites) {
+    copper.vias.push_back(Via{group.via_padstack, lattice.position[static_cast<std::size_t>(site)], net, WiringType::normal});
+  }
+  return length;
+}
+
+}  // namespace trellis::route::router_detail

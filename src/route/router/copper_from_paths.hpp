@@ -1,0 +1,16 @@
+// Turning a net's lattice paths into wires and vias. Internal to the router.
+#pragma once
+
+#include <vector>
+
+#include "lattice.hpp"
+
+namespace trellis::route::router_detail {
+
+// Appends the copper of one net's paths (node lists from the lattice):
+// runs of grid and pad nodes on one layer become one path wire of the net's
+// width with collinear steps merged, via sites become vias (one per site
+// however many paths cross it). Returns the centre-line length added.
+Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vector<int>>& paths, RoutedCopper& copper);
+
+}  // namespace trellis::route::router_detail

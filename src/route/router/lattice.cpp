@@ -1,0 +1,613 @@
+// Building the routing lattice: rule groups, the grid, who may use each
+// node (from the copper, keepouts and outline near it), pad stubs, claim
+// stencils and the graph's edges.
+#include "lattice.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "../drc/clearance_rules.hpp"
+#include "../drc/geometry.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::route::router_detail {
+namespace {
+
+using drc_detail::ClearanceRules;
+using drc_detail::ClearanceType;
+using drc_detail::Primitive;
+
+// Grids beyond this many nodes would not fit a routing run; ask for a pitch.
+constexpr double kMostNodes = 60e6;
+
+enum class ObstacleKind { copper, keepout, wire_keepout, via_keepout, outline };
+
+// Something other nets' wires and vias must keep clear of.
+struct Obstacle {
+  Primitive shape;
+  int layer = kAllLayers;  // board layer
+  int net = -1;
+  ClearanceType type = ClearanceType::wire;
+  ObstacleKind kind = ObstacleKind::copper;
+};
+
+double distance(Point a, Point b) {
+  return std::hypot(static_cast<double>(a.x - b.x), static_cast<double>(a.y - b.y));
+}
+
+Box grown(Box box, double by) {
+  const auto d = static_cast<Coord>(std::ceil(by));
+  box.min.x -= d;
+  box.min.y -= d;
+  box.max.x += d;
+  box.max.y += d;
+  return box;
+}
+
+bool single_layer(const Padstack& padstack) {
+  return std::all_of(padstack.shapes.begin(), padstack.shapes.end(),
+                     [&](const LayerShape& s) { return s.layer == padstack.shapes.front().layer; });
+}
+
+Coord padstack_radius(const Padstack& padstack) {
+  Coord radius = 0;
+  for (const LayerShape& s : padstack.shapes) {
+    const Box box = bounding_box(s.shape);
+    if (box.empty()) continue;
+    radius = std::max({radius, -box.min.x, -box.min.y, box.max.x, box.max.y});
+  }
+  return radius;
+}
+
+class Builder {
+ public:
+  Builder(const Board& board, const RouterOptions& options) : board_(board), options_(options), rules_(board) {}
+
+  Lattice build() {
+    choose_slots();
+    choose_groups();
+    choose_grid();
+    collect_obstacles();
+    mark_outline();
+    mark_obstacles();
+    add_pads_and_pins();
+    make_stencils();
+    add_stubs();
+    add_edges();
+    return std::move(lattice_);
+  }
+
+ private:
+  void choose_slots() {
+    for (const Layer& layer : board_.layers) {
+      if (layer.type == LayerType::signal || layer.type == LayerType::mixed) {
+        slot_of_layer_.push_back(static_cast<int>(lattice_.board_layer.size()));
+        lattice_.board_layer.push_back(layer.index);
+      } else {
+        slot_of_layer_.push_back(-1);
+      }
+    }
+    lattice_.layers = static_cast<int>(lattice_.board_layer.size());
+    if (lattice_.layers == 0) throw UsageError(fmt::format("board '{}' has no signal layer to route on", board_.name));
+  }
+
+  // Width, clearance and via of each net with two or more pins.
+  void choose_groups() {
+    std::vector<std::vector<const NetClass*>> classes(board_.nets.size());
+    for (const NetClass& net_class : board_.classes) {
+      for (const int net : net_class.nets) classes[static_cast<std::size_t>(net)].push_back(&net_class);
+    }
+    lattice_.group_of_net.assign(board_.nets.size(), -1);
+    std::map<std::tuple<Coord, Coord, int>, int> group_of_rules;
+    for (std::size_t n = 0; n < board_.nets.size(); ++n) {
+      const Net& net = board_.nets[n];
+      std::vector<PinRef> pins = net.pins;
+      std::sort(pins.begin(), pins.end(), [](const PinRef& a, const PinRef& b) {
+        return std::tie(a.component, a.pin) < std::tie(b.component, b.pin);
+      });
+      if (std::unique(pins.begin(), pins.end()) - pins.begin() < 2) continue;
+      std::optional<Coord> width = net.rules.width;
+      int via = -1;
+      for (const NetClass* net_class : classes[n]) {
+        if (!width) width = net_class->rules.width;
+        if (via < 0 && !net_class->vias.empty()) via = net_class->vias.front();
+      }
+      if (!width) width = board_.rules.width;
+      if (!width || *width <= 0) {
+        throw UsageError(fmt::format("board '{}' gives net '{}' no wire width (a rule (width ...) is needed)", board_.name,
+                                     net.name));
+      }
+      if (via < 0 && !board_.via_padstacks.empty()) via = board_.via_padstacks.front();
+      const int net_index = static_cast<int>(n);
+      const Coord clearance = std::max(rules_.required(net_index, ClearanceType::wire, net_index, ClearanceType::wire),
+                                       rules_.required(net_index, ClearanceType::via, net_index, ClearanceType::via));
+      const auto key = std::make_tuple(*width, clearance, via);
+      auto [at, inserted] = group_of_rules.emplace(key, static_cast<int>(lattice_.groups.size()));
+      if (inserted) {
+        RuleGroup group;
+        group.width = *width;
+        group.clearance = clearance;
+        group.via_padstack = via;
+        group.via_radius = via >= 0 ? padstack_radius(board_.padstacks[static_cast<std::size_t>(via)]) : 0;
+        lattice_.groups.push_back(group);
+      }
+      lattice_.groups[static_cast<std::size_t>(at->second)].nets.push_back(net_index);
+      lattice_.group_of_net[n] = at->second;
+    }
+    for (const RuleGroup& group : lattice_.groups) {
+      widest_wire_ = std::max(widest_wire_, group.width);
+      widest_via_ = std::max(widest_via_, group.via_radius);
+      largest_clearance_ = std::max(largest_clearance_, group.clearance);
+    }
+  }
+
+  void choose_grid() {
+    Coord pitch = 0;
+    if (options_.pitch) {
+      pitch = *options_.pitch;
+    } else {
+      // The finest group sets the pitch; wider groups claim the grid nodes
+      // around their wires.
+      for (const RuleGroup& group : lattice_.groups) {
+        const Coord needed = group.width + group.clearance;
+        if (pitch == 0 || needed < pitch) pitch = needed;
+      }
+      if (pitch == 0 && board_.rules.width && board_.rules.clearance) pitch = *board_.rules.width + *board_.rules.clearance;
+    }
+    if (pitch <= 0) {
+      throw UsageError(fmt::format("board '{}' has no wire width and clearance to derive a lattice pitch from; give one",
+                                   board_.name));
+    }
+    Box extent = boundary_box(board_);
+    if (extent.empty()) {
+      for (const PinCopper& pad : pin_copper(board_)) extent.include(bounding_box(pad.shape));
+    }
+    if (extent.empty()) extent.include(Point{0, 0});
+    const auto floor_to_pitch = [&](Coord v) { return (v >= 0 ? v / pitch : -((-v + pitch - 1) / pitch)) * pitch; };
+    lattice_.pitch = pitch;
+    lattice_.origin = {floor_to_pitch(extent.min.x), floor_to_pitch(extent.min.y)};
+    const double columns = std::floor(static_cast<double>(extent.max.x - lattice_.origin.x) / static_cast<double>(pitch)) + 1;
+    const double rows = std::floor(static_cast<double>(extent.max.y - lattice_.origin.y) / static_cast<double>(pitch)) + 1;
+    if (columns * rows * (lattice_.layers + 1) > kMostNodes) {
+      throw UsageError(fmt::format("a lattice of pitch {} nm over board '{}' would have {:.0f} x {:.0f} x {} nodes; "
+                                   "choose a larger pitch",
+                                   pitch, board_.name, columns, rows, lattice_.layers));
+    }
+    lattice_.columns = static_cast<int>(columns);
+    lattice_.rows = static_cast<int>(rows);
+    lattice_.via_base = lattice_.columns * lattice_.rows * lattice_.layers;
+    lattice_.pad_base = lattice_.via_base + lattice_.columns * lattice_.rows;
+    const std::size_t sites = static_cast<std::size_t>(lattice_.pad_base);
+    lattice_.position.resize(sites);
+    lattice_.slot.assign(sites, -1);
+    for (int s = 0; s <= lattice_.layers; ++s) {
+      for (int r = 0; r < lattice_.rows; ++r) {
+        for (int c = 0; c < lattice_.columns; ++c) {
+          const int node = s < lattice_.layers ? lattice_.grid_node(s, r, c) : lattice_.via_site(r, c);
+          lattice_.position[static_cast<std::size_t>(node)] = grid_point(r, c);
+          if (s < lattice_.layers) lattice_.slot[static_cast<std::size_t>(node)] = s;
+        }
+      }
+    }
+    lattice_.owner.assign(lattice_.groups.size(), std::vector<int>(sites, kAnyNet));
+    // Vias reach the signal layers their padstack covers.
+    for (std::size_t g = 0; g < lattice_.groups.size(); ++g) {
+      const RuleGroup& group = lattice_.groups[g];
+      if (group.via_padstack < 0) {
+        for (int r = 0; r < lattice_.rows; ++r) {
+          for (int c = 0; c < lattice_.columns; ++c) lattice_.owner[g][static_cast<std::size_t>(lattice_.via_site(r, c))] = kNoNet;
+        }
+      }
+    }
+    std::vector<bool> reached(static_cast<std::size_t>(lattice_.layers), false);
+    for (const RuleGroup& group : lattice_.groups) {
+      if (group.via_padstack < 0) continue;
+      for (const LayerShape& s : board_.padstacks[static_cast<std::size_t>(group.via_padstack)].shapes) {
+        if (s.layer >= 0 && static_cast<std::size_t>(s.layer) < slot_of_layer_.size() && slot_of_layer_[static_cast<std::size_t>(s.layer)] >= 0) {
+          reached[static_cast<std::size_t>(slot_of_layer_[static_cast<std::size_t>(s.layer)])] = true;
+        }
+      }
+    }
+    for (int s = 0; s < lattice_.layers; ++s) {
+      if (reached[static_cast<std::size_t>(s)]) lattice_.slots_of_via.push_back(s);
+    }
+  }
+
+  Point grid_point(int row, int column) const {
+    return {lattice_.origin.x + static_cast<Coord>(column) * lattice_.pitch,
+            lattice_.origin.y + static_cast<Coord>(row) * lattice_.pitch};
+  }
+
+  void add_obstacle_shapes(const Shape& shape, int layer, int net, ClearanceType type, ObstacleKind kind) {
+    for (Primitive& primitive : drc_detail::primitives_of(shape)) {
+      if (primitive.core.empty()) continue;
+      obstacles_.push_back({std::move(primitive), layer, net, type, kind});
+    }
+  }
+
+  void collect_obstacles() {
+    for (const PinCopper& pad : pin_copper(board_)) {
+      const Component& component = board_.components[static_cast<std::size_t>(pad.pin.component)];
+      const int padstack = board_.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)].padstack;
+      const ClearanceType type = single_layer(board_.padstacks[static_cast<std::size_t>(padstack)]) ? ClearanceType::smd : ClearanceType::pin;
+      add_obstacle_shapes(pad.shape, pad.layer, pad.net, type, ObstacleKind::copper);
+      pads_.push_back(pad);
+    }
+    for (const Wire& wire : board_.wires) add_obstacle_shapes(wire.shape, wire.layer, wire.net, ClearanceType::wire, ObstacleKind::copper);
+    for (const Via& via : board_.vias) {
+      for (const LayerShape& s : board_.padstacks[static_cast<std::size_t>(via.padstack)].shapes) {
+        Shape shape = s.shape;
+        for (Point& p : shape.points) p = {p.x + via.position.x, p.y + via.position.y};
+        add_obstacle_shapes(shape, s.layer, via.net, ClearanceType::via, ObstacleKind::copper);
+      }
+    }
+    const auto kind_of = [](KeepoutKind kind) {
+      return kind == KeepoutKind::keepout ? ObstacleKind::keepout
+             : kind == KeepoutKind::wire_keepout ? ObstacleKind::wire_keepout
+                                                 : ObstacleKind::via_keepout;
+    };
+    for (const Keepout& keepout : board_.keepouts) {
+      add_obstacle_shapes(keepout.shape, keepout.layer, -1, ClearanceType::area, kind_of(keepout.kind));
+    }
+    for (const Component& component : board_.components) {
+      for (const Keepout& keepout : board_.images[static_cast<std::size_t>(component.image)].keepouts) {
+        add_obstacle_shapes(drc_detail::placed_shape(component, keepout.shape),
+                            keepout.layer == kAllLayers ? kAllLayers : placed_layer(board_, component, keepout.layer), -1,
+                            ClearanceType::area, kind_of(keepout.kind));
+      }
+    }
+    if (!board_.boundary.empty()) {
+      for (Primitive& edge : drc_detail::outline_edges(board_.boundary.front())) {
+        obstacles_.push_back({std::move(edge), kAllLayers, -1, ClearanceType::edge, ObstacleKind::outline});
+      }
+    }
+  }
+
+  // Grid points outside the outline are no one's.
+  void mark_outline() {
+    for (int r = 0; r < lattice_.rows; ++r) {
+      for (int c = 0; c < lattice_.columns; ++c) {
+        if (inside_boundary(board_, grid_point(r, c))) continue;
+        for (auto& owner : lattice_.owner) {
+          for (int s = 0; s < lattice_.layers; ++s) owner[static_cast<std::size_t>(lattice_.grid_node(s, r, c))] = kNoNet;
+          owner[static_cast<std::size_t>(lattice_.via_site(r, c))] = kNoNet;
+        }
+      }
+    }
+  }
+
+  // The clearance a group's wire (or via) keeps from an obstacle; nothing
+  // when the obstacle does not concern it.
+  std::optional<Coord> clearance(int representative, ClearanceType own, const Obstacle& o) const {
+    switch (o.kind) {
+      case ObstacleKind::copper: return rules_.required(representative, own, o.net, o.type);
+      case ObstacleKind::keepout: return rules_.required(representative, own, representative, ClearanceType::area);
+      case ObstacleKind::wire_keepout:
+        if (own == ClearanceType::via) return std::nullopt;
+        return rules_.required(representative, own, representative, ClearanceType::area);
+      case ObstacleKind::via_keepout:
+        if (own == ClearanceType::wire) return std::nullopt;
+        return rules_.required(representative, own, representative, ClearanceType::area);
+      case ObstacleKind::outline: return rules_.required(representative, own, representative, ClearanceType::edge);
+    }
+    return std::nullopt;
+  }
+
+  static void restrict_owner(int& owner, const Obstacle& o) {
+    if (o.kind == ObstacleKind::copper && o.net >= 0) {
+      if (owner == kAnyNet) owner = o.net;
+      else if (owner != o.net) owner = kNoNet;
+    } else {
+      owner = kNoNet;
+    }
+  }
+
+  // Calls visit(row, column) for the grid points within `reach` of the box.
+  template <typename Visit>
+  void for_grid_points_near(const Box& box, double reach, Visit visit) const {
+    const Box area = grown(box, reach);
+    const double p = static_cast<double>(lattice_.pitch);
+    const int c0 = std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.x - lattice_.origin.x) / p)));
+    const int r0 = std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.y - lattice_.origin.y) / p)));
+    const int c1 = std::min(lattice_.columns - 1, static_cast<int>(std::floor(static_cast<double>(area.max.x - lattice_.origin.x) / p)));
+    const int r1 = std::min(lattice_.rows - 1, static_cast<int>(std::floor(static_cast<double>(area.max.y - lattice_.origin.y) / p)));
+    for (int r = r0; r <= r1; ++r) {
+      for (int c = c0; c <= c1; ++c) visit(r, c);
+    }
+  }
+
+  int slot_of(int board_layer) const {
+    return board_layer >= 0 && static_cast<std::size_t>(board_layer) < slot_of_layer_.size()
+               ? slot_of_layer_[static_cast<std::size_t>(board_layer)]
+               : -1;
+  }
+
+  void mark_obstacles() {
+    const double half_pitch = static_cast<double>(lattice_.pitch) / 2;
+    for (std::size_t g = 0; g < lattice_.groups.size(); ++g) {
+      const RuleGroup& group = lattice_.groups[g];
+      const int representative = group.nets.front();
+      std::vector<int>& owner = lattice_.owner[g];
+      for (const Obstacle& o : obstacles_) {
+        const int slot = slot_of(o.layer);
+        if (o.layer != kAllLayers && slot < 0) continue;
+        // Every point of a wire on the node's edges keeps the clearance when
+        // the node itself keeps this much (the edges reach half a pitch).
+        if (const auto c = clearance(representative, ClearanceType::wire, o)) {
+          const double wire = static_cast<double>(group.width) / 2 + static_cast<double>(*c);
+          const double reach = std::sqrt(wire * wire + half_pitch * half_pitch);
+          for_grid_points_near(o.shape.box, reach, [&](int r, int c2) {
+            const Point at = grid_point(r, c2);
+            if (drc_detail::separation(drc_detail::disc(at, 0), o.shape).distance >= reach) return;
+            for (int s = 0; s < lattice_.layers; ++s) {
+              if (o.layer != kAllLayers && s != slot) continue;
+              restrict_owner(owner[static_cast<std::size_t>(lattice_.grid_node(s, r, c2))], o);
+            }
+          });
+        }
+        if (group.via_padstack < 0) continue;
+        const bool via_reaches = o.layer == kAllLayers ||
+                                 std::find(lattice_.slots_of_via.begin(), lattice_.slots_of_via.end(), slot) !=
+                                     lattice_.slots_of_via.end();
+        if (!via_reaches) continue;
+        if (const auto c = clearance(representative, ClearanceType::via, o)) {
+          const double reach = static_cast<double>(group.via_radius) + static_cast<double>(*c);
+          for_grid_points_near(o.shape.box, reach, [&](int r, int c2) {
+            if (drc_detail::separation(drc_detail::disc(grid_point(r, c2), 0), o.shape).distance >= reach) return;
+            restrict_owner(owner[static_cast<std::size_t>(lattice_.via_site(r, c2))], o);
+          });
+        }
+      }
+    }
+  }
+
+  void add_pads_and_pins() {
+    std::map<std::pair<int, int>, int> pin_node;  // (component, pin) -> pin index
+    lattice_.net_pins.resize(board_.nets.size());
+    for (std::size_t n = 0; n < board_.nets.size(); ++n) {
+      if (lattice_.group_of_net[n] < 0) continue;
+      for (const PinRef& pin : board_.nets[n].pins) {
+        const auto [at, inserted] = pin_node.emplace(std::pair{pin.component, pin.pin}, static_cast<int>(lattice_.pin_of.size()));
+        if (!inserted) continue;
+        lattice_.pin_of.push_back(pin);
+        pin_net_.push_back(static_cast<int>(n));
+        lattice_.net_pins[n].push_back(at->second);  // made node ids below
+      }
+    }
+    for (const PinCopper& pad : pads_) {
+      const int slot = slot_of(pad.layer);
+      if (pad.net < 0 || slot < 0 || lattice_.group_of_net[static_cast<std::size_t>(pad.net)] < 0) continue;
+      const auto found = pin_node.find({pad.pin.component, pad.pin.pin});
+      if (found == pin_node.end() || pin_net_[static_cast<std::size_t>(found->second)] != pad.net) continue;
+      pad_shapes_.push_back(&pad);
+      pad_pin_index_.push_back(found->second);
+      pad_slots_.push_back(slot);
+    }
+    lattice_.pin_base = lattice_.pad_base + static_cast<int>(pad_shapes_.size());
+    lattice_.node_count = lattice_.pin_base + static_cast<int>(lattice_.pin_of.size());
+    for (auto& list : lattice_.net_pins) {
+      for (int& pin : list) pin += lattice_.pin_base;
+    }
+    for (std::size_t i = 0; i < pad_shapes_.size(); ++i) {
+      lattice_.position.push_back(pin_position(board_, pad_shapes_[i]->pin));
+      lattice_.slot.push_back(pad_slots_[i]);
+      lattice_.pin_of_pad.push_back(lattice_.pin_base + pad_pin_index_[i]);
+    }
+    for (const PinRef& pin : lattice_.pin_of) {
+      lattice_.position.push_back(pin_position(board_, pin));
+      lattice_.slot.push_back(-1);
+    }
+    // Pad and pin nodes belong to their net alone.
+    for (auto& owner : lattice_.owner) {
+      owner.resize(static_cast<std::size_t>(lattice_.node_count));
+      for (std::size_t i = 0; i < pad_shapes_.size(); ++i) owner[static_cast<std::size_t>(lattice_.pad_base) + i] = pad_shapes_[i]->net;
+      for (std::size_t i = 0; i < pin_net_.size(); ++i) owner[static_cast<std::size_t>(lattice_.pin_base) + i] = pin_net_[i];
+    }
+  }
+
+  // Grid offsets within `radius` (strictly) of the origin, in pitches.
+  std::vector<Offset> disc_offsets(double radius, bool with_centre) const {
+    std::vector<Offset> offsets;
+    const double p = static_cast<double>(lattice_.pitch);
+    const int reach = static_cast<int>(std::ceil(radius / p));
+    for (int dr = -reach; dr <= reach; ++dr) {
+      for (int dc = -reach; dc <= reach; ++dc) {
+        if (dr == 0 && dc == 0 && !with_centre) continue;
+        if (std::hypot(dc * p, dr * p) < radius) offsets.push_back({dc, dr});
+      }
+    }
+    return offsets;
+  }
+
+  // Claims are made with the largest clearance any group keeps and the
+  // widest wire and via of any group on the other side, so that of two
+  // copper pieces too close together at least one claims the other's node.
+  void make_stencils() {
+    const double wide = static_cast<double>(widest_wire_) / 2;
+    const double via = static_cast<double>(widest_via_);
+    const double c = static_cast<double>(largest_clearance_);
+    for (const RuleGroup& group : lattice_.groups) {
+      const double own_wire = static_cast<double>(group.width) / 2;
+      const double own_via = static_cast<double>(group.via_radius);
+      lattice_.wire_grid_claims.push_back(disc_offsets(own_wire + wide + c, false));
+      lattice_.wire_via_claims.push_back(disc_offsets(own_wire + via + c, true));
+      lattice_.via_grid_claims.push_back(disc_offsets(own_via + wide + c, true));
+      lattice_.via_via_claims.push_back(disc_offsets(own_via + via + c, true));
+    }
+  }
+
+  // The obstacles near a box on one slot, found through a bucket grid.
+  void index_obstacles() {
+    bucket_size_ = std::max<Coord>(lattice_.pitch * 8, 1);
+    const Box extent = grown(Box{lattice_.origin, grid_point(lattice_.rows - 1, lattice_.columns - 1)}, 0);
+    bucket_columns_ = static_cast<int>((extent.max.x - extent.min.x) / bucket_size_) + 1;
+    bucket_rows_ = static_cast<int>((extent.max.y - extent.min.y) / bucket_size_) + 1;
+    buckets_.assign(static_cast<std::size_t>(bucket_columns_ * bucket_rows_), {});
+    const double reach = static_cast<double>(widest_wire_) / 2 + static_cast<double>(rules_.largest());
+    for (std::size_t i = 0; i < obstacles_.size(); ++i) {
+      for_buckets(grown(obstacles_[i].shape.box, reach), [&](std::vector<int>& bucket) { bucket.push_back(static_cast<int>(i)); });
+    }
+  }
+
+  template <typename Visit>
+  void for_buckets(const Box& box, Visit visit) {
+    const auto index = [&](Coord v, Coord origin, int count) {
+      return static_cast<int>(std::clamp<Coord>((v - origin) / bucket_size_, 0, count - 1));
+    };
+    const int c0 = index(box.min.x, lattice_.origin.x, bucket_columns_);
+    const int c1 = index(box.max.x, lattice_.origin.x, bucket_columns_);
+    const int r0 = index(box.min.y, lattice_.origin.y, bucket_rows_);
+    const int r1 = index(box.max.y, lattice_.origin.y, bucket_rows_);
+    for (int r = r0; r <= r1; ++r) {
+      for (int c = c0; c <= c1; ++c) visit(buckets_[static_cast<std::size_t>(r * bucket_columns_ + c)]);
+    }
+  }
+
+  // Whether a stub of `net` keeps its clearance from everything not its own.
+  bool stub_clear(const Primitive& stub, int net, int slot) {
+    bool clear = true;
+    for_buckets(stub.box, [&](std::vector<int>& bucket) {
+      for (const int i : bucket) {
+        if (!clear) return;
+        const Obstacle& o = obstacles_[static_cast<std::size_t>(i)];
+        if (o.layer != kAllLayers && slot_of(o.layer) != slot) continue;
+        if (o.kind == ObstacleKind::copper && o.net == net && net >= 0) continue;
+        const auto c = clearance(net, ClearanceType::wire, o);
+        if (!c) continue;
+        if (drc_detail::separation(stub, o.shape).distance < static_cast<double>(*c)) clear = false;
+      }
+    });
+    return clear;
+  }
+
+  void add_stubs() {
+    index_obstacles();
+    const double claim_wire = static_cast<double>(widest_wire_) / 2 + static_cast<double>(largest_clearance_);
+    const double claim_via = static_cast<double>(widest_via_) + static_cast<double>(largest_clearance_);
+    std::vector<bool> reachable_pin(lattice_.pin_of.size(), false);
+    for (std::size_t i = 0; i < pad_shapes_.size(); ++i) {
+      const PinCopper& pad = *pad_shapes_[i];
+      const int pad_node = lattice_.pad_base + static_cast<int>(i);
+      const int group = lattice_.group_of_net[static_cast<std::size_t>(pad.net)];
+      const RuleGroup& rules = lattice_.groups[static_cast<std::size_t>(group)];
+      const std::vector<int>& owner = lattice_.owner[static_cast<std::size_t>(group)];
+      const Point centre = lattice_.position[static_cast<std::size_t>(pad_node)];
+      const int slot = pad_slots_[i];
+      Box around = bounding_box(pad.shape);
+      around.include(centre);
+      const double half_width = static_cast<double>(rules.width) / 2;
+      for_grid_points_near(around, 1.5 * static_cast<double>(lattice_.pitch), [&](int r, int c) {
+        const int grid = lattice_.grid_node(slot, r, c);
+        const int who = owner[static_cast<std::size_t>(grid)];
+        if (who != kAnyNet && who != pad.net) return;
+        const Point end = grid_point(r, c);
+        const Primitive wire = drc_detail::capsule(centre, end, half_width);
+        if (!stub_clear(wire, pad.net, slot)) return;
+        Stub stub{pad_node, grid, {}};
+        const Primitive reach_wire = drc_detail::capsule(centre, end, 0);
+        for_grid_points_near(reach_wire.box, half_width + std::max(claim_wire, claim_via), [&](int r2, int c2) {
+          const double d = drc_detail::separation(drc_detail::disc(grid_point(r2, c2), 0), reach_wire).distance;
+          if (d < half_width + claim_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
+          if (d < half_width + claim_via) stub.claims.push_back(lattice_.via_site(r2, c2));
+        });
+        std::sort(stub.claims.begin(), stub.claims.end());
+        lattice_.stubs.push_back(std::move(stub));
+        reachable_pin[static_cast<std::size_t>(pad_pin_index_[i])] = true;
+      });
+    }
+    for (std::size_t p = 0; p < lattice_.pin_of.size(); ++p) {
+      if (!reachable_pin[p]) {
+        lattice_.warnings.push_back(fmt::format("pin {} of net '{}' has no way onto the lattice (too close to other copper "
+                                                "for a wire of its net); try a finer --pitch",
+                                                pin_name(board_, lattice_.pin_of[p]),
+                                                board_.nets[static_cast<std::size_t>(pin_net_[p])].name));
+      }
+    }
+  }
+
+  void add_edges() {
+    std::vector<graph::NodeId> tails;
+    std::vector<graph::NodeId> heads;
+    std::vector<graph::Weight> weights;
+    const auto link = [&](int a, int b, double weight) {
+      tails.push_back(a);
+      heads.push_back(b);
+      weights.push_back(static_cast<graph::Weight>(weight));
+      tails.push_back(b);
+      heads.push_back(a);
+      weights.push_back(static_cast<graph::Weight>(weight));
+    };
+    const auto usable = [&](int node) {
+      for (const auto& owner : lattice_.owner) {
+        if (owner[static_cast<std::size_t>(node)] != kNoNet) return true;
+      }
+      return false;
+    };
+    for (int s = 0; s < lattice_.layers; ++s) {
+      for (int r = 0; r < lattice_.rows; ++r) {
+        for (int c = 0; c < lattice_.columns; ++c) {
+          const int node = lattice_.grid_node(s, r, c);
+          if (!usable(node)) continue;
+          if (c + 1 < lattice_.columns && usable(node + 1)) link(node, node + 1, 1.0);
+          if (r + 1 < lattice_.rows && usable(node + lattice_.columns)) link(node, node + lattice_.columns, 1.0);
+        }
+      }
+    }
+    const double half_via = options_.via_cost / 2;
+    for (int r = 0; r < lattice_.rows; ++r) {
+      for (int c = 0; c < lattice_.columns; ++c) {
+        const int site = lattice_.via_site(r, c);
+        if (!usable(site)) continue;
+        for (const int s : lattice_.slots_of_via) {
+          if (usable(lattice_.grid_node(s, r, c))) link(lattice_.grid_node(s, r, c), site, half_via);
+        }
+      }
+    }
+    for (int pad = lattice_.pad_base; pad < lattice_.pin_base; ++pad) {
+      link(pad, lattice_.pin_of_pad[static_cast<std::size_t>(pad - lattice_.pad_base)], 0.0);
+    }
+    for (const Stub& stub : lattice_.stubs) {
+      link(stub.pad_node, stub.grid_node,
+           distance(lattice_.position[static_cast<std::size_t>(stub.pad_node)],
+                    lattice_.position[static_cast<std::size_t>(stub.grid_node)]) /
+               static_cast<double>(lattice_.pitch));
+    }
+    lattice_.graph = graph::graph_from_edges(lattice_.node_count, tails, heads, weights);
+  }
+
+  const Board& board_;
+  const RouterOptions& options_;
+  ClearanceRules rules_;
+  Lattice lattice_;
+  std::vector<int> slot_of_layer_;  // board layer -> slot, -1 when not routed on
+  std::vector<Obstacle> obstacles_;
+  std::vector<PinCopper> pads_;
+  std::vector<const PinCopper*> pad_shapes_;  // per pad node
+  std::vector<int> pad_pin_index_;            // per pad node: its pin (index from pin_base)
+  std::vector<int> pad_slots_;
+  std::vector<int> pin_net_;                  // per pin node
+  Coord widest_wire_ = 0;
+  Coord widest_via_ = 0;
+  Coord largest_clearance_ = 0;
+  Coord bucket_size_ = 1;
+  int bucket_columns_ = 1;
+  int bucket_rows_ = 1;
+  std::vector<std::vector<int>> buckets_;
+};
+
+}  // namespace
+
+const Stub* Lattice::stub(int pad_node, int grid) const {
+  const auto at = std::lower_bound(stubs.begin(), stubs.end(), std::pair{pad_node, grid}, [](const Stub& s, std::pair<int, int> key) {
+    return std::pair{s.pad_node, s.grid_node} < key;
+  });
+  return at != stubs.end() && at->pad_node == pad_node && at->grid_node == grid ? &*at : nullptr;
+}
+
+Lattice build_lattice(const Board& board, const RouterOptions& options) { return Builder(board, options).build(); }
+
+}  // namespace trellis::route::router_detail

@@ -1,0 +1,99 @@
+// The routing lattice: grid nodes on every signal layer, via sites, pad
+// nodes and pin nodes as one graph, with who may use each node and what a
+// net's use of a node takes from other nets. Internal to the router; see
+// include/trellis/route/router.hpp for the model.
+#pragma once
+
+#include <vector>
+
+#include "trellis/graph/graph.hpp"
+#include "trellis/route/board.hpp"
+#include "trellis/route/router.hpp"
+
+namespace trellis::route::router_detail {
+
+// Owner values besides a net index.
+inline constexpr int kAnyNet = -1;  // every net may use the node
+inline constexpr int kNoNet = -2;   // no net may use it
+
+// Nets that share a wire width, a clearance and a via.
+struct RuleGroup {
+  Coord width = 0;
+  Coord clearance = 0;     // what its copper keeps from other nets' copper
+  int via_padstack = -1;   // -1: no via
+  Coord via_radius = 0;
+  std::vector<int> nets;
+};
+
+// A grid offset (columns, rows) within a claim stencil.
+struct Offset {
+  int column = 0;
+  int row = 0;
+};
+
+// The straight wire from a pad's centre to a grid node on the pad's layer.
+struct Stub {
+  int pad_node = 0;
+  int grid_node = 0;
+  std::vector<int> claims;  // grid nodes and via sites another net could not use with it
+};
+
+struct Lattice {
+  Coord pitch = 0;
+  Point origin;       // the position of grid column 0, row 0
+  int columns = 0;
+  int rows = 0;
+  int layers = 0;     // signal layers ("slots")
+  std::vector<int> board_layer;  // slot -> Board::layers index
+
+  // Node ids: grid nodes [0, via_base), via sites [via_base, pad_base),
+  // pad nodes [pad_base, pin_base), pin nodes [pin_base, node_count).
+  int via_base = 0;
+  int pad_base = 0;
+  int pin_base = 0;
+  int node_count = 0;
+
+  std::vector<Point> position;  // per node
+  std::vector<int> slot;        // per node: the layer slot of grid and pad nodes, -1 otherwise
+  graph::Graph graph;           // edge weights in grid steps
+
+  std::vector<RuleGroup> groups;
+  std::vector<int> group_of_net;          // -1: the net is not routed (fewer than two pins)
+  std::vector<std::vector<int>> owner;    // [group][node]: kAnyNet, kNoNet or the only net allowed
+
+  std::vector<std::vector<int>> net_pins;  // per net: its pin nodes
+  std::vector<PinRef> pin_of;              // per pin node (index node - pin_base)
+  std::vector<int> pin_of_pad;             // per pad node (index node - pad_base): its pin node
+  std::vector<int> slots_of_via;           // the slots a via reaches (all signal layers its padstack covers)
+
+  // Claim stencils per group: what a wire at a grid node claims around it
+  // (grid offsets on its layer, via-site offsets) and what a via claims
+  // (grid offsets on every slot it reaches, via-site offsets).
+  std::vector<std::vector<Offset>> wire_grid_claims;
+  std::vector<std::vector<Offset>> wire_via_claims;
+  std::vector<std::vector<Offset>> via_grid_claims;
+  std::vector<std::vector<Offset>> via_via_claims;
+
+  std::vector<Stub> stubs;            // sorted by (pad node, grid node)
+  std::vector<std::string> warnings;  // pins no stub reaches, and the like
+
+  bool is_grid(int node) const noexcept { return node < via_base; }
+  bool is_via(int node) const noexcept { return node >= via_base && node < pad_base; }
+  bool is_pad(int node) const noexcept { return node >= pad_base && node < pin_base; }
+  bool is_pin(int node) const noexcept { return node >= pin_base; }
+  int grid_node(int slot_index, int row, int column) const noexcept {
+    return (slot_index * rows + row) * columns + column;
+  }
+  int via_site(int row, int column) const noexcept { return via_base + row * columns + column; }
+  // Row and column of a grid node or via site.
+  int row_of(int node) const noexcept { return (is_via(node) ? node - via_base : node % (rows * columns)) / columns; }
+  int column_of(int node) const noexcept { return (is_via(node) ? node - via_base : node) % columns; }
+
+  // The stub between a pad node and a grid node, or nullptr.
+  const Stub* stub(int pad_node, int grid_node) const;
+};
+
+// Builds the lattice; throws UsageError as route_board documents.
+Lattice build_lattice(const Board& board, const RouterOptions& options);
+
+}  // namespace trellis::route::router_detail

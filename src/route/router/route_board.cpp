@@ -1,0 +1,527 @@
+// PathFinder negotiated congestion over the lattice: iterations of rip-up
+// and reroute, nets in batches whose searches run together, costs from
+// present congestion and history. See include/trellis/route/router.hpp.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "copper_from_paths.hpp"
+#include "lattice.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/graph/sssp.hpp"
+#include "trellis/route/router.hpp"
+
+namespace trellis::route {
+namespace {
+
+using router_detail::kAnyNet;
+using router_detail::Lattice;
+
+// The cost of a node no search may enter. Any path that reaches its target
+// cheaper than half of this used none.
+constexpr graph::Weight kBlocked = 1e9f;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void check_options(const RouterOptions& o) {
+  const auto finite_non_negative = [](double v) { return v >= 0 && std::isfinite(v); };
+  if (o.pitch && *o.pitch <= 0) throw UsageError(fmt::format("the lattice pitch must be positive, got {} nm", *o.pitch));
+  if (o.max_iterations < 1) throw UsageError(fmt::format("max iterations must be at least 1, got {}", o.max_iterations));
+  if (!finite_non_negative(o.first_present_factor) || !finite_non_negative(o.present_factor) ||
+      !finite_non_negative(o.present_factor_max) || !finite_non_negative(o.history_factor)) {
+    throw UsageError("present and history factors must be finite and non-negative");
+  }
+  if (!(o.present_factor_growth >= 1) || !std::isfinite(o.present_factor_growth)) {
+    throw UsageError(fmt::format("the present factor growth must be at least 1, got {}", o.present_factor_growth));
+  }
+  if (!finite_non_negative(o.via_cost)) throw UsageError(fmt::format("the via cost must be finite and non-negative, got {}", o.via_cost));
+  if (o.box_margin < 1) throw UsageError(fmt::format("the box margin must be at least 1 grid step, got {}", o.box_margin));
+  if (o.batch_size < 1) throw UsageError(fmt::format("the batch size must be at least 1, got {}", o.batch_size));
+}
+
+// A net's routing as it grows.
+struct NetRoute {
+  std::vector<int> tree;                 // every node its paths touch, pins included
+  std::vector<std::vector<int>> paths;   // one per connection
+  std::vector<int> uses;                 // grid nodes and via sites its copper is centred on (sorted)
+  std::vector<int> claims;               // nodes its copper keeps others from, not among its uses (sorted)
+  std::vector<int> pending;              // pin nodes still to connect
+  std::vector<int> failed;               // pin nodes no search reached
+  int margin = 0;                        // box margin of the next search
+};
+
+// Grid rows and columns a search may use (inclusive).
+struct Window {
+  int row0 = 0, row1 = -1, column0 = 0, column1 = -1;
+  bool whole = false;  // covers the whole grid: a failure here is final
+};
+
+class Negotiation {
+ public:
+  Negotiation(const Board& board, const RouterOptions& options, Lattice lattice)
+      : board_(board), options_(options), lattice_(std::move(lattice)),
+        uses_(static_cast<std::size_t>(lattice_.node_count), 0),
+        claims_(static_cast<std::size_t>(lattice_.node_count), 0),
+        history_(static_cast<std::size_t>(lattice_.node_count), 0.0f),
+        routes_(board.nets.size()) {
+    // On the host each search is Dijkstra on one thread (searches are small
+    // and many; the cpu backend runs a batch's searches side by side); on
+    // cuda a batch is one call of the device's batched search.
+    backend_ = resolve(options.backend);
+    graph::SsspOptions search_options;
+    search_options.backend = backend_ == Backend::cuda ? Backend::cuda : Backend::reference;
+    search_options.parents = true;
+    search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, search_options);
+    for (std::size_t n = 0; n < board.nets.size(); ++n) {
+      if (lattice_.group_of_net[n] >= 0) nets_.push_back(static_cast<int>(n));
+    }
+    // Short nets first: they have the fewest ways around.
+    std::stable_sort(nets_.begin(), nets_.end(), [&](int a, int b) { return pin_span(a) < pin_span(b); });
+  }
+
+  RouteResult run(const RouteProgress& progress) {
+    RouteResult result;
+    result.backend = backend_;
+    result.nets_to_route = nets_.size();
+    double present = options_.first_present_factor;
+    std::vector<int> to_route = nets_;
+    for (int iteration = 1; iteration <= options_.max_iterations; ++iteration) {
+      const auto start = std::chrono::steady_clock::now();
+      if (iteration == 2) present = options_.present_factor;
+      if (iteration > 2) present = std::min(present * options_.present_factor_growth, options_.present_factor_max);
+      for (const int net : to_route) rip_up(net);
+      for (std::vector<int> left = to_route; !left.empty();) {
+        std::vector<int> batch = next_batch(left);
+        route_batch(std::move(batch), static_cast<float>(present));
+      }
+      const std::size_t overused = count_overused();
+      RouteIteration record;
+      record.iteration = iteration;
+      record.nets_routed = to_route.size();
+      record.overused_nodes = overused;
+      for (const int net : nets_) record.failed_connections += routes_[static_cast<std::size_t>(net)].failed.size();
+      record.present_factor = present;
+      record.seconds = seconds_since(start);
+      result.iterations.push_back(record);
+      if (progress) progress(record);
+      if (overused == 0) break;
+      raise_history();
+      to_route = nets_on_overuse();
+    }
+    drop_conflicting_nets();
+    for (const int net : nets_) {
+      NetRoute& route = routes_[static_cast<std::size_t>(net)];
+      if (!route.failed.empty() || !route.pending.empty() || route.paths.empty()) {
+        result.unrouted_nets.push_back(net);
+        if (route.paths.empty()) continue;
+      }
+      result.wire_length += router_detail::add_net_copper(lattice_, net, route.paths, result.copper);
+    }
+    std::sort(result.unrouted_nets.begin(), result.unrouted_nets.end());
+    result.overused_nodes = count_overused();
+    result.via_count = result.copper.vias.size();
+    result.converged = result.overused_nodes == 0 && result.unrouted_nets.empty();
+    return result;
+  }
+
+  const Lattice& lattice() const noexcept { return lattice_; }
+
+ private:
+  double pin_span(int net) const {
+    Box box;
+    for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) box.include(lattice_.position[static_cast<std::size_t>(pin)]);
+    return static_cast<double>(box.max.x - box.min.x) + static_cast<double>(box.max.y - box.min.y);
+  }
+
+  // The pins' box of a net grown by the search margin, in grid steps.
+  Window reach_of(int net) const {
+    NetRoute route;
+    const auto& pins = lattice_.net_pins[static_cast<std::size_t>(net)];
+    route.tree.assign(pins.begin(), pins.end());
+    route.margin = options_.box_margin;
+    return window_of(route, pins.front());
+  }
+
+  static bool overlap(const Window& a, const Window& b) {
+    return a.column0 <= b.column1 && b.column0 <= a.column1 && a.row0 <= b.row1 && b.row0 <= a.row1;
+  }
+
+  // Takes from `left`, in order, up to batch_size nets whose reaches do not
+  // overlap: nets routed together then cannot compete for the same nodes,
+  // so routing them at once gives what routing them one by one would.
+  std::vector<int> next_batch(std::vector<int>& left) const {
+    std::vector<int> batch;
+    std::vector<Window> taken;
+    std::vector<int> rest;
+    for (const int net : left) {
+      const Window reach = reach_of(net);
+      const bool free = batch.size() < static_cast<std::size_t>(options_.batch_size) &&
+                        std::none_of(taken.begin(), taken.end(), [&](const Window& w) { return overlap(w, reach); });
+      if (free) {
+        batch.push_back(net);
+        taken.push_back(reach);
+      } else {
+        rest.push_back(net);
+      }
+    }
+    left = std::move(rest);
+    return batch;
+  }
+
+  void rip_up(int net) {
+    NetRoute& route = routes_[static_cast<std::size_t>(net)];
+    count(route, -1);
+    route = NetRoute{};
+    const auto& pins = lattice_.net_pins[static_cast<std::size_t>(net)];
+    route.tree = {pins.front()};
+    route.pending.assign(pins.begin() + 1, pins.end());
+    route.margin = options_.box_margin;
+  }
+
+  // Grid indices around a point (floor and ceiling for points off the grid).
+  std::pair<int, int> column_range(Coord x) const {
+    const double at = static_cast<double>(x - lattice_.origin.x) / static_cast<double>(lattice_.pitch);
+    return {static_cast<int>(std::floor(at)), static_cast<int>(std::ceil(at))};
+  }
+  std::pair<int, int> row_range(Coord y) const {
+    const double at = static_cast<double>(y - lattice_.origin.y) / static_cast<double>(lattice_.pitch);
+    return {static_cast<int>(std::floor(at)), static_cast<int>(std::ceil(at))};
+  }
+
+  Window window_of(const NetRoute& route, int target) const {
+    Window w{std::numeric_limits<int>::max(), std::numeric_limits<int>::min(), std::numeric_limits<int>::max(),
+             std::numeric_limits<int>::min(), false};
+    const auto include = [&](int node) {
+      const Point p = lattice_.position[static_cast<std::size_t>(node)];
+      const auto [c0, c1] = column_range(p.x);
+      const auto [r0, r1] = row_range(p.y);
+      w.column0 = std::min(w.column0, c0);
+      w.column1 = std::max(w.column1, c1);
+      w.row0 = std::min(w.row0, r0);
+      w.row1 = std::max(w.row1, r1);
+    };
+    for (const int node : route.tree) include(node);
+    include(target);
+    w.column0 = std::max(0, w.column0 - route.margin);
+    w.row0 = std::max(0, w.row0 - route.margin);
+    w.column1 = std::min(lattice_.columns - 1, w.column1 + route.margin);
+    w.row1 = std::min(lattice_.rows - 1, w.row1 + route.margin);
+    w.whole = w.column0 == 0 && w.row0 == 0 && w.column1 == lattice_.columns - 1 && w.row1 == lattice_.rows - 1;
+    return w;
+  }
+
+  // The pending pin closest to the tree.
+  int nearest_pending(const NetRoute& route) const {
+    int best = route.pending.front();
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (const int pin : route.pending) {
+      const Point p = lattice_.position[static_cast<std::size_t>(pin)];
+      for (const int node : route.tree) {
+        const Point q = lattice_.position[static_cast<std::size_t>(node)];
+        const double d = std::hypot(static_cast<double>(p.x - q.x), static_cast<double>(p.y - q.y));
+        if (d < best_distance) {
+          best_distance = d;
+          best = pin;
+        }
+      }
+    }
+    return best;
+  }
+
+  // Other nets' copper at `node` or in the room copper there would take.
+  int conflicts_at(int net, const NetRoute& route, int node) const {
+    const auto own_use = [&](int v) { return std::binary_search(route.uses.begin(), route.uses.end(), v); };
+    const auto v = static_cast<std::size_t>(node);
+    const bool own = own_use(node) || std::binary_search(route.claims.begin(), route.claims.end(), node);
+    int others = uses_[v] + claims_[v] - (own ? 1 : 0);
+    const int row = lattice_.row_of(node);
+    const int column = lattice_.column_of(node);
+    const auto add_around = [&](int slot, const std::vector<router_detail::Offset>& offsets, bool via) {
+      for (const auto& o : offsets) {
+        const int r = row + o.row;
+        const int c = column + o.column;
+        if (r < 0 || c < 0 || r >= lattice_.rows || c >= lattice_.columns) continue;
+        const int near = via ? lattice_.via_site(r, c) : lattice_.grid_node(slot, r, c);
+        const int used = uses_[static_cast<std::size_t>(near)];
+        if (used > 0 && near != node) others += used - (own_use(near) ? 1 : 0);
+      }
+    };
+    const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)]);
+    if (lattice_.is_grid(node)) {
+      add_around(lattice_.slot[v], lattice_.wire_grid_claims[group], false);
+      add_around(0, lattice_.wire_via_claims[group], true);
+    } else {
+      for (const int slot : lattice_.slots_of_via) add_around(slot, lattice_.via_grid_claims[group], false);
+      add_around(0, lattice_.via_via_claims[group], true);
+    }
+    return others;
+  }
+
+  graph::Weight node_cost(int net, const std::vector<int>& owner, const NetRoute& route, int node, float present) const {
+    const int who = owner[static_cast<std::size_t>(node)];
+    if (who != kAnyNet && who != net) return kBlocked;
+    const float others = static_cast<float>(conflicts_at(net, route, node));
+    const float penalty = 1.0f + present * others;
+    const float base = lattice_.is_via(node) ? static_cast<float>(options_.via_cost) : 1.0f;
+    return base * (penalty - 1.0f) + history_[static_cast<std::size_t>(node)] * penalty;
+  }
+
+  // Fills the costs of a search window (everything else stays blocked).
+  void fill_costs(std::vector<graph::Weight>& costs, int net, const NetRoute& route, const Window& w, float present) const {
+    const auto& owner = lattice_.owner[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
+    for (int s = 0; s <= lattice_.layers; ++s) {
+      for (int r = w.row0; r <= w.row1; ++r) {
+        for (int c = w.column0; c <= w.column1; ++c) {
+          const int node = s < lattice_.layers ? lattice_.grid_node(s, r, c) : lattice_.via_site(r, c);
+          costs[static_cast<std::size_t>(node)] = node_cost(net, owner, route, node, present);
+        }
+      }
+    }
+    for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = 0;
+    for (int pad = lattice_.pad_base; pad < lattice_.pin_base; ++pad) {
+      if (owner[static_cast<std::size_t>(pad)] == net) costs[static_cast<std::size_t>(pad)] = 0;
+    }
+  }
+
+  void clear_costs(std::vector<graph::Weight>& costs, int net, const Window& w) const {
+    for (int s = 0; s <= lattice_.layers; ++s) {
+      for (int r = w.row0; r <= w.row1; ++r) {
+        for (int c = w.column0; c <= w.column1; ++c) {
+          costs[static_cast<std::size_t>(s < lattice_.layers ? lattice_.grid_node(s, r, c) : lattice_.via_site(r, c))] = kBlocked;
+        }
+      }
+    }
+    for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = kBlocked;
+    const auto& owner = lattice_.owner[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
+    for (int pad = lattice_.pad_base; pad < lattice_.pin_base; ++pad) {
+      if (owner[static_cast<std::size_t>(pad)] == net) costs[static_cast<std::size_t>(pad)] = kBlocked;
+    }
+  }
+
+  // Routes the nets of one batch: each round searches one connection of
+  // every net that has one left, all against the same congestion.
+  void route_batch(std::vector<int> batch, float present) {
+    while (cost_arrays_.size() < batch.size()) {
+      cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), kBlocked);
+    }
+    for (;;) {
+      std::vector<int> nets;
+      std::vector<int> targets;
+      std::vector<Window> windows;
+      for (const int net : batch) {
+        const NetRoute& route = routes_[static_cast<std::size_t>(net)];
+        if (route.pending.empty()) continue;
+        nets.push_back(net);
+        targets.push_back(nearest_pending(route));
+        windows.push_back(window_of(route, targets.back()));
+      }
+      if (nets.empty()) return;
+      std::vector<graph::SsspQuery> queries(nets.size());
+      for (std::size_t q = 0; q < nets.size(); ++q) {
+        const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
+        fill_costs(cost_arrays_[q], nets[q], route, windows[q], present);
+        queries[q].sources = route.tree;
+        queries[q].target = targets[q];
+        queries[q].node_cost = cost_arrays_[q];
+      }
+      const std::vector<graph::SsspResult> results = search(queries);
+      for (std::size_t q = 0; q < nets.size(); ++q) {
+        clear_costs(cost_arrays_[q], nets[q], windows[q]);
+        NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
+        const graph::Weight reached = results[q].distance[static_cast<std::size_t>(targets[q])];
+        if (reached < kBlocked / 2) {
+          add_path(nets[q], graph::path_to(results[q], targets[q]));
+          route.margin = options_.box_margin;
+        } else if (windows[q].whole) {
+          route.pending.erase(std::find(route.pending.begin(), route.pending.end(), targets[q]));
+          route.failed.push_back(targets[q]);
+        } else {
+          route.margin *= 2;
+        }
+      }
+    }
+  }
+
+  std::vector<graph::SsspResult> search(const std::vector<graph::SsspQuery>& queries) {
+    if (backend_ != Backend::cpu) return search_->run_batch(queries);
+    // The cpu backend runs the searches of a batch side by side.
+    std::vector<graph::SsspResult> results(queries.size());
+    graph::ShortestPaths& search = *search_;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::size_t q = 0; q < queries.size(); ++q) results[q] = search.run(queries[q]);
+    return results;
+  }
+
+  void add_path(int net, const std::vector<graph::NodeId>& path) {
+    NetRoute& route = routes_[static_cast<std::size_t>(net)];
+    const int group = lattice_.group_of_net[static_cast<std::size_t>(net)];
+    std::vector<int> uses;
+    std::vector<int> claims;
+    const auto claim_around = [&](int slot, int row, int column, const std::vector<router_detail::Offset>& offsets, bool via) {
+      for (const auto& o : offsets) {
+        const int r = row + o.row;
+        const int c = column + o.column;
+        if (r < 0 || c < 0 || r >= lattice_.rows || c >= lattice_.columns) continue;
+        claims.push_back(via ? lattice_.via_site(r, c) : lattice_.grid_node(slot, r, c));
+      }
+    };
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const int node = path[i];
+      route.tree.push_back(node);
+      if (lattice_.is_grid(node)) {
+        const int slot = lattice_.slot[static_cast<std::size_t>(node)];
+        const int row = lattice_.row_of(node);
+        const int column = lattice_.column_of(node);
+        uses.push_back(node);
+        claim_around(slot, row, column, lattice_.wire_grid_claims[static_cast<std::size_t>(group)], false);
+        claim_around(slot, row, column, lattice_.wire_via_claims[static_cast<std::size_t>(group)], true);
+      } else if (lattice_.is_via(node)) {
+        const int row = lattice_.row_of(node);
+        const int column = lattice_.column_of(node);
+        uses.push_back(node);
+        for (const int slot : lattice_.slots_of_via) {
+          claim_around(slot, row, column, lattice_.via_grid_claims[static_cast<std::size_t>(group)], false);
+        }
+        claim_around(0, row, column, lattice_.via_via_claims[static_cast<std::size_t>(group)], true);
+      }
+      if (i + 1 < path.size()) {
+        const int next = path[i + 1];
+        const router_detail::Stub* stub = lattice_.is_pad(node) && lattice_.is_grid(next) ? lattice_.stub(node, next)
+                                          : lattice_.is_grid(node) && lattice_.is_pad(next) ? lattice_.stub(next, node)
+                                                                                            : nullptr;
+        if (stub) claims.insert(claims.end(), stub->claims.begin(), stub->claims.end());
+      }
+      if (lattice_.is_pin(node)) {
+        const auto at = std::find(route.pending.begin(), route.pending.end(), node);
+        if (at != route.pending.end()) route.pending.erase(at);
+      }
+    }
+    count(route, -1);
+    uses.insert(uses.end(), route.uses.begin(), route.uses.end());
+    claims.insert(claims.end(), route.claims.begin(), route.claims.end());
+    sort_unique(uses);
+    sort_unique(claims);
+    route.uses = uses;
+    route.claims.clear();
+    std::set_difference(claims.begin(), claims.end(), uses.begin(), uses.end(), std::back_inserter(route.claims));
+    count(route, +1);
+    sort_unique(route.tree);
+    route.paths.push_back(path);
+  }
+
+  static void sort_unique(std::vector<int>& list) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+
+  // Adds (+1) or removes (-1) a net's uses and claims from the counts.
+  void count(const NetRoute& route, int sign) {
+    for (const int node : route.uses) uses_[static_cast<std::size_t>(node)] += sign;
+    for (const int node : route.claims) claims_[static_cast<std::size_t>(node)] += sign;
+  }
+
+  // A node is overused when one net's copper is centred on it and another
+  // net uses or claims it too.
+  bool overused(int node) const {
+    const auto v = static_cast<std::size_t>(node);
+    return uses_[v] >= 1 && uses_[v] + claims_[v] >= 2;
+  }
+
+  std::size_t count_overused() const {
+    std::size_t count = 0;
+    for (int node = 0; node < lattice_.node_count; ++node) count += overused(node) ? 1 : 0;
+    return count;
+  }
+
+  void raise_history() {
+    for (int node = 0; node < lattice_.node_count; ++node) {
+      if (!overused(node)) continue;
+      const auto v = static_cast<std::size_t>(node);
+      history_[v] += static_cast<float>(options_.history_factor) * static_cast<float>(uses_[v] + claims_[v] - 1);
+    }
+  }
+
+  bool touches_overuse(const NetRoute& route) const {
+    const auto hot = [&](int node) { return overused(node); };
+    return std::any_of(route.uses.begin(), route.uses.end(), hot) || std::any_of(route.claims.begin(), route.claims.end(), hot);
+  }
+
+  std::vector<int> nets_on_overuse() const {
+    std::vector<int> nets;
+    for (const int net : nets_) {
+      const NetRoute& route = routes_[static_cast<std::size_t>(net)];
+      if (touches_overuse(route)) nets.push_back(net);
+    }
+    return nets;
+  }
+
+  // Whatever overuse is left when the iterations run out: remove the net
+  // with the most overused claims (ties: the later net) until none is left,
+  // so that the copper handed back is free of conflicts.
+  void drop_conflicting_nets() {
+    for (;;) {
+      int worst = -1;
+      std::size_t worst_count = 0;
+      for (const int net : nets_) {
+        const NetRoute& route = routes_[static_cast<std::size_t>(net)];
+        const auto hot = [&](int node) { return overused(node); };
+        const auto conflicts = static_cast<std::size_t>(std::count_if(route.uses.begin(), route.uses.end(), hot) +
+                                                        std::count_if(route.claims.begin(), route.claims.end(), hot));
+        if (conflicts > 0 && conflicts >= worst_count) {
+          worst = net;
+          worst_count = conflicts;
+        }
+      }
+      if (worst < 0) return;
+      NetRoute& route = routes_[static_cast<std::size_t>(worst)];
+      count(route, -1);
+      route = NetRoute{};
+      route.failed = lattice_.net_pins[static_cast<std::size_t>(worst)];
+    }
+  }
+
+  const Board& board_;
+  const RouterOptions& options_;
+  Lattice lattice_;
+  Backend backend_ = Backend::reference;
+  std::unique_ptr<graph::ShortestPaths> search_;
+  std::vector<int> uses_;             // nets whose copper is centred on each node
+  std::vector<int> claims_;           // nets keeping others from each node
+  std::vector<float> history_;
+  std::vector<NetRoute> routes_;      // per board net
+  std::vector<int> nets_;             // the nets routed, in routing order
+  std::vector<std::vector<graph::Weight>> cost_arrays_;  // one per search of a batch, blocked outside its window
+};
+
+}  // namespace
+
+RouteResult route_board(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
+  check_options(options);
+  const auto start = std::chrono::steady_clock::now();
+  router_detail::Lattice lattice = router_detail::build_lattice(board, options);
+  Negotiation negotiation(board, options, std::move(lattice));
+  RouteResult result = negotiation.run(progress);
+  const Lattice& built = negotiation.lattice();
+  result.lattice.pitch = built.pitch;
+  result.lattice.columns = built.columns;
+  result.lattice.rows = built.rows;
+  result.lattice.layers = built.layers;
+  result.lattice.nodes = static_cast<std::size_t>(built.node_count);
+  result.lattice.edges = static_cast<std::size_t>(built.graph.edge_count());
+  for (int node = 0; node < built.via_base; ++node) {
+    if (std::any_of(built.owner.begin(), built.owner.end(),
+                    [&](const std::vector<int>& owner) { return owner[static_cast<std::size_t>(node)] != router_detail::kNoNet; })) {
+      ++result.lattice.usable_grid_nodes;
+    }
+  }
+  result.warnings = built.warnings;
+  result.seconds = seconds_since(start);
+  return result;
+}
+
+}  // namespace trellis::route

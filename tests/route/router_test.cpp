@@ -1,0 +1,267 @@
+// The router on hand-built boards: every net routed, the independent
+// design-rule check finds nothing, and every backend gives the same copper
+// as the reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/backends.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/route/drc.hpp"
+#include "trellis/route/dsn.hpp"
+#include "trellis/route/router.hpp"
+#include "trellis/route/session.hpp"
+
+namespace trellis::route {
+namespace {
+
+Coord mm(double millimetres) { return std::llround(millimetres * 1e6); }
+
+Shape circle(Coord diameter) { return {ShapeKind::circle, diameter, {Point{0, 0}}}; }
+Shape rect(Point lo, Point hi) { return {ShapeKind::rect, 0, {lo, hi}}; }
+
+// A two-layer board, 0.25 mm wires with 0.2 mm clearance, 0.6 mm vias,
+// parts with one pin each.
+struct BoardBuilder {
+  Board board;
+  int smd = 0;
+  int through = 0;
+
+  explicit BoardBuilder(double size_mm = 20) {
+    board.name = "test";
+    board.layers = {{"F.Cu", LayerType::signal, 0}, {"B.Cu", LayerType::signal, 1}};
+    board.boundary = {rect({0, 0}, {mm(size_mm), mm(size_mm)})};
+    board.rules.width = mm(0.25);
+    board.rules.clearance = mm(0.2);
+    smd = padstack("smd", {{0, circle(mm(0.8))}});
+    through = padstack("pth", {{0, circle(mm(1.2))}, {1, circle(mm(1.2))}});
+    board.via_padstacks = {padstack("via", {{0, circle(mm(0.6))}, {1, circle(mm(0.6))}})};
+  }
+
+  int padstack(const std::string& name, std::vector<LayerShape> shapes) {
+    board.padstacks.push_back({name, std::move(shapes), true});
+    return static_cast<int>(board.padstacks.size()) - 1;
+  }
+
+  int part(int padstack_index, Point at) {
+    const std::string reference = "P" + std::to_string(board.components.size() + 1);
+    board.images.push_back({reference + "_image", {{"1", padstack_index, {0, 0}, 0}}, {}});
+    board.components.push_back({reference, static_cast<int>(board.images.size()) - 1, at, Side::front, 0});
+    return static_cast<int>(board.components.size()) - 1;
+  }
+
+  void net(const std::string& name, const std::vector<int>& components) {
+    Net net{name, {}, {}};
+    for (const int c : components) net.pins.push_back({c, 0});
+    board.nets.push_back(std::move(net));
+  }
+};
+
+// Two SMD nets that must cross: one of them needs the back layer.
+Board crossing_board() {
+  BoardBuilder b;
+  b.net("A", {b.part(b.smd, {mm(2), mm(10)}), b.part(b.smd, {mm(18), mm(10)})});
+  b.net("B", {b.part(b.smd, {mm(10), mm(2)}), b.part(b.smd, {mm(10), mm(18)})});
+  return b.board;
+}
+
+// Many multi-pin nets at seeded random places, through-hole and SMD.
+Board random_board(unsigned seed, int nets, int pins_per_net) {
+  BoardBuilder b(30);
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int> cell(1, 13);  // a 2 mm placement grid, away from the edge
+  std::vector<Point> used;
+  for (int n = 0; n < nets; ++n) {
+    std::vector<int> parts;
+    for (int p = 0; p < pins_per_net; ++p) {
+      Point at;
+      do {
+        at = {mm(2.0 * cell(random)), mm(2.0 * cell(random))};
+      } while (std::find(used.begin(), used.end(), at) != used.end());
+      used.push_back(at);
+      parts.push_back(b.part(random() % 2 ? b.smd : b.through, at));
+    }
+    b.net("N" + std::to_string(n), parts);
+  }
+  return b.board;
+}
+
+DrcReport check(const Board& board, const RouteResult& result) {
+  return check_design_rules(board, with_board_wiring(board, result.copper));
+}
+
+void expect_same_copper(const RoutedCopper& a, const RoutedCopper& b) {
+  ASSERT_EQ(a.wires.size(), b.wires.size());
+  ASSERT_EQ(a.vias.size(), b.vias.size());
+  for (std::size_t i = 0; i < a.wires.size(); ++i) {
+    EXPECT_EQ(a.wires[i].net, b.wires[i].net);
+    EXPECT_EQ(a.wires[i].layer, b.wires[i].layer);
+    EXPECT_EQ(a.wires[i].shape.width, b.wires[i].shape.width);
+    EXPECT_EQ(a.wires[i].shape.points, b.wires[i].shape.points) << "wire " << i;
+  }
+  for (std::size_t i = 0; i < a.vias.size(); ++i) {
+    EXPECT_EQ(a.vias[i].position, b.vias[i].position);
+    EXPECT_EQ(a.vias[i].net, b.vias[i].net);
+  }
+}
+
+TEST(Router, CrossingNetsRouteCleanlyWithAVia) {
+  const Board board = crossing_board();
+  RouterOptions options;
+  options.backend = Backend::reference;
+  const RouteResult result = route_board(board, options);
+  EXPECT_TRUE(result.converged);
+  EXPECT_TRUE(result.unrouted_nets.empty());
+  EXPECT_EQ(result.nets_to_route, 2u);
+  EXPECT_GE(result.via_count, 2u) << "one net has to change layers twice to cross the other";
+  const DrcReport drc = check(board, result);
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+  // At least the straight-line distance of both nets.
+  EXPECT_GE(result.wire_length, 2 * mm(16));
+  for (const Wire& wire : result.copper.wires) {
+    EXPECT_EQ(wire.shape.kind, ShapeKind::path);
+    EXPECT_EQ(wire.shape.width, mm(0.25));
+    // Collinear steps are merged: no three consecutive collinear points.
+    const auto& p = wire.shape.points;
+    for (std::size_t i = 2; i < p.size(); ++i) {
+      const Coord cross = (p[i - 1].x - p[i - 2].x) * (p[i].y - p[i - 1].y) - (p[i - 1].y - p[i - 2].y) * (p[i].x - p[i - 1].x);
+      EXPECT_NE(cross, 0) << "collinear points left in a wire";
+    }
+  }
+}
+
+TEST(Router, WithoutViasCrossingNetsCannotBothRoute) {
+  Board board = crossing_board();
+  board.via_padstacks.clear();
+  RouterOptions options;
+  options.backend = Backend::reference;
+  options.max_iterations = 8;
+  const RouteResult result = route_board(board, options);
+  EXPECT_FALSE(result.converged);
+  EXPECT_EQ(result.unrouted_nets.size(), 1u);
+  EXPECT_EQ(result.via_count, 0u);
+  // What is handed back is still clean: the conflicting net was left out.
+  EXPECT_TRUE(check(board, result).routing.empty());
+  EXPECT_EQ(result.overused_nodes, 0u);
+}
+
+TEST(Router, APinWalledInByAKeepoutIsReportedUnrouted) {
+  BoardBuilder b;
+  b.net("A", {b.part(b.smd, {mm(5), mm(5)}), b.part(b.smd, {mm(15), mm(15)})});
+  b.net("B", {b.part(b.smd, {mm(5), mm(15)}), b.part(b.smd, {mm(15), mm(5)})});
+  // A ring of keepout around A's first pin on both layers.
+  for (const Coord d : {mm(-2), mm(2)}) {
+    b.board.keepouts.push_back({KeepoutKind::keepout, "wall", kAllLayers, rect({mm(5) + d - mm(0.2), mm(3)}, {mm(5) + d + mm(0.2), mm(7)})});
+    b.board.keepouts.push_back({KeepoutKind::keepout, "wall", kAllLayers, rect({mm(3), mm(5) + d - mm(0.2)}, {mm(7), mm(5) + d + mm(0.2)})});
+  }
+  RouterOptions options;
+  options.backend = Backend::reference;
+  const RouteResult result = route_board(b.board, options);
+  ASSERT_EQ(result.unrouted_nets.size(), 1u);
+  EXPECT_EQ(b.board.nets[static_cast<std::size_t>(result.unrouted_nets.front())].name, "A");
+  EXPECT_FALSE(result.converged);
+  const DrcReport drc = check(b.board, result);
+  EXPECT_TRUE(drc.routing.empty());
+  ASSERT_EQ(drc.unconnected.size(), 1u);
+  EXPECT_EQ(drc.unconnected.front().name, "A");
+}
+
+TEST(Router, OptionsOutOfRangeAreUsageErrors) {
+  const Board board = crossing_board();
+  const auto with = [&](auto change) {
+    RouterOptions options;
+    options.backend = Backend::reference;
+    change(options);
+    return options;
+  };
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.pitch = 0; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.pitch = -5; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.max_iterations = 0; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.present_factor = std::nan(""); })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.present_factor_growth = 0.5; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.via_cost = -1; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.batch_size = 0; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.pitch = 1; })), UsageError) << "a lattice too large";
+  Board no_width = board;
+  no_width.rules.width.reset();
+  EXPECT_THROW(route_board(no_width, with([](RouterOptions&) {})), UsageError);
+  Board no_signal = board;
+  for (Layer& layer : no_signal.layers) layer.type = LayerType::power;
+  EXPECT_THROW(route_board(no_signal, with([](RouterOptions&) {})), UsageError);
+}
+
+TEST(Router, ProgressReportsEveryIteration) {
+  const Board board = random_board(7, 10, 3);
+  RouterOptions options;
+  options.backend = Backend::reference;
+  std::vector<RouteIteration> seen;
+  const RouteResult result = route_board(board, options, [&](const RouteIteration& it) { seen.push_back(it); });
+  ASSERT_EQ(seen.size(), result.iterations.size());
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].iteration, static_cast<int>(i) + 1);
+  EXPECT_EQ(seen.front().nets_routed, result.nets_to_route);
+  EXPECT_EQ(seen.front().present_factor, 0.0);
+}
+
+class RouterBackends : public ::testing::TestWithParam<Backend> {};
+
+TEST_P(RouterBackends, RandomBoardsRouteCleanlyAndMatchTheReference) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  for (const unsigned seed : {1u, 2u, 3u, 4u}) {
+    const Board board = random_board(seed, 12, 2 + static_cast<int>(seed % 3));
+    RouterOptions options;
+    options.backend = Backend::reference;
+    options.max_iterations = 12;
+    const RouteResult expected = route_board(board, options);
+    options.backend = GetParam();
+    const RouteResult result = route_board(board, options);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    EXPECT_EQ(result.backend, GetParam());
+    expect_same_copper(expected.copper, result.copper);
+    EXPECT_EQ(result.unrouted_nets, expected.unrouted_nets);
+    EXPECT_EQ(result.iterations.size(), expected.iterations.size());
+    const DrcReport drc = check(board, result);
+    EXPECT_TRUE(drc.routing.empty()) << drc.routing.size() << " violations, first: "
+                                     << (drc.routing.empty() ? "" : drc.routing.front().first.name + " / " + drc.routing.front().second.name);
+    EXPECT_EQ(drc.unconnected.size(), result.unrouted_nets.size());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, RouterBackends, ::testing::ValuesIn(testing::backends_under_test()),
+                         testing::backend_test_name);
+
+TEST(Router, SameInputSameRoutes) {
+  const Board board = random_board(11, 14, 3);
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  options.max_iterations = 12;
+  const RouteResult first = route_board(board, options);
+  const RouteResult second = route_board(board, options);
+  expect_same_copper(first.copper, second.copper);
+  EXPECT_EQ(first.wire_length, second.wire_length);
+}
+
+// A real board from ../shared/boards, when TRELLIS_BOARDS_DIR points there.
+TEST(Router, SharedBoardRoutesWithoutViolations) {
+  const char* dir = std::getenv("TRELLIS_BOARDS_DIR");
+  if (dir == nullptr || *dir == '\0') GTEST_SKIP() << "TRELLIS_BOARDS_DIR is not set (ctest sets it to ../shared/boards)";
+  const std::filesystem::path file = std::filesystem::path(dir) / "pcbench" / "OpenVNAVI_motor unit" / "unrouted.dsn";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is missing";
+  const Board board = read_dsn_file(file);
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  const RouteResult result = route_board(board, options);
+  EXPECT_TRUE(result.converged);
+  const DrcReport drc = check(board, result);
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+}
+
+}  // namespace
+}  // namespace trellis::route
