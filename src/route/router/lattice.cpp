@@ -388,7 +388,8 @@ class Builder {
       pad_slots_.push_back(slot);
     }
     lattice_.pin_base = lattice_.pad_base + static_cast<int>(pad_shapes_.size());
-    lattice_.node_count = lattice_.pin_base + static_cast<int>(lattice_.pin_of.size());
+    lattice_.stub_base = lattice_.pin_base + static_cast<int>(lattice_.pin_of.size());
+    lattice_.node_count = lattice_.stub_base;  // stubs are added later
     for (auto& list : lattice_.net_pins) {
       for (int& pin : list) pin += lattice_.pin_base;
     }
@@ -400,6 +401,10 @@ class Builder {
     for (const PinRef& pin : lattice_.pin_of) {
       lattice_.position.push_back(pin_position(board_, pin));
       lattice_.slot.push_back(-1);
+    }
+    lattice_.net_pads.resize(board_.nets.size());
+    for (std::size_t i = 0; i < pad_shapes_.size(); ++i) {
+      lattice_.net_pads[static_cast<std::size_t>(pad_shapes_[i]->net)].push_back(lattice_.pad_base + static_cast<int>(i));
     }
     // Pad and pin nodes belong to their net alone.
     for (auto& owner : lattice_.owner) {
@@ -519,6 +524,17 @@ class Builder {
         reachable_pin[static_cast<std::size_t>(pad_pin_index_[i])] = true;
       });
     }
+    // Stub nodes: their net's alone, placed at their grid node.
+    for (std::size_t i = 0; i < lattice_.stubs.size(); ++i) {
+      const Stub& stub = lattice_.stubs[i];
+      const int node = lattice_.stub_base + static_cast<int>(i);
+      const int net = lattice_.owner.front()[static_cast<std::size_t>(stub.pad_node)];
+      lattice_.position.push_back(lattice_.position[static_cast<std::size_t>(stub.grid_node)]);
+      lattice_.slot.push_back(lattice_.slot[static_cast<std::size_t>(stub.pad_node)]);
+      for (auto& owner : lattice_.owner) owner.push_back(net);
+      lattice_.net_pads[static_cast<std::size_t>(net)].push_back(node);
+    }
+    lattice_.node_count = lattice_.stub_base + static_cast<int>(lattice_.stubs.size());
     for (std::size_t p = 0; p < lattice_.pin_of.size(); ++p) {
       if (!reachable_pin[p]) {
         lattice_.warnings.push_back(fmt::format("pin {} of net '{}' has no way onto the lattice (too close to other copper "
@@ -570,11 +586,14 @@ class Builder {
     for (int pad = lattice_.pad_base; pad < lattice_.pin_base; ++pad) {
       link(pad, lattice_.pin_of_pad[static_cast<std::size_t>(pad - lattice_.pad_base)], 0.0);
     }
-    for (const Stub& stub : lattice_.stubs) {
-      link(stub.pad_node, stub.grid_node,
+    for (std::size_t i = 0; i < lattice_.stubs.size(); ++i) {
+      const Stub& stub = lattice_.stubs[i];
+      const int node = lattice_.stub_base + static_cast<int>(i);
+      link(stub.pad_node, node,
            distance(lattice_.position[static_cast<std::size_t>(stub.pad_node)],
                     lattice_.position[static_cast<std::size_t>(stub.grid_node)]) /
                static_cast<double>(lattice_.pitch));
+      link(node, stub.grid_node, 0.0);
     }
     lattice_.graph = graph::graph_from_edges(lattice_.node_count, tails, heads, weights);
   }
@@ -600,13 +619,6 @@ class Builder {
 };
 
 }  // namespace
-
-const Stub* Lattice::stub(int pad_node, int grid) const {
-  const auto at = std::lower_bound(stubs.begin(), stubs.end(), std::pair{pad_node, grid}, [](const Stub& s, std::pair<int, int> key) {
-    return std::pair{s.pad_node, s.grid_node} < key;
-  });
-  return at != stubs.end() && at->pad_node == pad_node && at->grid_node == grid ? &*at : nullptr;
-}
 
 Lattice build_lattice(const Board& board, const RouterOptions& options) { return Builder(board, options).build(); }
 

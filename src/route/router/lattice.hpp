@@ -31,7 +31,9 @@ struct Offset {
   int row = 0;
 };
 
-// The straight wire from a pad's centre to a grid node on the pad's layer.
+// The straight wire from a pad's centre to a grid node on the pad's layer:
+// a node of its own between the two (at the grid node's position), so that
+// its cost can count the copper of other nets near the whole wire.
 struct Stub {
   int pad_node = 0;
   int grid_node = 0;
@@ -47,10 +49,12 @@ struct Lattice {
   std::vector<int> board_layer;  // slot -> Board::layers index
 
   // Node ids: grid nodes [0, via_base), via sites [via_base, pad_base),
-  // pad nodes [pad_base, pin_base), pin nodes [pin_base, node_count).
+  // pad nodes [pad_base, pin_base), pin nodes [pin_base, stub_base), stub
+  // nodes [stub_base, node_count).
   int via_base = 0;
   int pad_base = 0;
   int pin_base = 0;
+  int stub_base = 0;
   int node_count = 0;
 
   std::vector<Point> position;  // per node
@@ -62,6 +66,7 @@ struct Lattice {
   std::vector<std::vector<int>> owner;    // [group][node]: kAnyNet, kNoNet or the only net allowed
 
   std::vector<std::vector<int>> net_pins;  // per net: its pin nodes
+  std::vector<std::vector<int>> net_pads;  // per net: its pad and stub nodes
   std::vector<PinRef> pin_of;              // per pin node (index node - pin_base)
   std::vector<int> pin_of_pad;             // per pad node (index node - pad_base): its pin node
   std::vector<int> slots_of_via;           // the slots a via reaches (all signal layers its padstack covers)
@@ -74,13 +79,15 @@ struct Lattice {
   std::vector<std::vector<Offset>> via_grid_claims;
   std::vector<std::vector<Offset>> via_via_claims;
 
-  std::vector<Stub> stubs;            // sorted by (pad node, grid node)
+  std::vector<Stub> stubs;            // per stub node (index node - stub_base)
   std::vector<std::string> warnings;  // pins no stub reaches, and the like
 
   bool is_grid(int node) const noexcept { return node < via_base; }
   bool is_via(int node) const noexcept { return node >= via_base && node < pad_base; }
   bool is_pad(int node) const noexcept { return node >= pad_base && node < pin_base; }
-  bool is_pin(int node) const noexcept { return node >= pin_base; }
+  bool is_pin(int node) const noexcept { return node >= pin_base && node < stub_base; }
+  bool is_stub(int node) const noexcept { return node >= stub_base; }
+  const Stub& stub_of(int node) const { return stubs[static_cast<std::size_t>(node - stub_base)]; }
   int grid_node(int slot_index, int row, int column) const noexcept {
     return (slot_index * rows + row) * columns + column;
   }
@@ -88,9 +95,6 @@ struct Lattice {
   // Row and column of a grid node or via site.
   int row_of(int node) const noexcept { return (is_via(node) ? node - via_base : node % (rows * columns)) / columns; }
   int column_of(int node) const noexcept { return (is_via(node) ? node - via_base : node) % columns; }
-
-  // The stub between a pad node and a grid node, or nullptr.
-  const Stub* stub(int pad_node, int grid_node) const;
 };
 
 // Builds the lattice; throws UsageError as route_board documents.

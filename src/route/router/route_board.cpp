@@ -80,6 +80,12 @@ class Negotiation {
     for (std::size_t n = 0; n < board.nets.size(); ++n) {
       if (lattice_.group_of_net[n] >= 0) nets_.push_back(static_cast<int>(n));
     }
+    for (const auto* stencils : {&lattice_.wire_grid_claims, &lattice_.wire_via_claims, &lattice_.via_grid_claims, &lattice_.via_via_claims}) {
+      for (const auto& stencil : *stencils) {
+        for (const auto& o : stencil) claim_reach_ = std::max({claim_reach_, std::abs(o.row), std::abs(o.column)});
+      }
+    }
+    claim_reach_ += 2;  // stubs reach a little beyond their grid node
     // Short nets first: they have the fewest ways around.
     std::stable_sort(nets_.begin(), nets_.end(), [&](int a, int b) { return pin_span(a) < pin_span(b); });
   }
@@ -97,7 +103,10 @@ class Negotiation {
       for (const int net : to_route) rip_up(net);
       for (std::vector<int> left = to_route; !left.empty();) {
         std::vector<int> batch = next_batch(left);
-        route_batch(std::move(batch), static_cast<float>(present));
+        // Nets whose search had to look further than their reach go back
+        // to be batched again with their wider reach.
+        std::vector<int> deferred = route_batch(std::move(batch), static_cast<float>(present));
+        left.insert(left.begin(), deferred.begin(), deferred.end());
       }
       const std::size_t overused = count_overused();
       RouteIteration record;
@@ -138,17 +147,17 @@ class Negotiation {
     return static_cast<double>(box.max.x - box.min.x) + static_cast<double>(box.max.y - box.min.y);
   }
 
-  // The pins' box of a net grown by the search margin, in grid steps.
+  // Where a net's searches may go: its pins' box grown by its margin. Every
+  // search window lies inside, and the tree grows only inside windows.
   Window reach_of(int net) const {
-    NetRoute route;
-    const auto& pins = lattice_.net_pins[static_cast<std::size_t>(net)];
-    route.tree.assign(pins.begin(), pins.end());
-    route.margin = options_.box_margin;
-    return window_of(route, pins.front());
+    return window_around(lattice_.net_pins[static_cast<std::size_t>(net)], routes_[static_cast<std::size_t>(net)].margin);
   }
 
-  static bool overlap(const Window& a, const Window& b) {
-    return a.column0 <= b.column1 && b.column0 <= a.column1 && a.row0 <= b.row1 && b.row0 <= a.row1;
+  // Whether two reaches come close enough for copper in one to conflict
+  // with copper in the other (claims reach a few grid steps).
+  bool overlap(const Window& a, const Window& b) const {
+    const int gap = claim_reach_;
+    return a.column0 <= b.column1 + gap && b.column0 <= a.column1 + gap && a.row0 <= b.row1 + gap && b.row0 <= a.row1 + gap;
   }
 
   // Takes from `left`, in order, up to batch_size nets whose reaches do not
@@ -193,7 +202,8 @@ class Negotiation {
     return {static_cast<int>(std::floor(at)), static_cast<int>(std::ceil(at))};
   }
 
-  Window window_of(const NetRoute& route, int target) const {
+  // The box around some nodes grown by a margin, clipped to the grid.
+  Window window_around(const std::vector<int>& nodes, int margin) const {
     Window w{std::numeric_limits<int>::max(), std::numeric_limits<int>::min(), std::numeric_limits<int>::max(),
              std::numeric_limits<int>::min(), false};
     const auto include = [&](int node) {
@@ -205,19 +215,28 @@ class Negotiation {
       w.row0 = std::min(w.row0, r0);
       w.row1 = std::max(w.row1, r1);
     };
-    for (const int node : route.tree) include(node);
-    include(target);
-    w.column0 = std::max(0, w.column0 - route.margin);
-    w.row0 = std::max(0, w.row0 - route.margin);
-    w.column1 = std::min(lattice_.columns - 1, w.column1 + route.margin);
-    w.row1 = std::min(lattice_.rows - 1, w.row1 + route.margin);
+    for (const int node : nodes) include(node);
+    w.column0 = std::max(0, w.column0 - margin);
+    w.row0 = std::max(0, w.row0 - margin);
+    w.column1 = std::min(lattice_.columns - 1, w.column1 + margin);
+    w.row1 = std::min(lattice_.rows - 1, w.row1 + margin);
     w.whole = w.column0 == 0 && w.row0 == 0 && w.column1 == lattice_.columns - 1 && w.row1 == lattice_.rows - 1;
     return w;
   }
 
-  // The pending pin closest to the tree.
-  int nearest_pending(const NetRoute& route) const {
+  Window clip(Window w, const Window& to) const {
+    w.column0 = std::max(w.column0, to.column0);
+    w.column1 = std::min(w.column1, to.column1);
+    w.row0 = std::max(w.row0, to.row0);
+    w.row1 = std::min(w.row1, to.row1);
+    w.whole = w.column0 == 0 && w.row0 == 0 && w.column1 == lattice_.columns - 1 && w.row1 == lattice_.rows - 1;
+    return w;
+  }
+
+  // The pending pin closest to the tree, and the tree node closest to it.
+  std::pair<int, int> nearest_pending(const NetRoute& route) const {
     int best = route.pending.front();
+    int best_node = route.tree.front();
     double best_distance = std::numeric_limits<double>::infinity();
     for (const int pin : route.pending) {
       const Point p = lattice_.position[static_cast<std::size_t>(pin)];
@@ -227,16 +246,25 @@ class Negotiation {
         if (d < best_distance) {
           best_distance = d;
           best = pin;
+          best_node = node;
         }
       }
     }
-    return best;
+    return {best, best_node};
   }
 
   // Other nets' copper at `node` or in the room copper there would take.
   int conflicts_at(int net, const NetRoute& route, int node) const {
     const auto own_use = [&](int v) { return std::binary_search(route.uses.begin(), route.uses.end(), v); };
     const auto v = static_cast<std::size_t>(node);
+    if (lattice_.is_stub(node)) {
+      // A stub's wire meets other nets' copper centred on what it claims.
+      int others = 0;
+      for (const int near : lattice_.stub_of(node).claims) {
+        others += uses_[static_cast<std::size_t>(near)] - (own_use(near) ? 1 : 0);
+      }
+      return others;
+    }
     const bool own = own_use(node) || std::binary_search(route.claims.begin(), route.claims.end(), node);
     int others = uses_[v] + claims_[v] - (own ? 1 : 0);
     const int row = lattice_.row_of(node);
@@ -267,7 +295,7 @@ class Negotiation {
     if (who != kAnyNet && who != net) return kBlocked;
     const float others = static_cast<float>(conflicts_at(net, route, node));
     const float penalty = 1.0f + present * others;
-    const float base = lattice_.is_via(node) ? static_cast<float>(options_.via_cost) : 1.0f;
+    const float base = lattice_.is_via(node) ? static_cast<float>(options_.via_cost) : lattice_.is_stub(node) ? 0.0f : 1.0f;
     return base * (penalty - 1.0f) + history_[static_cast<std::size_t>(node)] * penalty;
   }
 
@@ -283,8 +311,8 @@ class Negotiation {
       }
     }
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = 0;
-    for (int pad = lattice_.pad_base; pad < lattice_.pin_base; ++pad) {
-      if (owner[static_cast<std::size_t>(pad)] == net) costs[static_cast<std::size_t>(pad)] = 0;
+    for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) {
+      costs[static_cast<std::size_t>(node)] = lattice_.is_stub(node) ? node_cost(net, owner, route, node, present) : 0;
     }
   }
 
@@ -297,15 +325,15 @@ class Negotiation {
       }
     }
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = kBlocked;
-    const auto& owner = lattice_.owner[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
-    for (int pad = lattice_.pad_base; pad < lattice_.pin_base; ++pad) {
-      if (owner[static_cast<std::size_t>(pad)] == net) costs[static_cast<std::size_t>(pad)] = kBlocked;
-    }
+    for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(node)] = kBlocked;
   }
 
   // Routes the nets of one batch: each round searches one connection of
   // every net that has one left, all against the same congestion.
-  void route_batch(std::vector<int> batch, float present) {
+  std::vector<int> route_batch(std::vector<int> batch, float present) {
+    std::vector<int> deferred;
+    std::vector<Window> reaches;
+    for (const int net : batch) reaches.push_back(reach_of(net));
     while (cost_arrays_.size() < batch.size()) {
       cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), kBlocked);
     }
@@ -313,14 +341,19 @@ class Negotiation {
       std::vector<int> nets;
       std::vector<int> targets;
       std::vector<Window> windows;
-      for (const int net : batch) {
+      for (std::size_t b = 0; b < batch.size(); ++b) {
+        const int net = batch[b];
         const NetRoute& route = routes_[static_cast<std::size_t>(net)];
-        if (route.pending.empty()) continue;
+        if (route.pending.empty() || std::find(deferred.begin(), deferred.end(), net) != deferred.end()) continue;
         nets.push_back(net);
-        targets.push_back(nearest_pending(route));
-        windows.push_back(window_of(route, targets.back()));
+        // The search box covers the target and the nearest part of the
+        // tree (the rest of the tree is a source all the same), inside
+        // the net's reach.
+        const auto [target, nearest] = nearest_pending(route);
+        targets.push_back(target);
+        windows.push_back(clip(window_around({target, nearest}, route.margin), reaches[b]));
       }
-      if (nets.empty()) return;
+      if (nets.empty()) return deferred;
       std::vector<graph::SsspQuery> queries(nets.size());
       for (std::size_t q = 0; q < nets.size(); ++q) {
         const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
@@ -336,12 +369,12 @@ class Negotiation {
         const graph::Weight reached = results[q].distance[static_cast<std::size_t>(targets[q])];
         if (reached < kBlocked / 2) {
           add_path(nets[q], graph::path_to(results[q], targets[q]));
-          route.margin = options_.box_margin;
         } else if (windows[q].whole) {
           route.pending.erase(std::find(route.pending.begin(), route.pending.end(), targets[q]));
           route.failed.push_back(targets[q]);
         } else {
           route.margin *= 2;
+          deferred.push_back(nets[q]);
         }
       }
     }
@@ -389,12 +422,9 @@ class Negotiation {
         }
         claim_around(0, row, column, lattice_.via_via_claims[static_cast<std::size_t>(group)], true);
       }
-      if (i + 1 < path.size()) {
-        const int next = path[i + 1];
-        const router_detail::Stub* stub = lattice_.is_pad(node) && lattice_.is_grid(next) ? lattice_.stub(node, next)
-                                          : lattice_.is_grid(node) && lattice_.is_pad(next) ? lattice_.stub(next, node)
-                                                                                            : nullptr;
-        if (stub) claims.insert(claims.end(), stub->claims.begin(), stub->claims.end());
+      if (lattice_.is_stub(node)) {
+        const auto& stub_claims = lattice_.stub_of(node).claims;
+        claims.insert(claims.end(), stub_claims.begin(), stub_claims.end());
       }
       if (lattice_.is_pin(node)) {
         const auto at = std::find(route.pending.begin(), route.pending.end(), node);
@@ -439,11 +469,25 @@ class Negotiation {
   }
 
   void raise_history() {
-    for (int node = 0; node < lattice_.node_count; ++node) {
+    for (int node = 0; node < lattice_.stub_base; ++node) {
       if (!overused(node)) continue;
       const auto v = static_cast<std::size_t>(node);
       history_[v] += static_cast<float>(options_.history_factor) * static_cast<float>(uses_[v] + claims_[v] - 1);
     }
+    // A stub whose wire runs into overuse gets history too: the grid nodes
+    // it claims are not where its cost is paid.
+    for (int node = lattice_.stub_base; node < lattice_.node_count; ++node) {
+      const auto& claims = lattice_.stub_of(node).claims;
+      const int hot = static_cast<int>(std::count_if(claims.begin(), claims.end(), [&](int c) { return overused(c); }));
+      if (hot > 0 && in_use_stub(node)) history_[static_cast<std::size_t>(node)] += static_cast<float>(options_.history_factor) * static_cast<float>(hot);
+    }
+  }
+
+  // Whether some net's tree passes through a stub node.
+  bool in_use_stub(int node) const {
+    const int net = lattice_.owner.front()[static_cast<std::size_t>(node)];
+    const auto& tree = routes_[static_cast<std::size_t>(net)].tree;
+    return std::binary_search(tree.begin(), tree.end(), node);
   }
 
   bool touches_overuse(const NetRoute& route) const {
@@ -489,6 +533,7 @@ class Negotiation {
   const RouterOptions& options_;
   Lattice lattice_;
   Backend backend_ = Backend::reference;
+  int claim_reach_ = 0;  // grid steps a net's claims reach beyond its copper
   std::unique_ptr<graph::ShortestPaths> search_;
   std::vector<int> uses_;             // nets whose copper is centred on each node
   std::vector<int> claims_;           // nets keeping others from each node
