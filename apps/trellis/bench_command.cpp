@@ -12,6 +12,7 @@
 #include "align_benchmark.hpp"
 #include "commands.hpp"
 #include "grid_benchmark.hpp"
+#include "route_benchmark.hpp"
 #include "spmv_benchmark.hpp"
 #include "sssp_benchmark.hpp"
 #include "trellis/core/atomic_file.hpp"
@@ -150,6 +151,42 @@ void run_align(const AlignCommand& command, const GlobalOptions& globals) {
   emit(text, command.output);
 }
 
+struct RouteCommand {
+  bench::RouteBenchmarkOptions options;
+  bool skip_backplane = false;
+  std::string format = "markdown";
+  std::string output;
+};
+
+void run_route(const RouteCommand& command, const GlobalOptions& globals) {
+  bench::RouteBenchmarkOptions options = command.options;
+  options.quiet = globals.quiet;
+  options.backplane = !command.skip_backplane;
+  const Backend backend = globals.requested_backend();
+  if (backend != Backend::automatic) options.backends = {backend};
+  const bench::RouteBenchmarkTables tables = bench::run_route_benchmark(options);
+  std::string text;
+  if (command.format == "json") {
+    nlohmann::json all{{"boards", nlohmann::json::parse(tables.boards.to_json())},
+                       {"backplane", nlohmann::json::parse(tables.backplane.to_json())},
+                       {"notes", tables.notes}};
+    text = all.dump(2) + "\n";
+  } else {
+    // With --only backplane the boards table is empty and left out.
+    if (!tables.boards.rows().empty()) {
+      text += "## Boards: PathFinder beside the human routing and FreeRouting 1.9.0\n\n" +
+              tables.boards.to_markdown() + "\n";
+    }
+    if (options.backplane) {
+      text += "## Synthetic backplane: 18 layers, 512 two-pin nets, about 450,000 lattice grid nodes\n\n" +
+              tables.backplane.to_markdown() + "\n";
+    }
+    text += "## Notes\n\n";
+    for (const std::string& note : tables.notes) text += "- " + note + "\n";
+  }
+  emit(text, command.output);
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
@@ -262,6 +299,30 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       ->capture_default_str();
   align_cmd->add_option("-o,--output", align->output, "Write the tables to this file (whole or not at all)");
   align_cmd->callback([align, &globals] { run_align(*align, globals); });
+
+  auto route = std::make_shared<RouteCommand>();
+  CLI::App* route_cmd = bench->add_subcommand(
+      "route",
+      "The autorouter on the PCBench, DAC 2020 and KiCad boards (one row per board and backend: nets routed, "
+      "design-rule violations and unconnected nets by the independent check, wire length and vias beside the human "
+      "routing, router time beside FreeRouting 1.9.0) and on a synthetic 18-layer, 512-net backplane. Without "
+      "--backend: cpu, and cuda where usable.");
+  route_cmd->add_option("--boards", route->options.boards_dir,
+                        "Folder with pcbench/, dac2020/ and kicad/ (default: ../shared/boards from the current "
+                        "directory)");
+  route_cmd->add_option("--only", route->options.only,
+                        "Route only boards whose SUITE/NAME (pcbench/..., dac2020/..., kicad/...) contains one of "
+                        "these, case-insensitive; the backplane runs either way, and alone with --only backplane")
+      ->delimiter(',');
+  route_cmd->add_option("--max-iterations", route->options.max_iterations, "PathFinder iterations at most")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  route_cmd->add_flag("--skip-backplane", route->skip_backplane, "Leave out the synthetic backplane");
+  route_cmd->add_option("--format", route->format, "markdown or json")
+      ->check(CLI::IsMember({"markdown", "json"}))
+      ->capture_default_str();
+  route_cmd->add_option("-o,--output", route->output, "Write the tables to this file (whole or not at all)");
+  route_cmd->callback([route, &globals] { run_route(*route, globals); });
 }
 
 }  // namespace trellis::cli

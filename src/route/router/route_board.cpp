@@ -7,6 +7,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include "copper_from_paths.hpp"
 #include "lattice.hpp"
@@ -385,7 +386,10 @@ class Negotiation {
     // The cpu backend runs the searches of a batch side by side.
     std::vector<graph::SsspResult> results(queries.size());
     graph::ShortestPaths& search = *search_;
-#pragma omp parallel for schedule(dynamic, 1)
+    // No more threads than searches: idle threads of a wide team would only
+    // spin while one long search finishes.
+    const int threads = static_cast<int>(std::min<std::size_t>(queries.size(), static_cast<std::size_t>(omp_get_max_threads())));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
     for (std::size_t q = 0; q < queries.size(); ++q) results[q] = search.run(queries[q]);
     return results;
   }

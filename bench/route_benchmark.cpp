@@ -1,0 +1,660 @@
+#include "route_benchmark.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "route_backplane.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/core/progress.hpp"
+#include "trellis/core/timer.hpp"
+#include "trellis/route/board.hpp"
+#include "trellis/route/drc.hpp"
+#include "trellis/route/dsn.hpp"
+#include "trellis/route/router.hpp"
+#include "trellis/route/session.hpp"
+
+namespace trellis::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using route::Board;
+
+constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+constexpr const char* kUnroutedSuffix = ".unrouted.dsn";
+constexpr const char* kReferenceSuffix = ".reference-routed.dsn";
+constexpr const char* kBackplaneName = "backplane";
+constexpr const char* kDefaultBoardsDir = "../shared/boards";
+
+double millimetres(double nanometres) { return nanometres / static_cast<double>(route::kNanometresPerMillimetre); }
+
+// The human routing of a board, NaN where unknown.
+struct HumanRouting {
+  double wire_mm = kNotMeasured;
+  double vias = kNotMeasured;
+};
+
+// FreeRouting 1.9.0 as pcbench/index.json reports it, NaN where missing.
+struct FreeRouting {
+  double unrouted = kNotMeasured;
+  double violations = kNotMeasured;
+  double router_seconds = kNotMeasured;
+};
+
+struct BoardEntry {
+  std::string suite;  // pcbench, dac2020 or kicad
+  std::string name;
+  fs::path unrouted;
+  fs::path ground_truth;  // pcbench: ground_truth.json, when present
+  fs::path reference;     // a human-routed DSN of the same board, when present
+  std::optional<FreeRouting> freerouting;
+};
+
+fs::path boards_folder(const std::string& given) {
+  if (given.empty()) {
+    const fs::path fallback = kDefaultBoardsDir;
+    if (!fs::is_directory(fallback)) {
+      throw UsageError(fmt::format(
+          "no boards folder: {} does not exist from the current directory {}; give --boards DIR (the folder "
+          "holding pcbench/, dac2020/ and kicad/)",
+          fallback.string(), fs::current_path().string()));
+    }
+    return fallback;
+  }
+  if (!fs::is_directory(given)) throw UsageError(fmt::format("--boards {}: no such folder", given));
+  const fs::path dir(given);
+  if (!fs::is_directory(dir / "pcbench") && !fs::is_directory(dir / "dac2020") && !fs::is_directory(dir / "kicad")) {
+    throw UsageError(fmt::format("--boards {}: holds none of pcbench/, dac2020/ and kicad/", given));
+  }
+  return dir;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+bool wanted(const std::string& name, const std::vector<std::string>& only) {
+  if (only.empty()) return true;
+  const std::string lower = lowercase(name);
+  return std::any_of(only.begin(), only.end(),
+                     [&](const std::string& filter) { return lower.find(lowercase(filter)) != std::string::npos; });
+}
+
+// A number that JSON files give as a number or as a string; NaN otherwise.
+double json_number(const nlohmann::json& value) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    try {
+      std::size_t used = 0;
+      const std::string text = value.get<std::string>();
+      const double parsed = std::stod(text, &used);
+      return used == text.size() ? parsed : kNotMeasured;
+    } catch (const std::exception&) {
+      return kNotMeasured;
+    }
+  }
+  return kNotMeasured;
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string(), 0, "cannot open");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& error) {
+    throw InputError(path.string(), 0, error.what());
+  }
+}
+
+// FreeRouting 1.9.0 by pcbench board name.
+std::map<std::string, FreeRouting> freerouting_results(const fs::path& index, std::vector<std::string>& notes) {
+  std::map<std::string, FreeRouting> results;
+  if (!fs::exists(index)) return results;
+  try {
+    const nlohmann::json entries = read_json(index);
+    for (const nlohmann::json& entry : entries) {
+      if (!entry.contains("board") || !entry.contains("freerouting_1_9_0")) continue;
+      const nlohmann::json& run = entry["freerouting_1_9_0"];
+      FreeRouting result;
+      if (run.contains("unrouted")) result.unrouted = json_number(run["unrouted"]);
+      if (run.contains("viol")) result.violations = json_number(run["viol"]);
+      if (run.contains("router")) result.router_seconds = json_number(run["router"]);
+      results[entry["board"].get<std::string>()] = result;
+    }
+  } catch (const std::exception& error) {
+    notes.push_back(fmt::format("FreeRouting figures left out: {}", error.what()));
+  }
+  return results;
+}
+
+std::vector<BoardEntry> find_boards(const fs::path& dir, std::vector<std::string>& notes) {
+  std::vector<BoardEntry> boards;
+  const fs::path pcbench = dir / "pcbench";
+  if (fs::is_directory(pcbench)) {
+    const std::map<std::string, FreeRouting> freerouting = freerouting_results(pcbench / "index.json", notes);
+    std::vector<BoardEntry> suite;
+    for (const auto& entry : fs::directory_iterator(pcbench)) {
+      if (!entry.is_directory() || !fs::exists(entry.path() / "unrouted.dsn")) continue;
+      BoardEntry board{"pcbench", entry.path().filename().string(), entry.path() / "unrouted.dsn", {}, {}, {}};
+      if (fs::exists(entry.path() / "ground_truth.json")) board.ground_truth = entry.path() / "ground_truth.json";
+      if (fs::exists(entry.path() / "reference-routed.dsn")) board.reference = entry.path() / "reference-routed.dsn";
+      const auto found = freerouting.find(board.name);
+      if (found != freerouting.end()) board.freerouting = found->second;
+      suite.push_back(std::move(board));
+    }
+    std::sort(suite.begin(), suite.end(), [](const BoardEntry& a, const BoardEntry& b) { return a.name < b.name; });
+    boards.insert(boards.end(), suite.begin(), suite.end());
+  }
+  for (const char* folder : {"dac2020", "kicad"}) {
+    if (!fs::is_directory(dir / folder)) continue;
+    std::vector<BoardEntry> suite;
+    for (const auto& entry : fs::directory_iterator(dir / folder)) {
+      const std::string file = entry.path().filename().string();
+      if (!entry.is_regular_file() || !ends_with(file, kUnroutedSuffix)) continue;
+      BoardEntry board{folder, file.substr(0, file.size() - std::string(kUnroutedSuffix).size()), entry.path(), {}, {},
+                       {}};
+      const fs::path reference = entry.path().parent_path() / (board.name + kReferenceSuffix);
+      if (fs::exists(reference)) board.reference = reference;
+      suite.push_back(std::move(board));
+    }
+    std::sort(suite.begin(), suite.end(), [](const BoardEntry& a, const BoardEntry& b) { return a.name < b.name; });
+    boards.insert(boards.end(), suite.begin(), suite.end());
+  }
+  return boards;
+}
+
+double path_length(const route::Shape& shape) {
+  double length = 0;
+  for (std::size_t i = 1; i < shape.points.size(); ++i) {
+    length += std::hypot(static_cast<double>(shape.points[i].x - shape.points[i - 1].x),
+                         static_cast<double>(shape.points[i].y - shape.points[i - 1].y));
+  }
+  return length;
+}
+
+// The human routing: ground_truth.json where given, else measured on the
+// reference-routed DSN (path wires' centre lines; polygon wires have none).
+HumanRouting human_routing(const BoardEntry& entry) {
+  HumanRouting human;
+  if (!entry.ground_truth.empty()) {
+    const nlohmann::json truth = read_json(entry.ground_truth);
+    if (truth.contains("approximate_track_length_mm"))
+      human.wire_mm = json_number(truth["approximate_track_length_mm"]);
+    if (truth.contains("via_count")) human.vias = json_number(truth["via_count"]);
+  } else if (!entry.reference.empty()) {
+    const Board reference = route::read_dsn_file(entry.reference);
+    double length = 0;
+    for (const route::Wire& wire : reference.wires) {
+      if (wire.shape.kind == route::ShapeKind::path) length += path_length(wire.shape);
+    }
+    human.wire_mm = millimetres(length);
+    human.vias = static_cast<double>(reference.vias.size());
+  }
+  return human;
+}
+
+// A count that may be unknown (NaN): an integer cell, or "-" (null in JSON).
+Table::Cell count(double value) {
+  return std::isfinite(value) ? Table::Cell{static_cast<std::int64_t>(std::llround(value))} : number(value, 0);
+}
+
+double as_double(std::size_t value) { return static_cast<double>(value); }
+
+// One row of the boards table; NaN numbers print as "-" (not measured).
+struct BoardRow {
+  std::string board;
+  std::string suite;
+  std::string backend;
+  double layers = kNotMeasured;
+  double nets = kNotMeasured;
+  double routed = kNotMeasured;
+  double unrouted = kNotMeasured;
+  double routing_violations = kNotMeasured;
+  double unconnected = kNotMeasured;
+  std::string complete = "no";
+  double wire_mm = kNotMeasured;
+  double human_wire_mm = kNotMeasured;
+  double wire_ratio = kNotMeasured;
+  double vias = kNotMeasured;
+  double human_vias = kNotMeasured;
+  double iterations = kNotMeasured;
+  double router_seconds = kNotMeasured;
+  FreeRouting freerouting;
+  double speed_up = kNotMeasured;
+  std::string notes;
+
+  static std::vector<std::string> columns() {
+    return {"board",
+            "suite",
+            "backend",
+            "layers",
+            "nets",
+            "routed",
+            "unrouted",
+            "routing violations",
+            "unconnected (DRC)",
+            "complete",
+            "wire mm",
+            "human wire mm",
+            "wire / human",
+            "vias",
+            "human vias",
+            "iterations",
+            "router s",
+            "FreeRouting unrouted",
+            "FreeRouting violations",
+            "FreeRouting s",
+            "speed-up vs FreeRouting",
+            "notes"};
+  }
+  std::vector<Table::Cell> cells() const {
+    return {board,
+            suite,
+            backend,
+            count(layers),
+            count(nets),
+            count(routed),
+            count(unrouted),
+            count(routing_violations),
+            count(unconnected),
+            complete,
+            number(wire_mm, 1),
+            number(human_wire_mm, 1),
+            number(wire_ratio, 2),
+            count(vias),
+            count(human_vias),
+            count(iterations),
+            number(router_seconds, 3),
+            count(freerouting.unrouted),
+            count(freerouting.violations),
+            number(freerouting.router_seconds, 2),
+            number(speed_up, 2),
+            notes};
+  }
+};
+
+// One row of the backplane table.
+struct BackplaneRow {
+  std::string board;
+  std::string backend;
+  double layers = kNotMeasured;
+  double nets = kNotMeasured;
+  double routed = kNotMeasured;
+  double overused_nodes = kNotMeasured;
+  double overused_last_iteration = kNotMeasured;
+  std::string converged = "no";
+  double iterations = kNotMeasured;
+  double wire_mm = kNotMeasured;
+  double vias = kNotMeasured;
+  double routing_violations = kNotMeasured;
+  double unconnected = kNotMeasured;
+  double router_seconds = kNotMeasured;
+  double drc_seconds = kNotMeasured;
+  std::string lattice;
+  double grid_nodes = kNotMeasured;
+  double graph_nodes = kNotMeasured;
+  std::string notes;
+
+  static std::vector<std::string> columns() {
+    return {"board",
+            "backend",
+            "layers",
+            "nets",
+            "routed",
+            "overused nodes",
+            "overused (last iteration)",
+            "converged",
+            "iterations",
+            "wire mm",
+            "vias",
+            "routing violations",
+            "unconnected (DRC)",
+            "router s",
+            "DRC s",
+            "lattice",
+            "grid nodes",
+            "graph nodes",
+            "notes"};
+  }
+  std::vector<Table::Cell> cells() const {
+    return {board,
+            backend,
+            count(layers),
+            count(nets),
+            count(routed),
+            count(overused_nodes),
+            count(overused_last_iteration),
+            converged,
+            count(iterations),
+            number(wire_mm, 1),
+            count(vias),
+            count(routing_violations),
+            count(unconnected),
+            number(router_seconds, 2),
+            number(drc_seconds, 2),
+            lattice,
+            count(grid_nodes),
+            count(graph_nodes),
+            notes};
+  }
+};
+
+// Geometric mean of positive ratios.
+struct GeometricMean {
+  double log_sum = 0;
+  std::size_t count = 0;
+  void add(double ratio) {
+    if (std::isfinite(ratio) && ratio > 0) {
+      log_sum += std::log(ratio);
+      ++count;
+    }
+  }
+  double value() const { return count == 0 ? kNotMeasured : std::exp(log_sum / static_cast<double>(count)); }
+};
+
+struct BackendSummary {
+  std::size_t boards = 0;
+  std::size_t complete = 0;
+  std::size_t failed = 0;  // boards that did not read or route
+  std::size_t nets = 0;
+  std::size_t routed = 0;
+  std::size_t unrouted = 0;
+  std::size_t violations = 0;
+  std::size_t unconnected = 0;
+  std::size_t vias = 0;
+  double router_seconds = 0;
+  GeometricMean wire_ratio;
+  GeometricMean speed_up;
+};
+
+class Log {
+ public:
+  explicit Log(bool quiet) : quiet_(quiet || Progress::quiet()) {}
+  template <typename... Args>
+  void line(fmt::format_string<Args...> format, Args&&... args) const {
+    if (quiet_) return;
+    std::fprintf(stderr, "%s\n", fmt::format(format, std::forward<Args>(args)...).c_str());
+    std::fflush(stderr);
+  }
+
+ private:
+  bool quiet_;
+};
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : "; ") + part;
+  return out;
+}
+
+void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backend>& backends,
+                  const RouteBenchmarkOptions& options, const Log& log, RouteBenchmarkTables& tables) {
+  std::vector<BackendSummary> summaries(backends.size());
+  const std::size_t runs = boards.size() * backends.size();
+  std::size_t run = 0;
+  for (const BoardEntry& entry : boards) {
+    std::optional<Board> board;
+    std::vector<std::string> board_notes;
+    try {
+      board = route::read_dsn_file(entry.unrouted);
+    } catch (const std::exception& error) {
+      board_notes.push_back(fmt::format("read failed: {}", error.what()));
+    }
+    HumanRouting human;
+    try {
+      human = human_routing(entry);
+    } catch (const std::exception& error) {
+      board_notes.push_back(fmt::format("human routing unknown: {}", error.what()));
+    }
+    if (board && (!board->wires.empty() || !board->vias.empty())) {
+      const std::size_t own = route::check_design_rules(*board).routing.size();
+      if (own > 0) board_notes.push_back(fmt::format("the board's own wiring has {} routing violations", own));
+    }
+
+    for (std::size_t b = 0; b < backends.size(); ++b) {
+      BackendSummary& summary = summaries[b];
+      ++summary.boards;
+      ++run;
+      const std::string label =
+          fmt::format("bench route [{}/{}] {}/{} ({})", run, runs, entry.suite, entry.name, to_string(backends[b]));
+      BoardRow row;
+      row.board = entry.name;
+      row.suite = entry.suite;
+      row.backend = to_string(backends[b]);
+      row.human_wire_mm = human.wire_mm;
+      row.human_vias = human.vias;
+      row.freerouting = entry.freerouting.value_or(FreeRouting{});
+      std::vector<std::string> notes = board_notes;
+      if (board) {
+        row.layers = as_double(board->layers.size());
+        try {
+          route::RouterOptions router_options;
+          router_options.backend = backends[b];
+          router_options.max_iterations = options.max_iterations;
+          const route::RouteResult result = route::route_board(*board, router_options);
+          const route::DrcReport drc =
+              route::check_design_rules(*board, route::with_board_wiring(*board, result.copper));
+          const std::size_t routed = result.nets_to_route - result.unrouted_nets.size();
+          const bool complete = result.unrouted_nets.empty() && drc.unconnected.empty() && drc.routing.empty();
+          row.backend = to_string(result.backend);
+          row.nets = as_double(result.nets_to_route);
+          row.routed = as_double(routed);
+          row.unrouted = as_double(result.unrouted_nets.size());
+          row.routing_violations = as_double(drc.routing.size());
+          row.unconnected = as_double(drc.unconnected.size());
+          row.complete = complete ? "yes" : "no";
+          row.wire_mm = millimetres(static_cast<double>(result.wire_length));
+          row.wire_ratio = row.wire_mm / human.wire_mm;
+          row.vias = as_double(result.via_count);
+          row.iterations = as_double(result.iterations.size());
+          row.router_seconds = result.seconds;
+          row.speed_up = row.freerouting.router_seconds / result.seconds;
+          if (!result.warnings.empty()) notes.push_back(fmt::format("{} router warnings", result.warnings.size()));
+          if (!result.converged && result.overused_nodes > 0) {
+            notes.push_back(fmt::format("not converged: {} overused nodes", result.overused_nodes));
+          }
+          summary.complete += complete ? 1 : 0;
+          summary.nets += result.nets_to_route;
+          summary.routed += routed;
+          summary.unrouted += result.unrouted_nets.size();
+          summary.violations += drc.routing.size();
+          summary.unconnected += drc.unconnected.size();
+          summary.vias += result.via_count;
+          summary.router_seconds += result.seconds;
+          if (complete) summary.wire_ratio.add(row.wire_ratio);  // partial routings are short by design
+          summary.speed_up.add(row.speed_up);
+          log.line("{}: {} of {} nets routed, {} routing violations, {} unconnected, {} iterations, {:.2f} s", label,
+                   routed, result.nets_to_route, drc.routing.size(), drc.unconnected.size(), result.iterations.size(),
+                   result.seconds);
+        } catch (const std::exception& error) {
+          ++summary.failed;
+          notes.push_back(fmt::format("routing failed: {}", error.what()));
+          log.line("{}: routing failed: {}", label, error.what());
+        }
+      } else {
+        ++summary.failed;
+        log.line("{}: {}", label, join(notes));
+      }
+      row.notes = join(notes);
+      tables.boards.add_row(row.cells());
+    }
+  }
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    const BackendSummary& s = summaries[b];
+    BoardRow row;
+    row.board = "all boards";
+    row.backend = to_string(backends[b]);
+    row.nets = as_double(s.nets);
+    row.routed = as_double(s.routed);
+    row.unrouted = as_double(s.unrouted);
+    row.routing_violations = as_double(s.violations);
+    row.unconnected = as_double(s.unconnected);
+    row.complete = fmt::format("{} of {}", s.complete, s.boards);
+    row.wire_ratio = s.wire_ratio.value();
+    row.vias = as_double(s.vias);
+    row.router_seconds = s.router_seconds;
+    row.speed_up = s.speed_up.value();
+    row.notes = fmt::format("{} of {} boards fully routed with 0 routing violations", s.complete, s.boards);
+    if (s.failed > 0) row.notes += fmt::format("; {} failed to read or route", s.failed);
+    row.notes += fmt::format("; geometric means: wire / human over {} complete boards, speed-up over {} boards",
+                             s.wire_ratio.count, s.speed_up.count);
+    tables.boards.add_row(row.cells());
+  }
+}
+
+// What the backplane is, for the notes.
+std::string describe_backplane(const BackplaneSpec& spec, const Board& board) {
+  const route::Box outline = boundary_box(board);
+  return fmt::format(
+      "Backplane: {:.1f} x {:.1f} mm, {} signal layers, 0.2 mm wires with 0.2 mm clearance (lattice pitch 0.4 mm), "
+      "0.6 mm vias; two rows of {} connectors of {} x {} through-hole pins (1.0 mm circles on every layer, 2.0 mm "
+      "apart across, 1.2 mm deep) at opposite edges; {} two-pin nets from bottom pin i to top pin permutation[i] "
+      "(Fisher-Yates on mt19937_64, seed {}). grid nodes = columns x rows x layers; graph nodes add the via sites "
+      "and pad nodes.",
+      millimetres(static_cast<double>(outline.max.x - outline.min.x)),
+      millimetres(static_cast<double>(outline.max.y - outline.min.y)), spec.layers, spec.connectors_per_edge,
+      spec.pin_columns, spec.pin_rows, spec.nets, spec.seed);
+}
+
+void route_backplane(const std::vector<Backend>& backends, const RouteBenchmarkOptions& options, const Log& log,
+                     Table& table, std::vector<std::string>& notes) {
+  const BackplaneSpec spec;
+  const Board board = backplane_board(spec);
+  notes.push_back(describe_backplane(spec, board));
+  for (const Backend backend : backends) {
+    const std::string label = fmt::format("bench route {} ({})", board.name, to_string(backend));
+    BackplaneRow row;
+    row.board = board.name;
+    row.backend = to_string(backend);
+    row.layers = as_double(board.layers.size());
+    row.nets = as_double(board.nets.size());
+    try {
+      route::RouterOptions router_options;
+      router_options.backend = backend;
+      router_options.max_iterations = options.max_iterations;
+      const auto progress = [&](const route::RouteIteration& it) {
+        log.line("{}: iteration {}: {} nets routed, {} overused nodes, {} failed connections, {:.2f} s", label,
+                 it.iteration, it.nets_routed, it.overused_nodes, it.failed_connections, it.seconds);
+      };
+      const route::RouteResult result = route::route_board(board, router_options, progress);
+      SteadyTimer drc_timer;
+      const route::DrcReport drc = route::check_design_rules(board, route::with_board_wiring(board, result.copper));
+      row.drc_seconds = drc_timer.elapsed_ms() * 1e-3;
+      const route::LatticeSummary& lattice = result.lattice;
+      row.backend = to_string(result.backend);
+      row.nets = as_double(result.nets_to_route);
+      row.routed = as_double(result.nets_to_route - result.unrouted_nets.size());
+      row.overused_nodes = as_double(result.overused_nodes);
+      row.overused_last_iteration = result.iterations.empty() ? 0 : as_double(result.iterations.back().overused_nodes);
+      row.converged = result.converged ? "yes" : "no";
+      row.iterations = as_double(result.iterations.size());
+      row.wire_mm = millimetres(static_cast<double>(result.wire_length));
+      row.vias = as_double(result.via_count);
+      row.routing_violations = as_double(drc.routing.size());
+      row.unconnected = as_double(drc.unconnected.size());
+      row.router_seconds = result.seconds;
+      row.lattice = fmt::format("{} x {} x {} at {:.2f} mm", lattice.columns, lattice.rows, lattice.layers,
+                                millimetres(static_cast<double>(lattice.pitch)));
+      row.grid_nodes = static_cast<double>(lattice.columns) * lattice.rows * lattice.layers;
+      row.graph_nodes = as_double(lattice.nodes);
+      if (!drc.input_conflicts.empty()) {
+        row.notes = fmt::format("{} input conflicts (pads against pads or the outline)", drc.input_conflicts.size());
+      }
+      log.line("{}: {} of {} nets routed, {} overused nodes, {} iterations, {:.2f} s", label,
+               result.nets_to_route - result.unrouted_nets.size(), result.nets_to_route, result.overused_nodes,
+               result.iterations.size(), result.seconds);
+    } catch (const std::exception& error) {
+      row.notes = fmt::format("routing failed: {}", error.what());
+      log.line("{}: routing failed: {}", label, error.what());
+    }
+    table.add_row(row.cells());
+  }
+}
+
+std::vector<Backend> chosen_backends(const std::vector<Backend>& requested) {
+  std::vector<Backend> backends;
+  if (requested.empty()) {
+    backends.push_back(Backend::cpu);
+    if (cuda_usable()) backends.push_back(Backend::cuda);
+    return backends;
+  }
+  for (const Backend b : requested) {
+    const Backend resolved = resolve(b);  // a cuda request without a device throws here, before any work
+    if (std::find(backends.begin(), backends.end(), resolved) == backends.end()) backends.push_back(resolved);
+  }
+  return backends;
+}
+
+}  // namespace
+
+RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
+  if (options.max_iterations < 1) {
+    throw UsageError(fmt::format("--max-iterations must be positive, got {}", options.max_iterations));
+  }
+  const std::vector<Backend> backends = chosen_backends(options.backends);
+  // "--only backplane" runs the backplane alone, and needs no boards folder.
+  const bool backplane_named = options.backplane && !options.only.empty() && wanted(kBackplaneName, options.only);
+  const bool backplane_alone =
+      backplane_named && std::all_of(options.only.begin(), options.only.end(),
+                                     [](const std::string& filter) { return wanted(kBackplaneName, {filter}); });
+  const bool skip_boards = backplane_alone && options.boards_dir.empty() && !fs::is_directory(kDefaultBoardsDir);
+  const fs::path dir = skip_boards ? fs::path() : boards_folder(options.boards_dir);
+  RouteBenchmarkTables tables{Table(BoardRow::columns()), Table(BackplaneRow::columns()), {}};
+  std::vector<BoardEntry> boards;
+  if (!skip_boards) {
+    for (BoardEntry& entry : find_boards(dir, tables.notes)) {
+      if (wanted(entry.suite + "/" + entry.name, options.only)) boards.push_back(std::move(entry));
+    }
+  }
+  if (boards.empty() && !backplane_named) {
+    throw UsageError(options.only.empty() ? fmt::format("no boards (*.unrouted.dsn) under {}", dir.string())
+                                          : fmt::format("no board under {} matches --only", dir.string()));
+  }
+  const Log log(options.quiet);
+  std::vector<std::string>& notes = tables.notes;
+  notes.push_back(
+      fmt::format("PathFinder at most {} iterations, default lattice pitch (wire width + clearance); "
+                  "router s: route_board's own time (lattice, negotiation and geometry).",
+                  options.max_iterations));
+  if (!boards.empty()) {
+    route_boards(boards, backends, options, log, tables);
+    notes.push_back(fmt::format("Boards from {}.", dir.string()));
+    notes.push_back(
+        "nets: nets with two or more pins; routed / unrouted: as the router reports them. routing "
+        "violations: the independent design-rule check of the board's own wiring plus the router's "
+        "copper (violations involving a wire or a via); unconnected (DRC): nets whose pins that check "
+        "finds in more than one group. complete: no unrouted net, no unconnected net and no routing "
+        "violation.");
+    notes.push_back(
+        "Human routing: pcbench ground_truth.json (approximate_track_length_mm, via_count); kicad boards "
+        "measured on <board>.reference-routed.dsn (centre-line length of path wires, vias); dac2020 has "
+        "none.");
+    notes.push_back(
+        "FreeRouting: pcbench/index.json, FreeRouting 1.9.0's router time, unrouted nets and violations "
+        "as PCBench measured them (other hardware); speed-up vs FreeRouting = its router time / ours.");
+    notes.push_back(
+        "Summary rows (all boards): sums over the boards that routed; wire / human is the geometric mean over the "
+        "complete boards with a human routing, speed-up the geometric mean over the boards with a FreeRouting time.");
+  }
+  if (options.backplane) route_backplane(backends, options, log, tables.backplane, notes);
+  return tables;
+}
+
+}  // namespace trellis::bench
