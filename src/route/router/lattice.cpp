@@ -514,9 +514,13 @@ class Builder {
         if (!stub_clear(wire, pad.net, slot)) return;
         Stub stub{pad_node, grid, {}};
         const Primitive reach_wire = drc_detail::capsule(centre, end, 0);
-        for_grid_points_near(reach_wire.box, half_width + std::max(claim_wire, claim_via), [&](int r2, int c2) {
+        // A grid wire is a segment between grid nodes: it comes within a
+        // distance d of the stub only if one of its nodes comes within
+        // sqrt(d^2 + (p/2)^2).
+        const double near_wire = std::hypot(half_width + claim_wire, static_cast<double>(lattice_.pitch) / 2);
+        for_grid_points_near(reach_wire.box, std::max(near_wire, half_width + claim_via), [&](int r2, int c2) {
           const double d = drc_detail::separation(drc_detail::disc(grid_point(r2, c2), 0), reach_wire).distance;
-          if (d < half_width + claim_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
+          if (d < near_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
           if (d < half_width + claim_via) stub.claims.push_back(lattice_.via_site(r2, c2));
         });
         std::sort(stub.claims.begin(), stub.claims.end());
@@ -535,6 +539,7 @@ class Builder {
       lattice_.net_pads[static_cast<std::size_t>(net)].push_back(node);
     }
     lattice_.node_count = lattice_.stub_base + static_cast<int>(lattice_.stubs.size());
+    claim_crossing_stubs();
     for (std::size_t p = 0; p < lattice_.pin_of.size(); ++p) {
       if (!reachable_pin[p]) {
         lattice_.warnings.push_back(fmt::format("pin {} of net '{}' has no way onto the lattice (too close to other copper "
@@ -543,6 +548,47 @@ class Builder {
                                                 board_.nets[static_cast<std::size_t>(pin_net_[p])].name));
       }
     }
+  }
+
+  // Stubs leave the grid, so two stubs of different nets can come too close
+  // where no grid node shows it: each claims the other's stub node.
+  void claim_crossing_stubs() {
+    const auto count = lattice_.stubs.size();
+    std::vector<Primitive> wires(count);
+    std::vector<int> nets(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const Stub& stub = lattice_.stubs[i];
+      nets[i] = lattice_.owner.front()[static_cast<std::size_t>(stub.pad_node)];
+      const RuleGroup& group = lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(nets[i])])];
+      wires[i] = drc_detail::capsule(lattice_.position[static_cast<std::size_t>(stub.pad_node)],
+                                     lattice_.position[static_cast<std::size_t>(stub.grid_node)],
+                                     static_cast<double>(group.width) / 2);
+    }
+    // Stubs sorted by the left edge of their box, swept left to right.
+    std::vector<std::size_t> order(count);
+    for (std::size_t i = 0; i < count; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return wires[a].box.min.x < wires[b].box.min.x; });
+    const double reach = static_cast<double>(largest_clearance_);
+    for (std::size_t a = 0; a < count; ++a) {
+      const std::size_t i = order[a];
+      for (std::size_t b = a + 1; b < count; ++b) {
+        const std::size_t j = order[b];
+        if (static_cast<double>(wires[j].box.min.x) > static_cast<double>(wires[i].box.max.x) + reach) break;
+        if (nets[i] == nets[j] || lattice_.slot[static_cast<std::size_t>(lattice_.stubs[i].pad_node)] !=
+                                      lattice_.slot[static_cast<std::size_t>(lattice_.stubs[j].pad_node)]) {
+          continue;
+        }
+        if (static_cast<double>(wires[j].box.min.y) > static_cast<double>(wires[i].box.max.y) + reach ||
+            static_cast<double>(wires[i].box.min.y) > static_cast<double>(wires[j].box.max.y) + reach) {
+          continue;
+        }
+        const Coord needed = rules_.required(nets[i], ClearanceType::wire, nets[j], ClearanceType::wire);
+        if (drc_detail::separation(wires[i], wires[j]).distance >= static_cast<double>(needed)) continue;
+        lattice_.stubs[i].claims.push_back(lattice_.stub_base + static_cast<int>(j));
+        lattice_.stubs[j].claims.push_back(lattice_.stub_base + static_cast<int>(i));
+      }
+    }
+    for (Stub& stub : lattice_.stubs) std::sort(stub.claims.begin(), stub.claims.end());
   }
 
   void add_edges() {

@@ -427,6 +427,7 @@ class Negotiation {
         claim_around(0, row, column, lattice_.via_via_claims[static_cast<std::size_t>(group)], true);
       }
       if (lattice_.is_stub(node)) {
+        uses.push_back(node);
         const auto& stub_claims = lattice_.stub_of(node).claims;
         claims.insert(claims.end(), stub_claims.begin(), stub_claims.end());
       }
@@ -482,7 +483,8 @@ class Negotiation {
     // it claims are not where its cost is paid.
     for (int node = lattice_.stub_base; node < lattice_.node_count; ++node) {
       const auto& claims = lattice_.stub_of(node).claims;
-      const int hot = static_cast<int>(std::count_if(claims.begin(), claims.end(), [&](int c) { return overused(c); }));
+      const int hot = static_cast<int>(std::count_if(claims.begin(), claims.end(), [&](int c) { return overused(c); })) +
+                      (overused(node) ? 1 : 0);
       if (hot > 0 && in_use_stub(node)) history_[static_cast<std::size_t>(node)] += static_cast<float>(options_.history_factor) * static_cast<float>(hot);
     }
   }
