@@ -629,8 +629,20 @@ class Builder {
         }
       }
     }
+    // Leaving a pin for its pads is free; arriving costs a tiny exact step,
+    // so that every node a search target (a pin) could take as its parent
+    // lies strictly closer than the target. A search that stops at the
+    // target has settled all of those on every backend, and the parent
+    // rule then picks the same one everywhere.
+    constexpr double kArrival = 1.0 / 1024;
     for (int pad = lattice_.pad_base; pad < lattice_.pin_base; ++pad) {
-      link(pad, lattice_.pin_of_pad[static_cast<std::size_t>(pad - lattice_.pad_base)], 0.0);
+      const int pin = lattice_.pin_of_pad[static_cast<std::size_t>(pad - lattice_.pad_base)];
+      tails.push_back(pad);
+      heads.push_back(pin);
+      weights.push_back(static_cast<graph::Weight>(kArrival));
+      tails.push_back(pin);
+      heads.push_back(pad);
+      weights.push_back(0.0f);
     }
     for (std::size_t i = 0; i < lattice_.stubs.size(); ++i) {
       const Stub& stub = lattice_.stubs[i];
