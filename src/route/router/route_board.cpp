@@ -369,7 +369,14 @@ class Negotiation {
         NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
         const graph::Weight reached = results[q].distance[static_cast<std::size_t>(targets[q])];
         if (reached < kBlocked / 2) {
-          add_path(nets[q], graph::path_to(results[q], targets[q]));
+          const std::vector<graph::NodeId> path = graph::path_to(results[q], targets[q]);
+          // A path must start on the tree it was searched from; anything
+          // else is a broken parent chain, which must not become copper.
+          if (path.empty() || !std::binary_search(route.tree.begin(), route.tree.end(), path.front()) || !along_edges(path)) {
+            throw Error(fmt::format("the {} search for net '{}' returned a path that does not start on the net's tree or leaves the lattice's edges",
+                                    to_string(backend_), board_.nets[static_cast<std::size_t>(nets[q])].name));
+          }
+          add_path(nets[q], path);
         } else if (windows[q].whole) {
           route.pending.erase(std::find(route.pending.begin(), route.pending.end(), targets[q]));
           route.failed.push_back(targets[q]);
@@ -379,6 +386,17 @@ class Negotiation {
         }
       }
     }
+  }
+
+  // Whether every step of a path is an edge of the lattice.
+  bool along_edges(const std::vector<graph::NodeId>& path) const {
+    const auto csr = lattice_.graph.csr.view();
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+      const auto* first = csr.col_indices + csr.row_offsets[path[i]];
+      const auto* last = csr.col_indices + csr.row_offsets[path[i] + 1];
+      if (std::find(first, last, path[i + 1]) == last) return false;
+    }
+    return true;
   }
 
   std::vector<graph::SsspResult> search(const std::vector<graph::SsspQuery>& queries) {
