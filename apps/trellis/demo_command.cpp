@@ -1,6 +1,7 @@
 // `trellis demo`: a short tour of what this build can do on this machine.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -14,6 +15,9 @@
 #include "trellis/align/search.hpp"
 #include "trellis/core/timer.hpp"
 #include "trellis/grid/problems.hpp"
+#include "trellis/route/drc.hpp"
+#include "trellis/route/kicad.hpp"
+#include "trellis/route/router.hpp"
 
 namespace trellis::cli {
 
@@ -60,6 +64,33 @@ void add_demo_command(CLI::App& app, const GlobalOptions& globals) {
     fmt::print("\n-Lap u = f on [0,1]^3 with u = exp(x+y+z), uniform meshes, {} backend, CG with Jacobi:\n\n{}",
                to_string(study.backend), convergence_table(study).to_markdown());
     fmt::print("\nfitted order: normh {:.2f}, H1 {:.2f}\n", study.fitted_order_h, study.fitted_order_h1);
+
+    // A KiCad demo board with its tracks taken away, routed again and checked.
+    const std::filesystem::path board_file = "/usr/share/kicad/demos/ecc83/ecc83-pp_v2.kicad_pcb";
+    if (std::filesystem::exists(board_file)) {
+      route::Board board = route::read_kicad_pcb(board_file);
+      route::Coord human = 0;
+      for (const route::Wire& wire : board.wires) {
+        for (std::size_t i = 1; i < wire.shape.points.size(); ++i) {
+          human += static_cast<route::Coord>(std::hypot(static_cast<double>(wire.shape.points[i].x - wire.shape.points[i - 1].x),
+                                                 static_cast<double>(wire.shape.points[i].y - wire.shape.points[i - 1].y)));
+        }
+      }
+      board.wires.clear();
+      board.vias.clear();
+      route::RouterOptions route_options;
+      route_options.backend = backend;
+      const route::RouteResult routed = route::route_board(board, route_options);
+      const route::DrcReport drc = route::check_design_rules(board, routed.copper);
+      fmt::print("\nAutorouting {} (kicad-demos) with its tracks removed, {} backend: {} of {} nets routed in {} "
+                 "iterations, {:.3f} s; {:.1f} mm of wire (the human routing: {:.1f} mm), {} vias; design-rule check: "
+                 "{} violations, {} unconnected nets\n",
+                 board_file.filename().string(), to_string(routed.backend), routed.nets_to_route - routed.unrouted_nets.size(),
+                 routed.nets_to_route, routed.iterations.size(), routed.seconds, static_cast<double>(routed.wire_length) * 1e-6,
+                 static_cast<double>(human) * 1e-6, routed.via_count, drc.routing.size(), drc.unconnected.size());
+    } else {
+      fmt::print("\nAutorouting skipped: no {} (Debian package kicad-demos)\n", board_file.string());
+    }
 
     // Ten UniProt queries against the mmseqs2 example database (20,000 proteins).
     const std::filesystem::path examples = "/usr/share/doc/mmseqs2/example-data";
