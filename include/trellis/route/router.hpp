@@ -96,6 +96,9 @@ struct RouteResult {
   Coord wire_length = 0;           // total centre-line length of the new wires (nm)
   std::size_t via_count = 0;
   std::vector<std::string> warnings;  // pins no wire of their net can reach, and the like
+  // cuda searches whose parent chain came back broken (not starting on the
+  // net's tree or leaving the lattice's edges), searched again on the host.
+  std::size_t searches_redone_on_host = 0;
   double seconds = 0;              // lattice, negotiation and geometry together
   Backend backend = Backend::reference;
 };

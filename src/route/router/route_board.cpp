@@ -136,6 +136,7 @@ class Negotiation {
     result.overused_nodes = count_overused();
     result.via_count = result.copper.vias.size();
     result.converged = result.overused_nodes == 0 && result.unrouted_nets.empty();
+    result.searches_redone_on_host = redone_on_host_;
     return result;
   }
 
@@ -363,19 +364,33 @@ class Negotiation {
         queries[q].target = targets[q];
         queries[q].node_cost = cost_arrays_[q];
       }
-      const std::vector<graph::SsspResult> results = search(queries);
+      std::vector<graph::SsspResult> results = search(queries);
       for (std::size_t q = 0; q < nets.size(); ++q) {
-        clear_costs(cost_arrays_[q], nets[q], windows[q]);
         NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
         const graph::Weight reached = results[q].distance[static_cast<std::size_t>(targets[q])];
+        std::vector<graph::NodeId> path;
         if (reached < kBlocked / 2) {
-          const std::vector<graph::NodeId> path = graph::path_to(results[q], targets[q]);
-          // A path must start on the tree it was searched from; anything
-          // else is a broken parent chain, which must not become copper.
-          if (path.empty() || !std::binary_search(route.tree.begin(), route.tree.end(), path.front()) || !along_edges(path)) {
-            throw Error(fmt::format("the {} search for net '{}' returned a path that does not start on the net's tree or leaves the lattice's edges",
-                                    to_string(backend_), board_.nets[static_cast<std::size_t>(nets[q])].name));
+          path = graph::path_to(results[q], targets[q]);
+          if (!sound(route, path)) {
+            // A device result whose parent chain is broken is searched
+            // again on the host, which gives what the cpu backend gives.
+            ++redone_on_host_;
+            if (!host_search_) {
+              graph::SsspOptions host;
+              host.backend = Backend::reference;
+              host_search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, host);
+            }
+            results[q] = host_search_->run(queries[q]);
+            path = graph::path_to(results[q], targets[q]);
+            if (!sound(route, path)) {
+              throw Error(fmt::format("the search for net '{}' returned a path that does not start on the net's tree "
+                                      "or leaves the lattice's edges",
+                                      board_.nets[static_cast<std::size_t>(nets[q])].name));
+            }
           }
+        }
+        clear_costs(cost_arrays_[q], nets[q], windows[q]);
+        if (reached < kBlocked / 2) {
           add_path(nets[q], path);
         } else if (windows[q].whole) {
           route.pending.erase(std::find(route.pending.begin(), route.pending.end(), targets[q]));
@@ -386,6 +401,12 @@ class Negotiation {
         }
       }
     }
+  }
+
+  // A path starts on the tree it was searched from and follows the
+  // lattice's edges; anything else is a broken parent chain.
+  bool sound(const NetRoute& route, const std::vector<graph::NodeId>& path) const {
+    return !path.empty() && std::binary_search(route.tree.begin(), route.tree.end(), path.front()) && along_edges(path);
   }
 
   // Whether every step of a path is an edge of the lattice.
@@ -559,6 +580,8 @@ class Negotiation {
   Backend backend_ = Backend::reference;
   int claim_reach_ = 0;  // grid steps a net's claims reach beyond its copper
   std::unique_ptr<graph::ShortestPaths> search_;
+  std::unique_ptr<graph::ShortestPaths> host_search_;  // made when a device result must be redone
+  std::size_t redone_on_host_ = 0;
   std::vector<int> uses_;             // nets whose copper is centred on each node
   std::vector<int> claims_;           // nets keeping others from each node
   std::vector<float> history_;
