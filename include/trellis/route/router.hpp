@@ -28,10 +28,13 @@
 // Parallelism. The nets of an iteration are routed in batches; the searches
 // of a batch (one connection per net) run in one call of the graph module's
 // batched shortest paths, each confined to its connection's bounding box
-// with a margin that widens when the search fails. Nets of one batch see
-// the congestion as it was at the start of the batch. Results depend only
-// on the input and the options, not on the backend: the searches are
-// bitwise identical across backends.
+// with a margin that widens when the search fails. A batch holds nets
+// whose reaches (pin box, margin and claim distance) are apart, so routing
+// them together gives what routing them one by one would. Results depend
+// only on the input and the options, not on the backend: the searches are
+// bitwise identical across backends, and every path is checked (it starts
+// on the net's tree and follows lattice edges; a device result that does
+// not is searched again on the host and counted).
 //
 // Geometry. Paths become wires of the net's width (collinear steps merged
 // into one segment) and vias of the net's class padstack (the first via
