@@ -29,6 +29,7 @@ namespace trellis::bench {
 namespace {
 
 namespace fs = std::filesystem;
+using route::millimetres;
 using route::Board;
 
 constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
@@ -36,8 +37,6 @@ constexpr const char* kUnroutedSuffix = ".unrouted.dsn";
 constexpr const char* kReferenceSuffix = ".reference-routed.dsn";
 constexpr const char* kBackplaneName = "backplane";
 constexpr const char* kDefaultBoardsDir = "../shared/boards";
-
-double millimetres(double nanometres) { return nanometres / static_cast<double>(route::kNanometresPerMillimetre); }
 
 // The human routing of a board, NaN where unknown.
 struct HumanRouting {

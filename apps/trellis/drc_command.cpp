@@ -22,15 +22,15 @@
 #include "commands.hpp"
 #include "trellis/core/atomic_file.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/route/board_file.hpp"
 #include "trellis/route/drc.hpp"
-#include "trellis/route/dsn.hpp"
-#include "trellis/route/kicad.hpp"
 #include "trellis/route/session.hpp"
 
 namespace trellis::cli {
 namespace {
 
 using route::Board;
+using route::millimetres;
 using route::DrcReport;
 using route::Violation;
 
@@ -41,8 +41,6 @@ struct DrcCommand {
   bool json = false;
   bool fail_on_violations = false;
 };
-
-double millimetres(double nanometres) { return nanometres / static_cast<double>(route::kNanometresPerMillimetre); }
 
 std::string layer_name(const Board& board, int layer) {
   return layer >= 0 && static_cast<std::size_t>(layer) < board.layers.size() ? board.layers[static_cast<std::size_t>(layer)].name
@@ -121,12 +119,8 @@ std::string text_report(const Board& board, const DrcReport& report) {
   return out.str();
 }
 
-Board read_board(const std::filesystem::path& path) {
-  return path.extension() == ".kicad_pcb" ? route::read_kicad_pcb(path) : route::read_dsn_file(path);
-}
-
 void run(const DrcCommand& command, const GlobalOptions& globals) {
-  const Board board = read_board(command.board_path);
+  const Board board = route::read_board_file(command.board_path);
   // The session is read whole before anything is written: bad input leaves no report behind.
   const DrcReport report =
       command.routes_path.empty()

@@ -19,8 +19,8 @@
 #include "commands.hpp"
 #include "trellis/core/atomic_file.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/route/board_file.hpp"
 #include "trellis/route/drc.hpp"
-#include "trellis/route/dsn.hpp"
 #include "trellis/route/kicad.hpp"
 #include "trellis/route/render.hpp"
 #include "trellis/route/router.hpp"
@@ -30,6 +30,7 @@ namespace trellis::cli {
 namespace {
 
 using route::Board;
+using route::millimetres;
 
 struct RouteCommand {
   std::string board_path;
@@ -41,10 +42,6 @@ struct RouteCommand {
   double pitch_mm = 0;
   double via_cost = 10;
 };
-
-double millimetres(double nanometres) { return nanometres / static_cast<double>(route::kNanometresPerMillimetre); }
-
-bool is_kicad(const std::filesystem::path& path) { return path.extension() == ".kicad_pcb"; }
 
 nlohmann::json report_json(const Board& board, const route::RouteResult& result, const route::DrcReport& drc) {
   nlohmann::json iterations = nlohmann::json::array();
@@ -88,8 +85,8 @@ nlohmann::json report_json(const Board& board, const route::RouteResult& result,
 
 void run(const RouteCommand& command, const GlobalOptions& globals) {
   const std::filesystem::path board_path(command.board_path);
-  const Board board = is_kicad(board_path) ? route::read_kicad_pcb(board_path) : route::read_dsn_file(board_path);
-  if (!command.output.empty() && is_kicad(command.output) && !is_kicad(board_path)) {
+  const Board board = route::read_board_file(board_path);
+  if (!command.output.empty() && route::is_kicad_board(command.output) && !route::is_kicad_board(board_path)) {
     throw UsageError("a routed .kicad_pcb can only be written for a .kicad_pcb input; write a session (.ses) instead");
   }
   if (!command.png.empty() && !route::png_available()) {
@@ -119,7 +116,7 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
       route::check_design_rules(board, route::with_board_wiring(board, result.copper));
 
   if (!command.output.empty()) {
-    if (is_kicad(command.output)) {
+    if (route::is_kicad_board(command.output)) {
       route::write_routed_kicad_pcb(board_path, board, result.copper, command.output);
     } else {
       route::write_session(board, result.copper, std::filesystem::path(command.output));

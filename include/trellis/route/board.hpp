@@ -25,6 +25,9 @@ using Coord = std::int64_t;  // nanometres
 
 inline constexpr Coord kNanometresPerMillimetre = 1'000'000;
 
+// A length in millimetres, for reports.
+inline double millimetres(double nanometres) { return nanometres / static_cast<double>(kNanometresPerMillimetre); }
+
 struct Point {
   Coord x = 0;
   Coord y = 0;
