@@ -73,7 +73,6 @@ nlohmann::json report_json(const Board& board, const route::RouteResult& result,
           {"wire_length_mm", millimetres(static_cast<double>(result.wire_length))},
           {"vias", result.via_count},
           {"seconds", result.seconds},
-          {"searches_redone_on_host", result.searches_redone_on_host},
           {"iterations", std::move(iterations)},
           {"drc",
            {{"routing_violations", drc.routing.size()},
@@ -128,10 +127,6 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
 
   if (!globals.quiet) {
     for (const std::string& warning : result.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
-    if (result.searches_redone_on_host > 0) {
-      std::fprintf(stderr, "warning: %zu device searches returned a broken path and were searched again on the host\n",
-                   result.searches_redone_on_host);
-    }
     std::fprintf(stderr, "%s\n",
                  fmt::format("route {}: {} of {} nets routed{}, {} iterations, {:.1f} mm of wire, {} vias, "
                              "DRC {} routing violations, {} unconnected nets ({} backend, lattice {} x {} x {} at {:.4f} mm, "

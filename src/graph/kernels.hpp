@@ -42,6 +42,33 @@ namespace cpu {
 // OpenMP delta-stepping (after gapbs): thread-local buckets, shared frontier.
 std::int64_t delta_stepping(const CsrView<Weight>& g, const SearchSpec& search, Weight delta,
                             std::span<Weight> distance);
+
+// Dijkstra for one targeted query at a time in scratch reused from query to
+// query. Nothing is cleared between searches: every entry carries the stamp
+// of the search that wrote it, so a search costs what it settles, not the
+// graph's size. Parents follow the parity rule, traced only as far as the
+// target's breadth-first level in the tight-edge graph.
+class TargetedSearch {
+ public:
+  explicit TargetedSearch(NodeId nodes);
+  // search.target must be a node of g.
+  SsspPath run(const CsrView<Weight>& g, const SearchSpec& search);
+
+ private:
+  bool settled(NodeId v) const { return settled_stamp_[static_cast<std::size_t>(v)] == stamp_; }
+  std::int64_t settle(const CsrView<Weight>& g, const SearchSpec& search);
+  void trace_parents(const CsrView<Weight>& g, const SearchSpec& search);
+
+  std::uint32_t stamp_ = 0;
+  std::vector<Weight> distance_;
+  std::vector<std::uint32_t> distance_stamp_;  // distance_[v] is this search's when equal to stamp_
+  std::vector<std::uint32_t> settled_stamp_;
+  std::vector<std::int32_t> hops_;
+  std::vector<std::uint32_t> hops_stamp_;
+  std::vector<NodeId> parent_;
+  std::vector<std::pair<Weight, NodeId>> heap_;
+  std::vector<NodeId> level_, next_level_;
+};
 }  // namespace cpu
 
 // Distances of nodes beyond the target's are not final: report them as
@@ -74,13 +101,25 @@ class GraphOnDevice {
   // the chosen algorithm on the whole device, one search at a time.
   void search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
               std::span<SsspResult> results);
+  // The same searches (each with a target), bringing back only the target's
+  // distance, the path to it and the work done.
+  void search_paths(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,
+                    std::span<SsspPath> paths);
 
  private:
-  void search_on_grid(SsspAlgorithm algorithm, Weight delta, const SearchSpec& spec, bool parents,
-                      SsspResult& result);
-  void search_in_blocks(std::span<const SearchSpec> searches, bool parents, std::span<SsspResult> results);
+  // Where results go: whole results (with parents when asked), or paths.
+  struct Output {
+    bool parents;
+    std::span<SsspResult> results;
+    std::span<SsspPath> paths;
+    void set_work(std::size_t q, std::int64_t relaxed, double ms) const;
+    Output part(std::size_t q) const;  // entry q alone
+  };
+  void run(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, const Output& out);
+  void search_on_grid(SsspAlgorithm algorithm, Weight delta, const SearchSpec& spec, const Output& out);
+  void search_in_blocks(std::span<const SearchSpec> searches, const Output& out);
   void finish(const unsigned long long* keys, const Weight* node_costs, std::span<const long long> cost_offsets,
-              bool parents, std::span<SsspResult> results);
+              std::span<const SearchSpec> searches, const Output& out);
 
   struct State;
   std::unique_ptr<State> state_;

@@ -4,8 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <optional>
 
 #include "kernels.hpp"
@@ -93,6 +96,7 @@ struct ShortestPaths::Impl {
   Weight delta;
   bool parents;
   std::optional<cuda::GraphOnDevice> device;
+  std::vector<std::unique_ptr<cpu::TargetedSearch>> scratch;  // cpu paths(): one per thread, made on first use
 
   SsspResult run_on_host(const SsspQuery& query) const {
     const CsrView<Weight> g = graph.csr.view();
@@ -122,7 +126,7 @@ ShortestPaths::ShortestPaths(const Graph& graph, const SsspOptions& options) {
     throw UsageError(fmt::format("delta must be finite and non-negative (0 picks one), got {}", options.delta));
   }
   const Weight delta = options.delta > 0 ? options.delta : default_delta(graph.csr.view());
-  impl_ = std::unique_ptr<Impl>(new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt});
+  impl_ = std::unique_ptr<Impl>(new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt, {}});
   if (backend == Backend::cuda) impl_->device.emplace(graph.csr);
 }
 
@@ -157,6 +161,54 @@ std::vector<SsspResult> ShortestPaths::run_batch(std::span<const SsspQuery> quer
     }
   }
   return results;
+}
+
+std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries) {
+  if (!impl_->parents) throw UsageError("paths need parents: construct with SsspOptions::parents set");
+  for (const SsspQuery& q : queries) {
+    if (q.target < 0) throw UsageError("a path query needs a target");
+  }
+  const Graph& graph = impl_->graph;
+  std::vector<SsspPath> paths(queries.size());
+  if (impl_->backend == Backend::cpu) {
+    // Side by side, one query per thread at a time. The checks run there
+    // too (a cost array is as large as the graph); the first query's error
+    // in query order is the one reported.
+    const int threads = static_cast<int>(std::min<std::size_t>(queries.size(), static_cast<std::size_t>(omp_get_max_threads())));
+    while (impl_->scratch.size() < static_cast<std::size_t>(std::max(threads, 1))) {
+      impl_->scratch.push_back(std::make_unique<cpu::TargetedSearch>(graph.node_count()));
+    }
+    std::vector<std::exception_ptr> errors(queries.size());
+    const CsrView<Weight> g = graph.csr.view();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      try {
+        check_query(graph, queries[q]);
+        paths[q] = impl_->scratch[static_cast<std::size_t>(omp_get_thread_num())]->run(g, spec_of(queries[q]));
+      } catch (...) {
+        errors[q] = std::current_exception();
+      }
+    }
+    for (const std::exception_ptr& error : errors) {
+      if (error) std::rethrow_exception(error);
+    }
+    return paths;
+  }
+  if (impl_->backend == Backend::cuda) {
+    for (const SsspQuery& q : queries) check_query(graph, q);
+    std::vector<SearchSpec> searches;
+    for (const SsspQuery& q : queries) searches.push_back(spec_of(q));
+    impl_->device->search_paths(impl_->algorithm, impl_->delta, searches, paths);
+    return paths;
+  }
+  // The reference: whole results, then the path.
+  std::vector<SsspResult> results = run_batch(queries);
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    paths[q].distance = results[q].distance[static_cast<std::size_t>(queries[q].target)];
+    paths[q].edges_relaxed = results[q].edges_relaxed;
+    if (impl_->parents) paths[q].nodes = path_to(results[q], queries[q].target);
+  }
+  return paths;
 }
 
 SsspResult shortest_paths(const Graph& graph, const SsspQuery& query, const SsspOptions& options) {

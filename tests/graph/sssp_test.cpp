@@ -263,6 +263,203 @@ TEST_P(BatchParity, BatchOnAGraphTooLargeForSharedMemory) {
 INSTANTIATE_TEST_SUITE_P(Combos, BatchParity, ::testing::ValuesIn(combos()),
                          [](const auto& param_info) { return combo_name(param_info.param); });
 
+// ---- Queries shaped like an autorouter's ------------------------------------
+//
+// What the router asks: a lattice with pin nodes hanging off it by tiny and
+// zero weights, costs of 1e9 outside a search window (sums there round in
+// float), fractional congestion costs inside it, a partly routed net as the
+// source set, and batches of every size, including one (a grid-wide search
+// on cuda) and many (one block per search, keys in global memory).
+
+struct RouterLikeBoard {
+  LatticeSpec spec;
+  Graph graph;
+  NodeId first_pin = 0;  // pins are the last nodes; pin p hangs off pad p - pins
+  NodeId pins = 0;
+};
+
+RouterLikeBoard router_like_board() {
+  RouterLikeBoard board;
+  board.spec.width = 150;
+  board.spec.height = 110;
+  board.spec.layers = 3;
+  board.spec.obstacle_fraction = 0.03;
+  board.spec.seed = 21;
+  const Graph lattice = routing_lattice(board.spec);
+  const NodeId grid = lattice.node_count();
+  const NodeId pads = 300;
+  board.pins = pads;
+  board.first_pin = grid + pads;
+  std::vector<NodeId> tails, heads;
+  std::vector<Weight> weights;
+  for (NodeId u = 0; u < grid; ++u) {
+    for (RowOffset k = lattice.csr.row_offsets[u]; k < lattice.csr.row_offsets[u + 1]; ++k) {
+      tails.push_back(u);
+      heads.push_back(lattice.csr.col_indices[k]);
+      weights.push_back(lattice.csr.values[k]);
+    }
+  }
+  std::mt19937_64 rng(77);
+  std::uniform_int_distribution<NodeId> on_top(0, board.spec.width * board.spec.height - 1);
+  for (NodeId p = 0; p < pads; ++p) {
+    const NodeId pad = grid + p;
+    const NodeId pin = board.first_pin + p;
+    for (int stub = 0; stub < 3; ++stub) {  // stubs to the grid, both ways
+      const NodeId g = on_top(rng);
+      tails.insert(tails.end(), {pad, g});
+      heads.insert(heads.end(), {g, pad});
+      weights.insert(weights.end(), {1.0f, 1.0f});
+    }
+    tails.insert(tails.end(), {pad, pin});
+    heads.insert(heads.end(), {pin, pad});
+    weights.insert(weights.end(), {1.0f / 1024, 0.0f});
+  }
+  board.graph = graph_from_edges(board.first_pin + pads, tails, heads, weights);
+  return board;
+}
+
+class RouterLikeParity : public ::testing::TestWithParam<Combo> {};
+
+TEST_P(RouterLikeParity, WindowedCostlyMultiSourceBatchesMatchDijkstra) {
+  const Combo combo = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  const RouterLikeBoard board = router_like_board();
+  const NodeId n = board.graph.node_count();
+  const NodeId plane = board.spec.width * board.spec.height;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<float> history(0.0f, 20.0f);
+  std::uniform_int_distribution<int> kind(0, 9);
+  ShortestPaths engine(board.graph, {combo.backend, combo.algorithm});
+  for (const int batch_size : {1, 2, 7, 24, 1, 5}) {
+    std::vector<std::vector<Weight>> costs(static_cast<std::size_t>(batch_size));
+    std::vector<SsspQuery> queries;
+    for (int q = 0; q < batch_size; ++q) {
+      // A window of the lattice, all layers; everything else costs 1e9.
+      std::uniform_int_distribution<int> size(8, 60);
+      const int w = size(rng), h = size(rng);
+      std::uniform_int_distribution<int> x0(0, board.spec.width - w), y0(0, board.spec.height - h);
+      const int left = x0(rng), top = y0(rng);
+      auto& cost = costs[static_cast<std::size_t>(q)];
+      cost.assign(static_cast<std::size_t>(n), 1e9f);
+      std::vector<NodeId> inside;
+      for (int layer = 0; layer < board.spec.layers; ++layer) {
+        for (int y = top; y < top + h; ++y) {
+          for (int x = left; x < left + w; ++x) {
+            const NodeId v = x + board.spec.width * (y + board.spec.height * layer);
+            const int k = kind(rng);
+            cost[static_cast<std::size_t>(v)] = k < 4 ? 0.0f : k < 8 ? history(rng) : 137.25f + history(rng);
+            inside.push_back(v);
+          }
+        }
+      }
+      for (NodeId p = 0; p < board.pins; ++p) {  // pads whose stubs land inside, and their pins
+        const NodeId pad = plane * board.spec.layers + p;
+        cost[static_cast<std::size_t>(pad)] = 0.0f;
+        cost[static_cast<std::size_t>(board.first_pin + p)] = 0.0f;
+      }
+      // The routed part of the net: a walk through the window, plus a pin.
+      std::uniform_int_distribution<std::size_t> pick(0, inside.size() - 1);
+      std::uniform_int_distribution<NodeId> any_pin(board.first_pin, n - 1);
+      SsspQuery query;
+      NodeId at = inside[pick(rng)];
+      const int steps = 1 + kind(rng) * 4;
+      for (int s = 0; s < steps; ++s) {
+        query.sources.push_back(at);
+        const RowOffset first = board.graph.csr.row_offsets[at], last = board.graph.csr.row_offsets[at + 1];
+        if (first == last) break;
+        at = board.graph.csr.col_indices[first + static_cast<RowOffset>(rng() % static_cast<std::uint64_t>(last - first))];
+      }
+      if (q % 3 == 0) query.sources.push_back(any_pin(rng));
+      query.target = q % 4 == 1 ? any_pin(rng) : inside[pick(rng)];
+      query.node_cost = cost;
+      queries.push_back(std::move(query));
+    }
+    std::vector<SsspResult> batch = engine.run_batch(queries);
+    std::vector<SsspPath> paths = engine.paths(queries);
+    ASSERT_EQ(batch.size(), queries.size());
+    ASSERT_EQ(paths.size(), queries.size());
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      const std::string what = "batch of " + std::to_string(batch_size) + ", query " + std::to_string(q);
+      const SsspResult expected = reference_run(board.graph, queries[q]);
+      expect_same_result(expected, batch[q], what);
+      SCOPED_TRACE(what);
+      expect_valid_path(board.graph, queries[q], batch[q], queries[q].target);
+      const auto target = static_cast<std::size_t>(queries[q].target);
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(paths[q].distance), std::bit_cast<std::uint32_t>(expected.distance[target]));
+      EXPECT_EQ(paths[q].nodes, path_to(expected, queries[q].target));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Combos, RouterLikeParity, ::testing::ValuesIn(combos()),
+                         [](const auto& param_info) { return combo_name(param_info.param); });
+
+// paths() on the awkward random graphs: ties, zero weights, duplicate edges,
+// self-loops, unreachable targets, sources that are the target, repeated
+// sources, and many queries reusing the same scratch.
+class PathsParity : public ::testing::TestWithParam<Combo> {};
+
+TEST_P(PathsParity, PathsEqualThePathsOfWholeReferenceResults) {
+  const Combo combo = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const NodeId n = seed <= 2 ? 60 : 5000;
+    const Graph graph = random_graph(n, 3LL * n, seed * 7, /*tie_weights=*/seed % 2 == 1);
+    ShortestPaths engine(graph, {combo.backend, combo.algorithm});
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<NodeId> node(0, n - 1);
+    std::uniform_int_distribution<int> c(0, 3);
+    std::vector<std::vector<Weight>> costs(40);
+    std::vector<SsspQuery> queries;
+    for (int q = 0; q < 40; ++q) {
+      SsspQuery query{{node(rng)}, node(rng), {}};
+      if (q % 5 == 0) query.target = query.sources.front();
+      if (q % 3 == 0) query.sources.insert(query.sources.end(), {node(rng), node(rng), query.sources.front()});
+      if (q % 2 == 1) {
+        costs[q].resize(static_cast<std::size_t>(n));
+        for (Weight& x : costs[q]) x = 0.5f * static_cast<float>(c(rng));
+        query.node_cost = costs[q];
+      }
+      queries.push_back(query);
+    }
+    const std::vector<SsspPath> paths = engine.paths(queries);
+    ASSERT_EQ(paths.size(), queries.size());
+    int unreachable = 0;
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", query " + std::to_string(q));
+      const SsspResult expected = reference_run(graph, queries[q]);
+      const auto target = static_cast<std::size_t>(queries[q].target);
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(paths[q].distance), std::bit_cast<std::uint32_t>(expected.distance[target]));
+      EXPECT_EQ(paths[q].nodes, path_to(expected, queries[q].target));
+      if (expected.distance[target] == kUnreachable) ++unreachable;
+    }
+    if (seed > 2) {
+      EXPECT_GT(unreachable, 0) << "the island should hold some targets";
+    }
+  }
+}
+
+TEST_P(PathsParity, RejectsQueriesWithoutATargetAndBadCosts) {
+  const Combo combo = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  const Graph graph = random_graph(50, 150, 3, true);
+  ShortestPaths engine(graph, {combo.backend, combo.algorithm});
+  std::vector<SsspQuery> untargeted{{{0}, 5, {}}, {{1}, -1, {}}};
+  EXPECT_THROW(engine.paths(untargeted), UsageError);
+  std::vector<Weight> nan_cost(50, 0.0f);
+  nan_cost[7] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<SsspQuery> bad_cost{{{0}, 5, {}}, {{1}, 4, nan_cost}};
+  EXPECT_THROW(engine.paths(bad_cost), UsageError);
+  std::vector<SsspQuery> out_of_range{{{0}, 50, {}}};
+  EXPECT_THROW(engine.paths(out_of_range), UsageError);
+  ShortestPaths without_parents(graph, {combo.backend, combo.algorithm, 0, /*parents=*/false});
+  std::vector<SsspQuery> fine{{{0}, 5, {}}};
+  EXPECT_THROW(without_parents.paths(fine), UsageError);
+}
+
+INSTANTIATE_TEST_SUITE_P(Combos, PathsParity, ::testing::ValuesIn(combos()),
+                         [](const auto& param_info) { return combo_name(param_info.param); });
+
 // ---- The reference itself and the argument checks ---------------------------
 
 TEST(Dijkstra, KnownDistancesAndTheParentRule) {

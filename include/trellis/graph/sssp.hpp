@@ -58,6 +58,15 @@ struct SsspResult {
   SsspAlgorithm algorithm = SsspAlgorithm::dijkstra;
 };
 
+// What a targeted query gives when only the path matters (a router's
+// thousands of searches): the target's distance and the path to it, exactly
+// path_to(run(query), target), without whole-graph arrays.
+struct SsspPath {
+  Weight distance = kUnreachable;  // the target's; kUnreachable when no path
+  std::vector<NodeId> nodes;       // source .. target; empty when unreachable
+  std::int64_t edges_relaxed = 0;
+};
+
 // A graph prepared once and searched many times (the graph must outlive this
 // object): on cuda it is uploaded at
 // construction and stays resident. Construction resolves the backend and the
@@ -77,6 +86,13 @@ class ShortestPaths {
   // K independent queries in one call (the router's workhorse); on cuda one
   // launch serves them all.
   std::vector<SsspResult> run_batch(std::span<const SsspQuery> queries);
+  // K targeted queries, paths only (UsageError for a query without a target,
+  // or an engine made without parents).
+  // Work per query follows what the search settles, not the graph's size:
+  // on cpu the queries run side by side, each a Dijkstra in scratch reused
+  // from query to query; on cuda one launch searches them all and the paths
+  // are traced on the device; the reference runs each query whole.
+  std::vector<SsspPath> paths(std::span<const SsspQuery> queries);
 
   Backend backend() const noexcept;
   SsspAlgorithm algorithm() const noexcept;

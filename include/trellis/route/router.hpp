@@ -33,8 +33,8 @@
 // them together gives what routing them one by one would. Results depend
 // only on the input and the options, not on the backend: the searches are
 // bitwise identical across backends, and every path is checked (it starts
-// on the net's tree and follows lattice edges; a device result that does
-// not is searched again on the host and counted).
+// on the net's tree and follows lattice edges; anything else is an internal
+// error).
 //
 // Geometry. Paths become wires of the net's width (collinear steps merged
 // into one segment) and vias of the net's class padstack (the first via
@@ -99,9 +99,6 @@ struct RouteResult {
   Coord wire_length = 0;           // total centre-line length of the new wires (nm)
   std::size_t via_count = 0;
   std::vector<std::string> warnings;  // pins no wire of their net can reach, and the like
-  // cuda searches whose parent chain came back broken (not starting on the
-  // net's tree or leaving the lattice's edges), searched again on the host.
-  std::size_t searches_redone_on_host = 0;
   double seconds = 0;              // lattice, negotiation and geometry together
   Backend backend = Backend::reference;
 };

@@ -1,7 +1,9 @@
 // The resident graph, its scratch, and one search from start to finish:
-// seed the sources, run the chosen algorithm, derive parents from the
-// (distance, hops) keys, and bring distances and parents back.
+// seed the sources, run the chosen algorithm, derive parents by the
+// breadth-first rule over tight edges (tight_parents.cu), and bring back
+// distances and parents, or only the paths.
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -14,8 +16,6 @@
 
 namespace trellis::graph::cuda {
 namespace {
-
-constexpr NodeId kParentUnset = 0x7fffffff;
 
 unsigned grid_for(std::int64_t items) {
   return static_cast<unsigned>(std::min<std::int64_t>((items + kThreads - 1) / kThreads, 132 * 16));
@@ -34,60 +34,15 @@ __global__ void set_source_keys(Key* keys, const NodeId* sources, unsigned sourc
   }
 }
 
-// What the finishing kernels need for query blockIdx.y of a batch.
-struct Finish {
-  const RowOffset* row_offsets;
-  const ColumnIndex* heads;
-  const Weight* weights;
-  NodeId nodes;
-  const Key* keys;                // K * n
-  const Weight* node_costs;
-  const long long* cost_offsets;  // K; -1: no cost
-  NodeId* parent;                 // K * n, or nullptr
-  Weight* distance;               // K * n
-};
-
-__device__ inline const Weight* cost_of(const Finish& f, unsigned q) {
-  return f.cost_offsets[q] >= 0 ? f.node_costs + f.cost_offsets[q] : nullptr;
-}
-
-__global__ void fill_parents(Finish f) {
-  const std::int64_t base = static_cast<std::int64_t>(blockIdx.y) * f.nodes;
-  for (std::int64_t v = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; v < f.nodes;
+// Distances of K queries whose keys lie at keys + q * n.
+__global__ void keys_to_distances(const Key* keys, NodeId nodes, Weight* distance) {
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.y) * nodes;
+  for (std::int64_t v = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; v < nodes;
        v += std::int64_t{gridDim.x} * blockDim.x) {
-    f.parent[base + v] = kParentUnset;
+    const Key key = keys[base + v];
+    distance[base + v] = key == kNoKey ? __int_as_float(0x7f800000) : key_distance(key);
   }
 }
-
-// parent[v] = the smallest u with a tight edge u -> v one hop nearer the sources.
-__global__ void tight_parents(Finish f) {
-  const unsigned q = blockIdx.y;
-  const std::int64_t base = static_cast<std::int64_t>(q) * f.nodes;
-  const Weight* cost = cost_of(f, q);
-  for (std::int64_t u = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; u < f.nodes;
-       u += std::int64_t{gridDim.x} * blockDim.x) {
-    const Key from = f.keys[base + u];
-    if (from == kNoKey) continue;
-    for (RowOffset k = f.row_offsets[u]; k < f.row_offsets[u + 1]; ++k) {
-      const NodeId v = f.heads[k];
-      const Key to = f.keys[base + v];
-      if (to == kNoKey || key_hops(to) != key_hops(from) + 1) continue;
-      const Weight w = cost == nullptr ? f.weights[k] : f.weights[k] + cost[v];
-      if (key_distance(from) + w == key_distance(to)) atomicMin(&f.parent[base + v], static_cast<NodeId>(u));
-    }
-  }
-}
-
-__global__ void keys_to_results(Finish f) {
-  const std::int64_t base = static_cast<std::int64_t>(blockIdx.y) * f.nodes;
-  for (std::int64_t v = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; v < f.nodes;
-       v += std::int64_t{gridDim.x} * blockDim.x) {
-    const Key key = f.keys[base + v];
-    f.distance[base + v] = key == kNoKey ? __int_as_float(0x7f800000) : key_distance(key);
-    if (f.parent != nullptr && f.parent[base + v] == kParentUnset) f.parent[base + v] = kNoParent;
-  }
-}
-
 }  // namespace
 
 int co_resident_blocks(const void* kernel, std::size_t dynamic_shared_bytes) {
@@ -163,52 +118,119 @@ std::vector<NodeId> distinct_sources(const SearchSpec& spec) {
 
 }  // namespace
 
-// Parents (when asked) and distances for K queries whose keys lie at
-// keys + q * n, then the download into results.
-void GraphOnDevice::finish(const unsigned long long* keys, const Weight* node_costs, std::span<const long long> cost_offsets,
-                           bool parents, std::span<SsspResult> results) {
+// What K searches' keys (at keys + q * n) become: whole results (distances,
+// and parents when asked) or paths only, brought back into `out`.
+void GraphOnDevice::finish(const Key* keys, const Weight* node_costs, std::span<const long long> cost_offsets,
+                           std::span<const SearchSpec> searches, const Output& out) {
   State& st = *state_;
   const Stream stream = st.stream.get();
-  const auto queries = static_cast<unsigned>(results.size());
+  const auto queries = static_cast<unsigned>(searches.size());
   const std::size_t n = static_cast<std::size_t>(st.nodes);
-  auto offsets = DeviceArray<long long>::from_host(cost_offsets, stream);
-  DeviceArray<NodeId> parent(parents ? queries * n : 0);
-  DeviceArray<Weight> distance(queries * n);
   const CsrView<Weight> g = st.csr.view();
-  Finish f{g.row_offsets, g.col_indices, g.values, st.nodes,        keys,
-           node_costs,    offsets.data(), parents ? parent.data() : nullptr, distance.data()};
-  const dim3 grid(grid_for(st.nodes), queries);
-  if (parents) {
-    TRELLIS_LAUNCH(fill_parents, grid, kThreads, 0, stream, f);
-    TRELLIS_LAUNCH(tight_parents, grid, kThreads, 0, stream, f);
+  const bool paths = !out.paths.empty();
+
+  std::vector<NodeId> sources;
+  std::vector<unsigned> source_offsets{0};
+  std::vector<NodeId> targets;
+  for (const SearchSpec& spec : searches) {
+    for (NodeId s : distinct_sources(spec)) sources.push_back(s);
+    source_offsets.push_back(static_cast<unsigned>(sources.size()));
+    targets.push_back(spec.target);
   }
-  TRELLIS_LAUNCH(keys_to_results, grid, kThreads, 0, stream, f);
+  auto d_sources = DeviceArray<NodeId>::from_host(sources, stream);
+  auto d_source_offsets = DeviceArray<unsigned>::from_host(source_offsets, stream);
+  auto d_targets = DeviceArray<NodeId>::from_host(targets, stream);
+  auto d_cost_offsets = DeviceArray<long long>::from_host(cost_offsets, stream);
+  const bool parents = paths || out.parents;
+  DeviceArray<std::int32_t> level(parents ? queries * n : 0);
+  DeviceArray<NodeId> parent(parents ? queries * n : 0);
+  DeviceArray<NodeId> queues(parents ? 2 * queries * n : 0);
+  const TightParents tight{g.row_offsets,    g.col_indices,          g.values,          st.nodes,
+                           keys,             d_sources.data(),       d_source_offsets.data(), d_targets.data(),
+                           node_costs,       d_cost_offsets.data(),  paths,             level.data(),
+                           parent.data(),    queues.data()};
+  if (parents) run_tight_parents(tight, queries, stream);
+
+  if (paths) {
+    DeviceArray<unsigned> lengths(queries);
+    launch_path_lengths(tight, queries, lengths.data(), stream);
+    const std::vector<unsigned> host_lengths = lengths.to_host(stream);
+    std::vector<unsigned> offsets(queries + 1, 0);
+    for (unsigned q = 0; q < queries; ++q) offsets[q + 1] = offsets[q] + host_lengths[q];
+    auto d_offsets = DeviceArray<unsigned>::from_host(offsets, stream);
+    DeviceArray<NodeId> nodes(std::max(offsets[queries], 1u));
+    launch_trace_paths(tight, queries, d_offsets.data(), lengths.data(), nodes.data(), stream);
+    std::vector<NodeId> all(offsets[queries]);
+    std::vector<Key> target_keys(queries);
+    if (!all.empty()) {
+      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(all.data(), nodes.data(), all.size() * sizeof(NodeId), cudaMemcpyDeviceToHost,
+                                         stream));
+    }
+    for (unsigned q = 0; q < queries; ++q) {
+      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(&target_keys[q], keys + q * n + static_cast<std::size_t>(targets[q]),
+                                         sizeof(Key), cudaMemcpyDeviceToHost, stream));
+    }
+    device::synchronize(stream);
+    for (unsigned q = 0; q < queries; ++q) {
+      SsspPath& path = out.paths[q];
+      path.distance = target_keys[q] == kNoKey ? kUnreachable : std::bit_cast<Weight>(static_cast<std::uint32_t>(target_keys[q] >> 32));
+      path.nodes.assign(all.begin() + offsets[q], all.begin() + offsets[q + 1]);
+    }
+    return;
+  }
+
+  DeviceArray<Weight> distance(queries * n);
+  TRELLIS_LAUNCH(keys_to_distances, dim3(grid_for(st.nodes), queries), kThreads, 0, stream, keys, st.nodes,
+                 distance.data());
   for (unsigned q = 0; q < queries; ++q) {
-    results[q].distance.resize(n);
-    TRELLIS_CUDA_CHECK(cudaMemcpyAsync(results[q].distance.data(), distance.data() + q * n, n * sizeof(Weight),
+    SsspResult& result = out.results[q];
+    result.distance.resize(n);
+    TRELLIS_CUDA_CHECK(cudaMemcpyAsync(result.distance.data(), distance.data() + q * n, n * sizeof(Weight),
                                        cudaMemcpyDeviceToHost, stream));
-    if (parents) {
-      results[q].parent.resize(n);
-      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(results[q].parent.data(), parent.data() + q * n, n * sizeof(NodeId),
+    if (out.parents) {
+      result.parent.resize(n);
+      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(result.parent.data(), parent.data() + q * n, n * sizeof(NodeId),
                                          cudaMemcpyDeviceToHost, stream));
     }
   }
   device::synchronize(stream);
 }
 
+void GraphOnDevice::Output::set_work(std::size_t q, std::int64_t relaxed, double ms) const {
+  if (paths.empty()) {
+    results[q].edges_relaxed = relaxed;
+    results[q].solve_ms = ms;
+  } else {
+    paths[q].edges_relaxed = relaxed;
+  }
+}
+
+GraphOnDevice::Output GraphOnDevice::Output::part(std::size_t q) const {
+  return {parents, results.empty() ? results : results.subspan(q, 1), paths.empty() ? paths : paths.subspan(q, 1)};
+}
+
 void GraphOnDevice::search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
                            std::span<SsspResult> results) {
+  run(algorithm, delta, searches, {parents, results, {}});
+}
+
+void GraphOnDevice::search_paths(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,
+                                 std::span<SsspPath> paths) {
+  run(algorithm, delta, searches, {true, {}, paths});
+}
+
+void GraphOnDevice::run(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,
+                        const Output& out) {
   if (searches.empty()) return;
   const bool small = block_keys_fit_shared(state_->nodes);
   if (searches.size() > 1 || (algorithm == SsspAlgorithm::bellman_ford && small)) {
-    search_in_blocks(searches, parents, results);
+    search_in_blocks(searches, out);
     return;
   }
-  for (std::size_t q = 0; q < searches.size(); ++q) search_on_grid(algorithm, delta, searches[q], parents, results[q]);
+  for (std::size_t q = 0; q < searches.size(); ++q) search_on_grid(algorithm, delta, searches[q], out.part(q));
 }
 
-void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const SearchSpec& spec, bool parents,
-                                   SsspResult& result) {
+void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const SearchSpec& spec, const Output& out) {
   State& st = *state_;
   const Stream stream = st.stream.get();
   const Workspace work = st.workspace();
@@ -259,13 +281,11 @@ void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const 
   unsigned long long relaxed = 0;
   TRELLIS_CUDA_CHECK(cudaMemcpyAsync(&relaxed, st.relaxed.data(), sizeof relaxed, cudaMemcpyDeviceToHost, stream));
   const long long cost_offset = spec.node_cost.empty() ? -1 : 0;
-  finish(st.keys.data(), st.node_cost.data(), {&cost_offset, 1}, parents, {&result, 1});
-  result.edges_relaxed = static_cast<std::int64_t>(relaxed);
-  result.solve_ms = st.timer.elapsed_ms();
+  finish(st.keys.data(), st.node_cost.data(), {&cost_offset, 1}, {&spec, 1}, out);
+  out.set_work(0, static_cast<std::int64_t>(relaxed), st.timer.elapsed_ms());
 }
 
-void GraphOnDevice::search_in_blocks(std::span<const SearchSpec> searches, bool parents,
-                                     std::span<SsspResult> results) {
+void GraphOnDevice::search_in_blocks(std::span<const SearchSpec> searches, const Output& out) {
   State& st = *state_;
   const Stream stream = st.stream.get();
   const CsrView<Weight> g = st.csr.view();
@@ -306,12 +326,10 @@ void GraphOnDevice::search_in_blocks(std::span<const SearchSpec> searches, bool 
   run_block_batch(batch, queries, stream);
   st.timer.stop(stream);
   std::vector<unsigned long long> relaxed_host = relaxed.to_host(stream);
-  finish(keys.data(), d_costs.data(), cost_offsets, parents, results);
+  finish(keys.data(), d_costs.data(), cost_offsets, searches, out);
   const double ms = st.timer.elapsed_ms();
-  for (unsigned q = 0; q < queries; ++q) {
-    results[q].edges_relaxed = static_cast<std::int64_t>(relaxed_host[q]);
-    results[q].solve_ms = ms / queries;  // a batch shares one launch: its time split evenly
-  }
+  // A batch shares one launch: its time is split evenly.
+  for (unsigned q = 0; q < queries; ++q) out.set_work(q, static_cast<std::int64_t>(relaxed_host[q]), ms / queries);
 }
 
 }  // namespace trellis::graph::cuda

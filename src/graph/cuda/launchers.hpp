@@ -54,6 +54,32 @@ struct BlockBatch {
 bool block_keys_fit_shared(NodeId nodes);
 void run_block_batch(const BlockBatch& batch, unsigned queries, Stream stream);
 
+// Parents by the parity rule for K searches with final distances
+// (tight_parents.cu): one block per search, a breadth-first search over the
+// tight edges among nodes no farther than the target.
+struct TightParents {
+  const RowOffset* row_offsets;
+  const ColumnIndex* heads;
+  const Weight* weights;
+  NodeId nodes;
+  const Key* keys;                 // K * n, the searches' final labels (only their distances are read)
+  const NodeId* sources;           // as in BlockBatch
+  const unsigned* source_offsets;  // K + 1
+  const NodeId* targets;           // K; -1: none
+  const Weight* node_costs;
+  const long long* cost_offsets;   // K; -1: no cost
+  bool stop_at_target;             // stop once the target's level is known (paths only)
+  std::int32_t* level;             // K * n scratch: breadth-first level, -1 where not reached
+  NodeId* parent;                  // K * n out: parent, kNoParent for sources and nodes not reached
+  NodeId* queues;                  // K * 2 * n scratch
+};
+void run_tight_parents(const TightParents& tight, unsigned queries, Stream stream);
+// lengths[q]: the number of nodes on query q's path, 0 when its target was not reached.
+void launch_path_lengths(const TightParents& tight, unsigned queries, unsigned* lengths, Stream stream);
+// Query q's path into paths[offsets[q] ..], source first.
+void launch_trace_paths(const TightParents& tight, unsigned queries, const unsigned* offsets, const unsigned* lengths,
+                        NodeId* paths, Stream stream);
+
 // Blocks of kThreads for a persistent (cooperative) launch of kernel: one per
 // multiprocessor, after checking that at least that many are co-resident (a
 // persistent grid larger than what is resident would deadlock).

@@ -1,10 +1,12 @@
 // Device-side pieces every shortest-path kernel shares.
 //
-// A node's label is one 64-bit key: the float distance's bits above the hop
+// A node's label is one 64-bit key: the float distance's bits above a hop
 // count. Non-negative floats order like their bit patterns, so atomicMin on
-// the key keeps the lexicographically least (distance, hops) pair; at the
-// fixpoint the hops are the breadth-first depth in the tight-edge graph,
-// which the parent rule needs (sssp.hpp). Unreached nodes hold kNoKey.
+// the key keeps the lexicographically least (distance, hops) pair. Only the
+// distance is a result: the hop count merely orders equal distances while
+// searching. Parents come from a breadth-first search over the final tight
+// edges (tight_parents.cu says why the hops cannot serve). Unreached nodes
+// hold kNoKey.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -13,5 +13,6 @@ GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>&) {
 }
 GraphOnDevice::~GraphOnDevice() = default;
 void GraphOnDevice::search(SsspAlgorithm, Weight, std::span<const SearchSpec>, bool, std::span<SsspResult>) {}
+void GraphOnDevice::search_paths(SsspAlgorithm, Weight, std::span<const SearchSpec>, std::span<SsspPath>) {}
 
 }  // namespace trellis::graph::cuda

@@ -7,7 +7,6 @@
 #include <limits>
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include "copper_from_paths.hpp"
 #include "lattice.hpp"
@@ -70,12 +69,12 @@ class Negotiation {
         claims_(static_cast<std::size_t>(lattice_.node_count), 0),
         history_(static_cast<std::size_t>(lattice_.node_count), 0.0f),
         routes_(board.nets.size()) {
-    // On the host each search is Dijkstra on one thread (searches are small
-    // and many; the cpu backend runs a batch's searches side by side); on
-    // cuda a batch is one call of the device's batched search.
+    // A batch is one call of the graph module's path search: on cpu the
+    // searches run side by side, each a Dijkstra costing what it settles;
+    // on cuda one launch serves the batch; the reference runs each whole.
     backend_ = resolve(options.backend);
     graph::SsspOptions search_options;
-    search_options.backend = backend_ == Backend::cuda ? Backend::cuda : Backend::reference;
+    search_options.backend = backend_;
     search_options.parents = true;
     search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, search_options);
     for (std::size_t n = 0; n < board.nets.size(); ++n) {
@@ -136,7 +135,6 @@ class Negotiation {
     result.overused_nodes = count_overused();
     result.via_count = result.copper.vias.size();
     result.converged = result.overused_nodes == 0 && result.unrouted_nets.empty();
-    result.searches_redone_on_host = redone_on_host_;
     return result;
   }
 
@@ -364,30 +362,15 @@ class Negotiation {
         queries[q].target = targets[q];
         queries[q].node_cost = cost_arrays_[q];
       }
-      std::vector<graph::SsspResult> results = search(queries);
+      std::vector<graph::SsspPath> found = search_->paths(queries);
       for (std::size_t q = 0; q < nets.size(); ++q) {
         NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
-        const graph::Weight reached = results[q].distance[static_cast<std::size_t>(targets[q])];
-        std::vector<graph::NodeId> path;
-        if (reached < kBlocked / 2) {
-          path = graph::path_to(results[q], targets[q]);
-          if (!sound(route, path)) {
-            // A device result whose parent chain is broken is searched
-            // again on the host, which gives what the cpu backend gives.
-            ++redone_on_host_;
-            if (!host_search_) {
-              graph::SsspOptions host;
-              host.backend = Backend::reference;
-              host_search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, host);
-            }
-            results[q] = host_search_->run(queries[q]);
-            path = graph::path_to(results[q], targets[q]);
-            if (!sound(route, path)) {
-              throw Error(fmt::format("the search for net '{}' returned a path that does not start on the net's tree "
-                                      "or leaves the lattice's edges",
-                                      board_.nets[static_cast<std::size_t>(nets[q])].name));
-            }
-          }
+        const graph::Weight reached = found[q].distance;
+        const std::vector<graph::NodeId>& path = found[q].nodes;
+        if (reached < kBlocked / 2 && !sound(route, path)) {
+          throw Error(fmt::format("the search for net '{}' returned a path that does not start on the net's tree "
+                                  "or leaves the lattice's edges",
+                                  board_.nets[static_cast<std::size_t>(nets[q])].name));
         }
         clear_costs(cost_arrays_[q], nets[q], windows[q]);
         if (reached < kBlocked / 2) {
@@ -418,19 +401,6 @@ class Negotiation {
       if (std::find(first, last, path[i + 1]) == last) return false;
     }
     return true;
-  }
-
-  std::vector<graph::SsspResult> search(const std::vector<graph::SsspQuery>& queries) {
-    if (backend_ != Backend::cpu) return search_->run_batch(queries);
-    // The cpu backend runs the searches of a batch side by side.
-    std::vector<graph::SsspResult> results(queries.size());
-    graph::ShortestPaths& search = *search_;
-    // No more threads than searches: idle threads of a wide team would only
-    // spin while one long search finishes.
-    const int threads = static_cast<int>(std::min<std::size_t>(queries.size(), static_cast<std::size_t>(omp_get_max_threads())));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (std::size_t q = 0; q < queries.size(); ++q) results[q] = search.run(queries[q]);
-    return results;
   }
 
   void add_path(int net, const std::vector<graph::NodeId>& path) {
@@ -580,8 +550,6 @@ class Negotiation {
   Backend backend_ = Backend::reference;
   int claim_reach_ = 0;  // grid steps a net's claims reach beyond its copper
   std::unique_ptr<graph::ShortestPaths> search_;
-  std::unique_ptr<graph::ShortestPaths> host_search_;  // made when a device result must be redone
-  std::size_t redone_on_host_ = 0;
   std::vector<int> uses_;             // nets whose copper is centred on each node
   std::vector<int> claims_;           // nets keeping others from each node
   std::vector<float> history_;
