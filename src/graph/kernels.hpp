@@ -55,17 +55,22 @@ class TargetedSearch {
   SsspPath run(const CsrView<Weight>& g, const SearchSpec& search);
 
  private:
-  bool settled(NodeId v) const { return settled_stamp_[static_cast<std::size_t>(v)] == stamp_; }
+  // What one search knows of a node; valid where the stamps equal stamp_.
+  // One record per node keeps a relaxation to one cache line.
+  struct NodeState {
+    Weight distance;
+    std::uint32_t distance_stamp;
+    std::uint32_t settled_stamp;
+    std::uint32_t level_stamp;
+    std::int32_t level;  // breadth-first level in the tight-edge graph
+    NodeId parent;
+  };
+  bool settled(NodeId v) const { return nodes_[static_cast<std::size_t>(v)].settled_stamp == stamp_; }
   std::int64_t settle(const CsrView<Weight>& g, const SearchSpec& search);
   void trace_parents(const CsrView<Weight>& g, const SearchSpec& search);
 
   std::uint32_t stamp_ = 0;
-  std::vector<Weight> distance_;
-  std::vector<std::uint32_t> distance_stamp_;  // distance_[v] is this search's when equal to stamp_
-  std::vector<std::uint32_t> settled_stamp_;
-  std::vector<std::int32_t> hops_;
-  std::vector<std::uint32_t> hops_stamp_;
-  std::vector<NodeId> parent_;
+  std::vector<NodeState> nodes_;
   std::vector<std::pair<Weight, NodeId>> heap_;
   std::vector<NodeId> level_, next_level_;
 };

@@ -7,6 +7,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <exception>
 #include <optional>
@@ -76,11 +78,19 @@ void check_query(const Graph& graph, const SsspQuery& query) {
     if (query.node_cost.size() != static_cast<std::size_t>(n)) {
       throw UsageError(fmt::format("node cost array has {} entries for {} nodes", query.node_cost.size(), n));
     }
-    for (std::size_t v = 0; v < query.node_cost.size(); ++v) {
-      const Weight c = query.node_cost[v];
-      if (!(c >= 0) || std::isinf(c)) {
-        throw UsageError(fmt::format("node cost {} of node {} is not finite and non-negative", c, v));
-      }
+    // One branch-free pass (it vectorises; a router checks a graph-sized
+    // array per search), then the first bad entry when there is one.
+    const auto bad = [](Weight c) { return !(c >= 0) || c == kUnreachable; };
+    // On the bits: infinity or NaN, or a sign bit on anything but zero.
+    std::uint32_t any_bad = 0;
+    for (const Weight c : query.node_cost) {
+      const auto b = std::bit_cast<std::uint32_t>(c);
+      any_bad |= static_cast<std::uint32_t>((b & 0x7fffffffu) >= 0x7f800000u) | static_cast<std::uint32_t>(b > 0x80000000u);
+    }
+    if (any_bad != 0) {
+      const auto v = static_cast<std::size_t>(std::find_if(query.node_cost.begin(), query.node_cost.end(), bad) -
+                                              query.node_cost.begin());
+      throw UsageError(fmt::format("node cost {} of node {} is not finite and non-negative", query.node_cost[v], v));
     }
   }
 }

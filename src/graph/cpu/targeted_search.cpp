@@ -11,30 +11,21 @@
 
 namespace trellis::graph::cpu {
 
-TargetedSearch::TargetedSearch(NodeId nodes)
-    : distance_(static_cast<std::size_t>(nodes)),
-      distance_stamp_(static_cast<std::size_t>(nodes), 0),
-      settled_stamp_(static_cast<std::size_t>(nodes), 0),
-      hops_(static_cast<std::size_t>(nodes)),
-      hops_stamp_(static_cast<std::size_t>(nodes), 0),
-      parent_(static_cast<std::size_t>(nodes)) {}
+TargetedSearch::TargetedSearch(NodeId nodes) : nodes_(static_cast<std::size_t>(nodes), NodeState{0, 0, 0, 0, 0, 0}) {}
 
 SsspPath TargetedSearch::run(const CsrView<Weight>& g, const SearchSpec& search) {
   if (++stamp_ == 0) {  // the stamps wrapped: forget every old entry once
-    std::fill(distance_stamp_.begin(), distance_stamp_.end(), 0);
-    std::fill(settled_stamp_.begin(), settled_stamp_.end(), 0);
-    std::fill(hops_stamp_.begin(), hops_stamp_.end(), 0);
+    std::fill(nodes_.begin(), nodes_.end(), NodeState{0, 0, 0, 0, 0, 0});
     stamp_ = 1;
   }
   SsspPath path;
   path.edges_relaxed = settle(g, search);
-  const auto target = static_cast<std::size_t>(search.target);
   if (!settled(search.target)) return path;
-  path.distance = distance_[target];
+  path.distance = nodes_[static_cast<std::size_t>(search.target)].distance;
   trace_parents(g, search);
-  for (NodeId v = search.target;; v = parent_[static_cast<std::size_t>(v)]) {
+  for (NodeId v = search.target;; v = nodes_[static_cast<std::size_t>(v)].parent) {
     path.nodes.push_back(v);
-    if (hops_[static_cast<std::size_t>(v)] == 0) break;
+    if (nodes_[static_cast<std::size_t>(v)].level == 0) break;
   }
   std::reverse(path.nodes.begin(), path.nodes.end());
   return path;
@@ -42,13 +33,13 @@ SsspPath TargetedSearch::run(const CsrView<Weight>& g, const SearchSpec& search)
 
 std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& search) {
   const auto tentative = [&](NodeId v) {
-    const auto i = static_cast<std::size_t>(v);
-    return distance_stamp_[i] == stamp_ ? distance_[i] : kUnreachable;
+    const NodeState& node = nodes_[static_cast<std::size_t>(v)];
+    return node.distance_stamp == stamp_ ? node.distance : kUnreachable;
   };
   const auto lower = [&](NodeId v, Weight d) {
-    const auto i = static_cast<std::size_t>(v);
-    distance_[i] = d;
-    distance_stamp_[i] = stamp_;
+    NodeState& node = nodes_[static_cast<std::size_t>(v)];
+    node.distance = d;
+    node.distance_stamp = stamp_;
     heap_.emplace_back(d, v);
     std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
   };
@@ -64,7 +55,7 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
     heap_.pop_back();
     if (d > stop_beyond) break;
     if (settled(u)) continue;
-    settled_stamp_[static_cast<std::size_t>(u)] = stamp_;
+    nodes_[static_cast<std::size_t>(u)].settled_stamp = stamp_;
     if (u == search.target) stop_beyond = d;
     for (RowOffset k = g.row_offsets[u]; k < g.row_offsets[u + 1]; ++k) {
       const NodeId v = g.col_indices[k];
@@ -79,34 +70,36 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
 void TargetedSearch::trace_parents(const CsrView<Weight>& g, const SearchSpec& search) {
   level_.clear();
   for (NodeId s : search.sources) {
-    const auto i = static_cast<std::size_t>(s);
-    if (hops_stamp_[i] != stamp_) {
-      hops_stamp_[i] = stamp_;
-      hops_[i] = 0;
+    NodeState& source = nodes_[static_cast<std::size_t>(s)];
+    if (source.level_stamp != stamp_) {
+      source.level_stamp = stamp_;
+      source.level = 0;
       level_.push_back(s);
     }
   }
   // Level by level until the target's level is complete: every parent on
   // its path is then final.
-  const auto target = static_cast<std::size_t>(search.target);
-  for (std::int32_t h = 1; hops_stamp_[target] != stamp_; ++h) {
+  const NodeState& target = nodes_[static_cast<std::size_t>(search.target)];
+  for (std::int32_t h = 1; target.level_stamp != stamp_; ++h) {
     // The Dijkstra tree is made of tight edges among settled nodes, so the
     // target is on some level; running dry first would be a bug here.
     if (level_.empty()) throw Error("tight-edge levels ran out before reaching the settled target");
     next_level_.clear();
     for (NodeId u : level_) {
-      const Weight from = distance_[static_cast<std::size_t>(u)];
+      const Weight from = nodes_[static_cast<std::size_t>(u)].distance;
       for (RowOffset k = g.row_offsets[u]; k < g.row_offsets[u + 1]; ++k) {
         const NodeId v = g.col_indices[k];
-        const auto i = static_cast<std::size_t>(v);
-        if (!settled(v) || from + effective_weight(g.values[k], search.node_cost, v) != distance_[i]) continue;
-        if (hops_stamp_[i] != stamp_) {
-          hops_stamp_[i] = stamp_;
-          hops_[i] = h;
-          parent_[i] = u;
+        NodeState& node = nodes_[static_cast<std::size_t>(v)];
+        if (node.settled_stamp != stamp_ || from + effective_weight(g.values[k], search.node_cost, v) != node.distance) {
+          continue;
+        }
+        if (node.level_stamp != stamp_) {
+          node.level_stamp = stamp_;
+          node.level = h;
+          node.parent = u;
           next_level_.push_back(v);
-        } else if (hops_[i] == h) {
-          parent_[i] = std::min(parent_[i], u);
+        } else if (node.level == h) {
+          node.parent = std::min(node.parent, u);
         }
       }
     }

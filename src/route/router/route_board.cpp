@@ -23,6 +23,9 @@ using router_detail::Lattice;
 // The cost of a node no search may enter. Any path that reaches its target
 // cheaper than half of this used none.
 constexpr graph::Weight kBlocked = 1e9f;
+// Marks of the net whose costs are being filled: its copper's centres and
+// the nodes that copper claims.
+constexpr unsigned char kNotOwn = 0, kOwnUse = 1, kOwnClaim = 2;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -68,7 +71,8 @@ class Negotiation {
         uses_(static_cast<std::size_t>(lattice_.node_count), 0),
         claims_(static_cast<std::size_t>(lattice_.node_count), 0),
         history_(static_cast<std::size_t>(lattice_.node_count), 0.0f),
-        routes_(board.nets.size()) {
+        routes_(board.nets.size()),
+        own_(static_cast<std::size_t>(lattice_.node_count), kNotOwn) {
     // A batch is one call of the graph module's path search: on cpu the
     // searches run side by side, each a Dijkstra costing what it settles;
     // on cuda one launch serves the batch; the reference runs each whole.
@@ -102,7 +106,7 @@ class Negotiation {
       if (iteration > 2) present = std::min(present * options_.present_factor_growth, options_.present_factor_max);
       for (const int net : to_route) rip_up(net);
       for (std::vector<int> left = to_route; !left.empty();) {
-        std::vector<int> batch = next_batch(left);
+        std::vector<int> batch = next_batch(left, present);
         // Nets whose search had to look further than their reach go back
         // to be batched again with their wider reach.
         std::vector<int> deferred = route_batch(std::move(batch), static_cast<float>(present));
@@ -163,14 +167,18 @@ class Negotiation {
   // Takes from `left`, in order, up to batch_size nets whose reaches do not
   // overlap: nets routed together then cannot compete for the same nodes,
   // so routing them at once gives what routing them one by one would.
-  std::vector<int> next_batch(std::vector<int>& left) const {
+  // Without present congestion (pres_fac 0, the first iteration by
+  // default) a net's costs do not depend on other nets' copper at all, so
+  // any nets may share a batch.
+  std::vector<int> next_batch(std::vector<int>& left, double present) const {
+    const bool independent = present == 0;
     std::vector<int> batch;
     std::vector<Window> taken;
     std::vector<int> rest;
     for (const int net : left) {
       const Window reach = reach_of(net);
       const bool free = batch.size() < static_cast<std::size_t>(options_.batch_size) &&
-                        std::none_of(taken.begin(), taken.end(), [&](const Window& w) { return overlap(w, reach); });
+                        (independent || std::none_of(taken.begin(), taken.end(), [&](const Window& w) { return overlap(w, reach); }));
       if (free) {
         batch.push_back(net);
         taken.push_back(reach);
@@ -237,12 +245,15 @@ class Negotiation {
   std::pair<int, int> nearest_pending(const NetRoute& route) const {
     int best = route.pending.front();
     int best_node = route.tree.front();
-    double best_distance = std::numeric_limits<double>::infinity();
+    std::int64_t best_distance = std::numeric_limits<std::int64_t>::max();
     for (const int pin : route.pending) {
       const Point p = lattice_.position[static_cast<std::size_t>(pin)];
       for (const int node : route.tree) {
+        // Squared, in integers: exact (board coordinates are far below 2^31 nm).
         const Point q = lattice_.position[static_cast<std::size_t>(node)];
-        const double d = std::hypot(static_cast<double>(p.x - q.x), static_cast<double>(p.y - q.y));
+        const std::int64_t dx = p.x - q.x;
+        const std::int64_t dy = p.y - q.y;
+        const std::int64_t d = dx * dx + dy * dy;
         if (d < best_distance) {
           best_distance = d;
           best = pin;
@@ -254,8 +265,9 @@ class Negotiation {
   }
 
   // Other nets' copper at `node` or in the room copper there would take.
-  int conflicts_at(int net, const NetRoute& route, int node) const {
-    const auto own_use = [&](int v) { return std::binary_search(route.uses.begin(), route.uses.end(), v); };
+  // Needs the net's copper marked in own_ (fill_costs does that).
+  int conflicts_at(int net, int node) const {
+    const auto own_use = [&](int v) { return own_[static_cast<std::size_t>(v)] == kOwnUse; };
     const auto v = static_cast<std::size_t>(node);
     if (lattice_.is_stub(node)) {
       // A stub's wire meets other nets' copper centred on what it claims.
@@ -265,7 +277,7 @@ class Negotiation {
       }
       return others;
     }
-    const bool own = own_use(node) || std::binary_search(route.claims.begin(), route.claims.end(), node);
+    const bool own = own_[v] != kNotOwn;
     int others = uses_[v] + claims_[v] - (own ? 1 : 0);
     const int row = lattice_.row_of(node);
     const int column = lattice_.column_of(node);
@@ -290,29 +302,41 @@ class Negotiation {
     return others;
   }
 
-  graph::Weight node_cost(int net, const std::vector<int>& owner, const NetRoute& route, int node, float present) const {
+  graph::Weight node_cost(int net, const std::vector<int>& owner, int node, float present) const {
     const int who = owner[static_cast<std::size_t>(node)];
     if (who != kAnyNet && who != net) return kBlocked;
-    const float others = static_cast<float>(conflicts_at(net, route, node));
+    const float others = static_cast<float>(conflicts_at(net, node));
     const float penalty = 1.0f + present * others;
     const float base = lattice_.is_via(node) ? static_cast<float>(options_.via_cost) : lattice_.is_stub(node) ? 0.0f : 1.0f;
     return base * (penalty - 1.0f) + history_[static_cast<std::size_t>(node)] * penalty;
   }
 
   // Fills the costs of a search window (everything else stays blocked).
-  void fill_costs(std::vector<graph::Weight>& costs, int net, const NetRoute& route, const Window& w, float present) const {
+  void fill_costs(std::vector<graph::Weight>& costs, int net, const NetRoute& route, const Window& w, float present) {
+    // The net's own copper does not conflict with itself: mark it for
+    // conflicts_at (constant-time lookups), and clear the marks after.
+    for (const int node : route.uses) own_[static_cast<std::size_t>(node)] = kOwnUse;
+    for (const int node : route.claims) own_[static_cast<std::size_t>(node)] = kOwnClaim;
+    struct Unmark {
+      std::vector<unsigned char>& own;
+      const NetRoute& route;
+      ~Unmark() {
+        for (const int node : route.uses) own[static_cast<std::size_t>(node)] = kNotOwn;
+        for (const int node : route.claims) own[static_cast<std::size_t>(node)] = kNotOwn;
+      }
+    } unmark{own_, route};
     const auto& owner = lattice_.owner[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
     for (int s = 0; s <= lattice_.layers; ++s) {
       for (int r = w.row0; r <= w.row1; ++r) {
         for (int c = w.column0; c <= w.column1; ++c) {
           const int node = s < lattice_.layers ? lattice_.grid_node(s, r, c) : lattice_.via_site(r, c);
-          costs[static_cast<std::size_t>(node)] = node_cost(net, owner, route, node, present);
+          costs[static_cast<std::size_t>(node)] = node_cost(net, owner, node, present);
         }
       }
     }
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = 0;
     for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) {
-      costs[static_cast<std::size_t>(node)] = lattice_.is_stub(node) ? node_cost(net, owner, route, node, present) : 0;
+      costs[static_cast<std::size_t>(node)] = lattice_.is_stub(node) ? node_cost(net, owner, node, present) : 0;
     }
   }
 
@@ -554,6 +578,7 @@ class Negotiation {
   std::vector<int> claims_;           // nets keeping others from each node
   std::vector<float> history_;
   std::vector<NetRoute> routes_;      // per board net
+  std::vector<unsigned char> own_;    // kOwnUse / kOwnClaim on the copper of the net whose costs are being filled
   std::vector<int> nets_;             // the nets routed, in routing order
   std::vector<std::vector<graph::Weight>> cost_arrays_;  // one per search of a batch, blocked outside its window
 };
