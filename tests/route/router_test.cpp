@@ -173,6 +173,42 @@ TEST(Router, APinWalledInByAKeepoutIsReportedUnrouted) {
   EXPECT_EQ(drc.unconnected.front().name, "A");
 }
 
+// A row of long narrow pads at 0.55 mm pitch: a 0.25 mm wire with 0.2 mm
+// clearance fits between none of them, and the 0.45 mm grid's columns fall
+// beside most pads' centres, so a straight stub from the centre to a grid
+// node beyond the pad's end strays too close to the neighbours. A stub that
+// leaves along the pad's axis and then turns gets every pin onto the
+// lattice.
+TEST(Router, FinePitchPadsLeaveAlongTheirAxisAndTurn) {
+  BoardBuilder b;
+  const int fine = b.padstack("fine", {{0, rect({mm(-0.15), mm(-1.5)}, {mm(0.15), mm(1.5)})}});
+  for (int k = 0; k < 8; ++k) {
+    const std::string name = "N" + std::to_string(k);
+    b.net(name, {b.part(fine, {mm(7) + k * mm(0.55), mm(10)}), b.part(b.through, {mm(3) + k * mm(2), mm(17)})});
+  }
+  RouterOptions options;
+  options.backend = Backend::reference;
+  const RouteResult result = route_board(b.board, options);
+  EXPECT_TRUE(result.warnings.empty()) << result.warnings.front();
+  EXPECT_TRUE(result.unrouted_nets.empty());
+  EXPECT_TRUE(result.converged);
+  const DrcReport drc = check(b.board, result);
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+  // Some wire leaves a pad's centre straight along y and then turns.
+  int bent = 0;
+  for (const Wire& wire : result.copper.wires) {
+    std::vector<Point> p = wire.shape.points;
+    for (int direction = 0; direction < 2; ++direction, std::reverse(p.begin(), p.end())) {
+      for (std::size_t i = 0; i + 2 < p.size(); ++i) {
+        const bool from_pad_centre = p[i].y == mm(10) && (p[i].x - mm(7)) % mm(0.55) == 0;
+        if (from_pad_centre && p[i + 1].x == p[i].x && p[i + 2].y == p[i + 1].y && p[i + 2].x != p[i].x) ++bent;
+      }
+    }
+  }
+  EXPECT_GT(bent, 0);
+}
+
 TEST(Router, OptionsOutOfRangeAreUsageErrors) {
   const Board board = crossing_board();
   const auto with = [&](auto change) {

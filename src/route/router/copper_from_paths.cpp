@@ -65,6 +65,11 @@ Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vec
           line.push_back(lattice.position[static_cast<std::size_t>(a)]);
           line_slot = slot_a;
         }
+        // A bent stub (between a pad and its stub node) turns on the way.
+        const int stub = lattice.is_stub(a) ? a : lattice.is_stub(b) ? b : -1;
+        if (stub >= 0 && (lattice.is_pad(a) || lattice.is_pad(b))) {
+          if (const std::optional<Point>& bend = lattice.stub_of(stub).bend) line.push_back(*bend);
+        }
         line.push_back(lattice.position[static_cast<std::size_t>(b)]);
         continue;
       }

@@ -39,6 +39,12 @@ double distance(Point a, Point b) {
   return std::hypot(static_cast<double>(a.x - b.x), static_cast<double>(a.y - b.y));
 }
 
+// A stub's wire of half-width `radius` as capsules: one, or two with a bend.
+std::vector<Primitive> stub_segments(Point from, std::optional<Point> bend, Point to, double radius) {
+  if (!bend) return {drc_detail::capsule(from, to, radius)};
+  return {drc_detail::capsule(from, *bend, radius), drc_detail::capsule(*bend, to, radius)};
+}
+
 Box grown(Box box, double by) {
   const auto d = static_cast<Coord>(std::ceil(by));
   box.min.x -= d;
@@ -505,27 +511,52 @@ class Builder {
       Box around = bounding_box(pad.shape);
       around.include(centre);
       const double half_width = static_cast<double>(rules.width) / 2;
-      for_grid_points_near(around, 1.5 * static_cast<double>(lattice_.pitch), [&](int r, int c) {
-        const int grid = lattice_.grid_node(slot, r, c);
-        const int who = owner[static_cast<std::size_t>(grid)];
-        if (who != kAnyNet && who != pad.net) return;
-        const Point end = grid_point(r, c);
-        const Primitive wire = drc_detail::capsule(centre, end, half_width);
-        if (!stub_clear(wire, pad.net, slot)) return;
-        Stub stub{pad_node, grid, {}};
-        const Primitive reach_wire = drc_detail::capsule(centre, end, 0);
-        // A grid wire is a segment between grid nodes: it comes within a
-        // distance d of the stub only if one of its nodes comes within
-        // sqrt(d^2 + (p/2)^2).
-        const double near_wire = std::hypot(half_width + claim_wire, static_cast<double>(lattice_.pitch) / 2);
-        for_grid_points_near(reach_wire.box, std::max(near_wire, half_width + claim_via), [&](int r2, int c2) {
-          const double d = drc_detail::separation(drc_detail::disc(grid_point(r2, c2), 0), reach_wire).distance;
-          if (d < near_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
-          if (d < half_width + claim_via) stub.claims.push_back(lattice_.via_site(r2, c2));
-        });
+      // Claims of a stub: what other nets' wires and vias could not use
+      // beside it. A grid wire is a segment between grid nodes: it comes
+      // within a distance d of the stub only if one of its nodes comes
+      // within sqrt(d^2 + (p/2)^2).
+      const double near_wire = std::hypot(half_width + claim_wire, static_cast<double>(lattice_.pitch) / 2);
+      const auto add_stub = [&](int r, int c, std::optional<Point> bend) {
+        Stub stub{pad_node, lattice_.grid_node(slot, r, c), bend, {}};
+        for (const Primitive& reach_wire : stub_segments(centre, bend, grid_point(r, c), 0)) {
+          for_grid_points_near(reach_wire.box, std::max(near_wire, half_width + claim_via), [&](int r2, int c2) {
+            const double d = drc_detail::separation(drc_detail::disc(grid_point(r2, c2), 0), reach_wire).distance;
+            if (d < near_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
+            if (d < half_width + claim_via) stub.claims.push_back(lattice_.via_site(r2, c2));
+          });
+        }
         std::sort(stub.claims.begin(), stub.claims.end());
+        stub.claims.erase(std::unique(stub.claims.begin(), stub.claims.end()), stub.claims.end());
         lattice_.stubs.push_back(std::move(stub));
         reachable_pin[static_cast<std::size_t>(pad_pin_index_[i])] = true;
+      };
+      const auto usable = [&](int r, int c) {
+        const int who = owner[static_cast<std::size_t>(lattice_.grid_node(slot, r, c))];
+        return who == kAnyNet || who == pad.net;
+      };
+      const auto clear = [&](std::optional<Point> bend, Point end) {
+        for (const Primitive& wire : stub_segments(centre, bend, end, half_width)) {
+          if (!stub_clear(wire, pad.net, slot)) return false;
+        }
+        return true;
+      };
+      bool straight = false;
+      for_grid_points_near(around, 1.5 * static_cast<double>(lattice_.pitch), [&](int r, int c) {
+        if (!usable(r, c) || !clear(std::nullopt, grid_point(r, c))) return;
+        add_stub(r, c, std::nullopt);
+        straight = true;
+      });
+      if (straight) continue;
+      // Fine-pitch pads often have no straight way out between their
+      // neighbours: leave along the pad's axis first, then turn.
+      for_grid_points_near(around, 2.5 * static_cast<double>(lattice_.pitch), [&](int r, int c) {
+        if (!usable(r, c)) return;
+        const Point end = grid_point(r, c);
+        for (const Point bend : {Point{end.x, centre.y}, Point{centre.x, end.y}}) {
+          if (bend == centre || bend == end || !clear(bend, end)) continue;
+          add_stub(r, c, bend);
+          return;
+        }
       });
     }
     // Stub nodes: their net's alone, placed at their grid node.
@@ -554,36 +585,46 @@ class Builder {
   // where no grid node shows it: each claims the other's stub node.
   void claim_crossing_stubs() {
     const auto count = lattice_.stubs.size();
-    std::vector<Primitive> wires(count);
+    std::vector<std::vector<Primitive>> wires(count);
+    std::vector<Box> boxes(count);
     std::vector<int> nets(count);
     for (std::size_t i = 0; i < count; ++i) {
       const Stub& stub = lattice_.stubs[i];
       nets[i] = lattice_.owner.front()[static_cast<std::size_t>(stub.pad_node)];
       const RuleGroup& group = lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(nets[i])])];
-      wires[i] = drc_detail::capsule(lattice_.position[static_cast<std::size_t>(stub.pad_node)],
-                                     lattice_.position[static_cast<std::size_t>(stub.grid_node)],
-                                     static_cast<double>(group.width) / 2);
+      wires[i] = stub_segments(lattice_.position[static_cast<std::size_t>(stub.pad_node)], stub.bend,
+                               lattice_.position[static_cast<std::size_t>(stub.grid_node)],
+                               static_cast<double>(group.width) / 2);
+      boxes[i] = wires[i].front().box;
+      for (const Primitive& w : wires[i]) boxes[i].include(w.box);
     }
+    const auto separation = [&](std::size_t i, std::size_t j) {
+      double least = std::numeric_limits<double>::infinity();
+      for (const Primitive& a : wires[i]) {
+        for (const Primitive& b : wires[j]) least = std::min(least, drc_detail::separation(a, b).distance);
+      }
+      return least;
+    };
     // Stubs sorted by the left edge of their box, swept left to right.
     std::vector<std::size_t> order(count);
     for (std::size_t i = 0; i < count; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return wires[a].box.min.x < wires[b].box.min.x; });
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return boxes[a].min.x < boxes[b].min.x; });
     const double reach = static_cast<double>(largest_clearance_);
     for (std::size_t a = 0; a < count; ++a) {
       const std::size_t i = order[a];
       for (std::size_t b = a + 1; b < count; ++b) {
         const std::size_t j = order[b];
-        if (static_cast<double>(wires[j].box.min.x) > static_cast<double>(wires[i].box.max.x) + reach) break;
+        if (static_cast<double>(boxes[j].min.x) > static_cast<double>(boxes[i].max.x) + reach) break;
         if (nets[i] == nets[j] || lattice_.slot[static_cast<std::size_t>(lattice_.stubs[i].pad_node)] !=
                                       lattice_.slot[static_cast<std::size_t>(lattice_.stubs[j].pad_node)]) {
           continue;
         }
-        if (static_cast<double>(wires[j].box.min.y) > static_cast<double>(wires[i].box.max.y) + reach ||
-            static_cast<double>(wires[i].box.min.y) > static_cast<double>(wires[j].box.max.y) + reach) {
+        if (static_cast<double>(boxes[j].min.y) > static_cast<double>(boxes[i].max.y) + reach ||
+            static_cast<double>(boxes[i].min.y) > static_cast<double>(boxes[j].max.y) + reach) {
           continue;
         }
         const Coord needed = rules_.required(nets[i], ClearanceType::wire, nets[j], ClearanceType::wire);
-        if (drc_detail::separation(wires[i], wires[j]).distance >= static_cast<double>(needed)) continue;
+        if (separation(i, j) >= static_cast<double>(needed)) continue;
         lattice_.stubs[i].claims.push_back(lattice_.stub_base + static_cast<int>(j));
         lattice_.stubs[j].claims.push_back(lattice_.stub_base + static_cast<int>(i));
       }
@@ -647,10 +688,10 @@ class Builder {
     for (std::size_t i = 0; i < lattice_.stubs.size(); ++i) {
       const Stub& stub = lattice_.stubs[i];
       const int node = lattice_.stub_base + static_cast<int>(i);
-      link(stub.pad_node, node,
-           distance(lattice_.position[static_cast<std::size_t>(stub.pad_node)],
-                    lattice_.position[static_cast<std::size_t>(stub.grid_node)]) /
-               static_cast<double>(lattice_.pitch));
+      const Point from = lattice_.position[static_cast<std::size_t>(stub.pad_node)];
+      const Point to = lattice_.position[static_cast<std::size_t>(stub.grid_node)];
+      const double length = stub.bend ? distance(from, *stub.bend) + distance(*stub.bend, to) : distance(from, to);
+      link(stub.pad_node, node, length / static_cast<double>(lattice_.pitch));
       link(node, stub.grid_node, 0.0);
     }
     lattice_.graph = graph::graph_from_edges(lattice_.node_count, tails, heads, weights);

@@ -4,6 +4,7 @@
 // include/trellis/route/router.hpp for the model.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "trellis/graph/graph.hpp"
@@ -34,9 +35,13 @@ struct Offset {
 // The straight wire from a pad's centre to a grid node on the pad's layer:
 // a node of its own between the two (at the grid node's position), so that
 // its cost can count the copper of other nets near the whole wire.
+// A wire from a pad's centre to a grid node: straight, or with one bend
+// (out of the pad along one axis, then along the other to the grid node)
+// where no straight wire keeps its clearance.
 struct Stub {
   int pad_node = 0;
   int grid_node = 0;
+  std::optional<Point> bend;
   std::vector<int> claims;  // grid nodes and via sites another net could not use with it
 };
 
