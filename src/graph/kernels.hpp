@@ -123,7 +123,7 @@ class GraphOnDevice {
   void run(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, const Output& out);
   void search_on_grid(SsspAlgorithm algorithm, Weight delta, const SearchSpec& spec, const Output& out);
   void search_in_blocks(std::span<const SearchSpec> searches, const Output& out);
-  void finish(const unsigned long long* keys, const Weight* node_costs, std::span<const long long> cost_offsets,
+  void finish(const std::uint32_t* keys, const Weight* node_costs, std::span<const long long> cost_offsets,
               std::span<const SearchSpec> searches, const Output& out);
 
   struct State;

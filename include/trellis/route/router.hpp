@@ -7,7 +7,8 @@
 // via site at every grid point where the via keeps its clearance on all
 // layers, and for every pad one node at its centre per layer it covers,
 // joined to the lattice nodes a straight stub can reach without coming near
-// another net's copper. A node is usable by a net when every point of the
+// another net's copper (where no straight stub can, a stub that leaves along
+// one axis and turns once: fine-pitch pads between grid lines). A node is usable by a net when every point of the
 // net's wire on the node's edges keeps the clearance from other nets'
 // copper, keepouts and the outline: the node is at least
 // sqrt((w/2 + c)^2 + (p/2)^2) from them.
@@ -27,10 +28,12 @@
 //
 // Parallelism. The nets of an iteration are routed in batches; the searches
 // of a batch (one connection per net) run in one call of the graph module's
-// batched shortest paths, each confined to its connection's bounding box
+// path search (ShortestPaths::paths), each confined to its connection's bounding box
 // with a margin that widens when the search fails. A batch holds nets
 // whose reaches (pin box, margin and claim distance) are apart, so routing
-// them together gives what routing them one by one would. Results depend
+// them together gives what routing them one by one would; while pres_fac is
+// 0 (the first iteration by default) no net's costs depend on another's, and
+// any nets share a batch. Results depend
 // only on the input and the options, not on the backend: the searches are
 // bitwise identical across backends, and every path is checked (it starts
 // on the net's tree and follows lattice edges; anything else is an internal

@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kBlockThreads) block_bellman_ford(BlockBatch b
   __syncthreads();
   for (unsigned i = b.source_offsets[q] + threadIdx.x; i < b.source_offsets[q + 1]; i += blockDim.x) {
     const NodeId s = b.sources[i];
-    keys[s] = make_key(0.0f, 0);
+    keys[s] = make_key(0.0f);
     atomicOr(&current[s >> 5], 1u << (s & 31));
   }
   __syncthreads();
@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kBlockThreads) block_bellman_ford(BlockBatch b
           const Weight candidate = key_distance(from) + (cost == nullptr ? w_uv : w_uv + __ldg(&cost[v]));
           ++relaxed;
           if (candidate > bound) continue;
-          const Key key = make_key(candidate, key_hops(from) + 1);
+          const Key key = make_key(candidate);
           const Key old = kSharedKeys ? keys[v] : load_key(&keys[v]);
           if (key < old && atomicMin(&keys[v], key) > key) {
             atomicOr(&next[v >> 5], 1u << (v & 31));

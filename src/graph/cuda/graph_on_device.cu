@@ -30,7 +30,7 @@ __global__ void reset_keys(Key* keys, NodeId nodes) {
 
 __global__ void set_source_keys(Key* keys, const NodeId* sources, unsigned source_count) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < source_count; i += gridDim.x * blockDim.x) {
-    keys[sources[i]] = make_key(0.0f, 0);
+    keys[sources[i]] = make_key(0.0f);
   }
 }
 
@@ -173,7 +173,7 @@ void GraphOnDevice::finish(const Key* keys, const Weight* node_costs, std::span<
     device::synchronize(stream);
     for (unsigned q = 0; q < queries; ++q) {
       SsspPath& path = out.paths[q];
-      path.distance = target_keys[q] == kNoKey ? kUnreachable : std::bit_cast<Weight>(static_cast<std::uint32_t>(target_keys[q] >> 32));
+      path.distance = target_keys[q] == kNoKey ? kUnreachable : std::bit_cast<Weight>(target_keys[q]);
       path.nodes.assign(all.begin() + offsets[q], all.begin() + offsets[q + 1]);
     }
     return;

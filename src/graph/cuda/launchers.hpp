@@ -62,7 +62,7 @@ struct TightParents {
   const ColumnIndex* heads;
   const Weight* weights;
   NodeId nodes;
-  const Key* keys;                 // K * n, the searches' final labels (only their distances are read)
+  const Key* keys;                 // K * n, the searches' final labels
   const NodeId* sources;           // as in BlockBatch
   const unsigned* source_offsets;  // K + 1
   const NodeId* targets;           // K; -1: none

@@ -1,12 +1,10 @@
 // Device-side pieces every shortest-path kernel shares.
 //
-// A node's label is one 64-bit key: the float distance's bits above a hop
-// count. Non-negative floats order like their bit patterns, so atomicMin on
-// the key keeps the lexicographically least (distance, hops) pair. Only the
-// distance is a result: the hop count merely orders equal distances while
-// searching. Parents come from a breadth-first search over the final tight
-// edges (tight_parents.cu says why the hops cannot serve). Unreached nodes
-// hold kNoKey.
+// A node's label is its float distance's bits: non-negative floats order
+// like their bit patterns, so an unsigned atomicMin keeps the least
+// distance. Parents come from a breadth-first search over the final tight
+// edges (tight_parents.cu), not from the search. Unreached nodes hold
+// kNoKey, which is above every distance's bits (+inf included).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,15 +16,12 @@
 
 namespace trellis::graph::cuda {
 
-using Key = unsigned long long;
-inline constexpr Key kNoKey = ~0ULL;
+using Key = std::uint32_t;
+inline constexpr Key kNoKey = 0xffffffffu;
 inline constexpr int kWarp = 32;
 
-__device__ inline Key make_key(Weight distance, std::uint32_t hops) {
-  return (static_cast<Key>(__float_as_uint(distance)) << 32) | hops;
-}
-__device__ inline Weight key_distance(Key key) { return __uint_as_float(static_cast<std::uint32_t>(key >> 32)); }
-__device__ inline std::uint32_t key_hops(Key key) { return static_cast<std::uint32_t>(key); }
+__device__ inline Key make_key(Weight distance) { return __float_as_uint(distance); }
+__device__ inline Weight key_distance(Key key) { return __uint_as_float(key); }
 
 // What one search needs on the device.
 struct DeviceSearch {
@@ -60,7 +55,7 @@ __device__ inline bool relax(const DeviceSearch& s, Key from, RowOffset k, Weigh
   head = __ldg(&s.heads[k]);
   const Weight candidate = key_distance(from) + edge_weight(s, k, head);
   if (candidate > bound) return false;
-  const Key key = make_key(candidate, key_hops(from) + 1);
+  const Key key = make_key(candidate);
   if (key >= load_key(&s.keys[head])) return false;
   return atomicMin(&s.keys[head], key) > key;
 }

@@ -4,12 +4,12 @@
 // with __syncthreads between levels. A node reached on level h takes the
 // smallest tight in-neighbour from level h - 1.
 //
-// Why not read the levels off the search's keys: float addition is only
-// weakly monotone. A stale label (a larger distance with fewer hops) can
-// round to the same candidate as the final one, fl(a + w) == fl(b + w) with
-// a > b once w dwarfs their difference (a router's 1e9 blocking costs do),
-// so the hop counts a search ends with need not be breadth-first depths of
-// the final tight-edge graph.
+// Why not count hops during the search, in the labels: float addition is
+// only weakly monotone. A stale label (a larger distance with fewer hops)
+// can round to the same candidate as the final one, fl(a + w) == fl(b + w)
+// with a > b once w dwarfs their difference (a router's 1e9 blocking costs
+// do), so hop counts kept during a search need not be breadth-first depths
+// of the final tight-edge graph.
 #include "launchers.hpp"
 #include "trellis/core/cuda_check.hpp"
 #include "trellis/graph/sssp.hpp"
