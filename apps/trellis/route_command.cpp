@@ -41,6 +41,7 @@ struct RouteCommand {
   int max_iterations = 50;
   double pitch_mm = 0;
   double via_cost = 10;
+  int corners = 45;
 };
 
 nlohmann::json report_json(const Board& board, const route::RouteResult& result, const route::DrcReport& drc) {
@@ -72,6 +73,7 @@ nlohmann::json report_json(const Board& board, const route::RouteResult& result,
           {"overused_nodes", result.overused_nodes},
           {"wire_length_mm", millimetres(static_cast<double>(result.wire_length))},
           {"vias", result.via_count},
+          {"mitred_corners", result.mitred_corners},
           {"seconds", result.seconds},
           {"iterations", std::move(iterations)},
           {"drc",
@@ -95,6 +97,7 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
   options.backend = globals.requested_backend();
   options.max_iterations = command.max_iterations;
   options.via_cost = command.via_cost;
+  options.miter_corners = command.corners == 45;
   if (command.pitch_mm != 0) {
     if (!(command.pitch_mm > 0) || command.pitch_mm > 100) {
       throw UsageError(fmt::format("--pitch must be a positive number of millimetres up to 100, got {}", command.pitch_mm));
@@ -163,6 +166,10 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
       ->check(CLI::Range(1, 100000));
   route->add_option("--pitch", command->pitch_mm, "Lattice pitch in mm (default: wire width + clearance)");
   route->add_option("--via-cost", command->via_cost, "Cost of a via in grid steps")->capture_default_str();
+  route->add_option("--corners", command->corners,
+                    "45: cut right-angle corners at 45 degrees where the clearance allows; 90: keep them")
+      ->capture_default_str()
+      ->check(CLI::IsMember({45, 90}));
   route->callback([command, &globals] { run(*command, globals); });
 }
 

@@ -209,6 +209,43 @@ TEST(Router, FinePitchPadsLeaveAlongTheirAxisAndTurn) {
   EXPECT_GT(bent, 0);
 }
 
+// Nets between pads that are not lined up route as L shapes and
+// staircases; cutting their corners at 45 degrees shortens them, keeps the
+// design-rule check clean and every net connected, and turning it off
+// gives right angles only.
+TEST(Router, CornersAreCutAtFortyFiveDegreesWhereTheClearanceAllows) {
+  const Board board = random_board(11, 6, 3);
+  RouterOptions square;
+  square.backend = Backend::reference;
+  square.miter_corners = false;
+  RouterOptions mitred = square;
+  mitred.miter_corners = true;
+  const RouteResult right_angles = route_board(board, square);
+  const RouteResult cut = route_board(board, mitred);
+  ASSERT_TRUE(right_angles.converged);
+  ASSERT_TRUE(cut.converged);
+  EXPECT_EQ(right_angles.mitred_corners, 0u);
+  EXPECT_GT(cut.mitred_corners, 0u);
+  EXPECT_LT(cut.wire_length, right_angles.wire_length);
+  const auto diagonal_segments = [](const RoutedCopper& copper) {
+    int count = 0;
+    for (const Wire& wire : copper.wires) {
+      const auto& p = wire.shape.points;
+      for (std::size_t i = 1; i < p.size(); ++i) {
+        if (std::abs(p[i].x - p[i - 1].x) == std::abs(p[i].y - p[i - 1].y) && p[i] != p[i - 1]) ++count;
+      }
+    }
+    return count;
+  };
+  // Cuts along a staircase merge into one diagonal; without cuts only a
+  // pad's stub can run at 45 degrees.
+  EXPECT_GT(diagonal_segments(cut.copper), diagonal_segments(right_angles.copper));
+  const DrcReport drc = check(board, cut);
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+  EXPECT_EQ(cut.copper.vias.size(), right_angles.copper.vias.size());
+}
+
 TEST(Router, OptionsOutOfRangeAreUsageErrors) {
   const Board board = crossing_board();
   const auto with = [&](auto change) {

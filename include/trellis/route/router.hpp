@@ -42,7 +42,12 @@
 // Geometry. Paths become wires of the net's width (collinear steps merged
 // into one segment) and vias of the net's class padstack (the first via
 // padstack the class or board allows); a via whose layers the path does not
-// change is never emitted.
+// change is never emitted. With miter_corners, right-angle corners are then
+// cut at 45 degrees from the middle of one leg to the middle of the other
+// (a staircase of grid steps becomes a diagonal), except where a junction
+// of the net lies on the part cut away; the design-rule check runs on the
+// result, and a cut it finds too close to other copper (or that leaves its
+// net unconnected) is taken back.
 #pragma once
 
 #include <cstddef>
@@ -69,6 +74,7 @@ struct RouterOptions {
   double via_cost = 10;          // a via costs as much as this many grid steps
   int box_margin = 10;           // grid steps around a connection's pins
   int batch_size = 64;           // nets searched together (at most)
+  bool miter_corners = true;     // cut right-angle corners at 45 degrees where the clearance allows
 };
 
 // One PathFinder iteration.
@@ -101,6 +107,7 @@ struct RouteResult {
   bool converged = false;          // zero overuse and every net complete
   Coord wire_length = 0;           // total centre-line length of the new wires (nm)
   std::size_t via_count = 0;
+  std::size_t mitred_corners = 0;  // right-angle corners cut at 45 degrees
   std::vector<std::string> warnings;  // pins no wire of their net can reach, and the like
   double seconds = 0;              // lattice, negotiation and geometry together
   Backend backend = Backend::reference;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "copper_from_paths.hpp"
+#include "miter_corners.hpp"
 #include "lattice.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/graph/sssp.hpp"
@@ -591,6 +592,18 @@ RouteResult route_board(const Board& board, const RouterOptions& options, const 
   router_detail::Lattice lattice = router_detail::build_lattice(board, options);
   Negotiation negotiation(board, options, std::move(lattice));
   RouteResult result = negotiation.run(progress);
+  if (options.miter_corners) {
+    result.mitred_corners = router_detail::miter_corners(board, result.copper);
+    result.wire_length = 0;
+    for (const Wire& wire : result.copper.wires) {
+      const auto& p = wire.shape.points;
+      double length = 0;
+      for (std::size_t i = 1; i < p.size(); ++i) {
+        length += std::hypot(static_cast<double>(p[i].x - p[i - 1].x), static_cast<double>(p[i].y - p[i - 1].y));
+      }
+      result.wire_length += static_cast<Coord>(std::llround(length));
+    }
+  }
   const Lattice& built = negotiation.lattice();
   result.lattice.pitch = built.pitch;
   result.lattice.columns = built.columns;
