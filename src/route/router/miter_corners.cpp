@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -133,7 +134,9 @@ std::size_t miter_corners(const Board& board, RoutedCopper& routed) {
     all.vias.insert(all.vias.end(), ours.vias.begin(), ours.vias.end());
     return check_design_rules(board, all);
   };
-  const std::set<int> unconnected_before = unconnected_nets(checked(routed));
+  // Nets already unconnected without cuts (unrouted ones): checked only
+  // when a check with cuts finds unconnected nets at all.
+  std::optional<std::set<int>> unconnected_before;
 
   std::vector<Cut> cuts;
   for (std::size_t i = 0; i < routed.wires.size(); ++i) {
@@ -180,8 +183,10 @@ std::size_t miter_corners(const Board& board, RoutedCopper& routed) {
       blame(v.second, v.position);
     }
     // A net newly unconnected takes back every cut of its wires.
-    for (const int net : unconnected_nets(report)) {
-      if (unconnected_before.contains(net)) continue;
+    const std::set<int> unconnected = unconnected_nets(report);
+    if (!unconnected.empty() && !unconnected_before) unconnected_before = unconnected_nets(checked(routed));
+    for (const int net : unconnected) {
+      if (unconnected_before->contains(net)) continue;
       for (std::size_t i = 0; i < cut.wires.size(); ++i) {
         if (cut.wires[i].net != net || !any_on(i)) continue;
         for (const Cut* c : cuts_of[i]) const_cast<Cut*>(c)->on = false;
