@@ -4,7 +4,13 @@
 #include <set>
 
 namespace trellis::route::router_detail {
-namespace {
+Coord length_of(const std::vector<Point>& points) {
+  double total = 0;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    total += std::hypot(static_cast<double>(points[i].x - points[i - 1].x), static_cast<double>(points[i].y - points[i - 1].y));
+  }
+  return static_cast<Coord>(std::llround(total));
+}
 
 // Drops repeated points and the middle of three collinear points that keep
 // one direction; what is left are the path's corners.
@@ -26,16 +32,6 @@ std::vector<Point> corners_only(const std::vector<Point>& points) {
   }
   return kept;
 }
-
-Coord length_of(const std::vector<Point>& points) {
-  double total = 0;
-  for (std::size_t i = 1; i < points.size(); ++i) {
-    total += std::hypot(static_cast<double>(points[i].x - points[i - 1].x), static_cast<double>(points[i].y - points[i - 1].y));
-  }
-  return static_cast<Coord>(std::llround(total));
-}
-
-}  // namespace
 
 Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vector<int>>& paths, RoutedCopper& copper) {
   const RuleGroup& group = lattice.groups[static_cast<std::size_t>(lattice.group_of_net[static_cast<std::size_t>(net)])];

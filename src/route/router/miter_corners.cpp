@@ -1,5 +1,7 @@
 #include "miter_corners.hpp"
 
+#include "copper_from_paths.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -24,26 +26,6 @@ Point along(Point corner, Point to, Coord by) {
   const Coord dx = to.x > corner.x ? 1 : to.x < corner.x ? -1 : 0;
   const Coord dy = to.y > corner.y ? 1 : to.y < corner.y ? -1 : 0;
   return {corner.x + dx * by, corner.y + dy * by};
-}
-
-// Drops repeated points and the middle of three collinear points.
-std::vector<Point> without_redundant_points(const std::vector<Point>& points) {
-  std::vector<Point> kept;
-  for (const Point p : points) {
-    if (!kept.empty() && kept.back() == p) continue;
-    if (kept.size() >= 2) {
-      const Point a = kept[kept.size() - 2];
-      const Point b = kept.back();
-      const Coord cross = (b.x - a.x) * (p.y - b.y) - (b.y - a.y) * (p.x - b.x);
-      const Coord dot = (b.x - a.x) * (p.x - b.x) + (b.y - a.y) * (p.y - b.y);
-      if (cross == 0 && dot > 0) {
-        kept.back() = p;
-        continue;
-      }
-    }
-    kept.push_back(p);
-  }
-  return kept;
 }
 
 // A corner that may be cut: point `index` of wire `wire`, replaced by p, q.
@@ -91,7 +73,7 @@ std::vector<Point> with_cuts(const std::vector<Point>& points, const std::vector
       out.push_back(points[i]);
     }
   }
-  return without_redundant_points(out);
+  return corners_only(out);
 }
 
 double distance_to_segment(Point x, Point a, Point b) {

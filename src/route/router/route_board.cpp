@@ -595,14 +595,7 @@ RouteResult route_board(const Board& board, const RouterOptions& options, const 
   if (options.miter_corners) {
     result.mitred_corners = router_detail::miter_corners(board, result.copper);
     result.wire_length = 0;
-    for (const Wire& wire : result.copper.wires) {
-      const auto& p = wire.shape.points;
-      double length = 0;
-      for (std::size_t i = 1; i < p.size(); ++i) {
-        length += std::hypot(static_cast<double>(p[i].x - p[i - 1].x), static_cast<double>(p[i].y - p[i - 1].y));
-      }
-      result.wire_length += static_cast<Coord>(std::llround(length));
-    }
+    for (const Wire& wire : result.copper.wires) result.wire_length += router_detail::length_of(wire.shape.points);
   }
   const Lattice& built = negotiation.lattice();
   result.lattice.pitch = built.pitch;
