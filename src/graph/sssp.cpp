@@ -78,16 +78,16 @@ void check_query(const Graph& graph, const SsspQuery& query) {
     if (query.node_cost.size() != static_cast<std::size_t>(n)) {
       throw UsageError(fmt::format("node cost array has {} entries for {} nodes", query.node_cost.size(), n));
     }
-    // One branch-free pass (it vectorises; a router checks a graph-sized
-    // array per search), then the first bad entry when there is one.
-    const auto bad = [](Weight c) { return !(c >= 0) || c == kUnreachable; };
-    // On the bits: infinity or NaN, or a sign bit on anything but zero.
+    // One branch-free pass over the bits (it vectorises; a router checks a
+    // graph-sized array per search): infinity or NaN, or a sign bit on
+    // anything but zero. Then the first bad entry, when there is one.
     std::uint32_t any_bad = 0;
     for (const Weight c : query.node_cost) {
       const auto b = std::bit_cast<std::uint32_t>(c);
       any_bad |= static_cast<std::uint32_t>((b & 0x7fffffffu) >= 0x7f800000u) | static_cast<std::uint32_t>(b > 0x80000000u);
     }
     if (any_bad != 0) {
+      const auto bad = [](Weight c) { return !(c >= 0) || c == kUnreachable; };
       const auto v = static_cast<std::size_t>(std::find_if(query.node_cost.begin(), query.node_cost.end(), bad) -
                                               query.node_cost.begin());
       throw UsageError(fmt::format("node cost {} of node {} is not finite and non-negative", query.node_cost[v], v));
@@ -216,7 +216,7 @@ std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries) {
   for (std::size_t q = 0; q < queries.size(); ++q) {
     paths[q].distance = results[q].distance[static_cast<std::size_t>(queries[q].target)];
     paths[q].edges_relaxed = results[q].edges_relaxed;
-    if (impl_->parents) paths[q].nodes = path_to(results[q], queries[q].target);
+    paths[q].nodes = path_to(results[q], queries[q].target);
   }
   return paths;
 }

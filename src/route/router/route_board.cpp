@@ -250,7 +250,8 @@ class Negotiation {
     for (const int pin : route.pending) {
       const Point p = lattice_.position[static_cast<std::size_t>(pin)];
       for (const int node : route.tree) {
-        // Squared, in integers: exact (board coordinates are far below 2^31 nm).
+        // Squared, in integers: exact (boards are under a metre, 2^30 nm, so
+        // the sum stays below 2^61).
         const Point q = lattice_.position[static_cast<std::size_t>(node)];
         const std::int64_t dx = p.x - q.x;
         const std::int64_t dy = p.y - q.y;
