@@ -137,8 +137,33 @@ TEST(Router, CrossingNetsRouteCleanlyWithAVia) {
   }
 }
 
+// Stopped after the first iteration (pres_fac 0: both nets go straight
+// through each other), one crossing net is dropped; tried again alone with
+// the other's copper forbidden, it goes round through a via, and the board
+// is complete and clean.
+TEST(Router, ADroppedNetIsRoutedAroundTheOthersOnceMore) {
+  const Board board = crossing_board();
+  RouterOptions options;
+  options.backend = Backend::reference;
+  options.max_iterations = 1;
+  const RouteResult result = route_board(board, options);
+  ASSERT_EQ(result.iterations.size(), 1u);
+  EXPECT_GT(result.iterations.front().overused_nodes, 0u);
+  EXPECT_TRUE(result.unrouted_nets.empty());
+  EXPECT_TRUE(result.converged);
+  EXPECT_GE(result.via_count, 2u);
+  const DrcReport drc = check(board, result);
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+}
+
 TEST(Router, WithoutViasCrossingNetsCannotBothRoute) {
-  Board board = crossing_board();
+  // Both nets run from edge to edge, their pads too near the outline for a
+  // wire to pass round them: on one layer one must cross the other.
+  BoardBuilder b;
+  b.net("A", {b.part(b.smd, {mm(0.9), mm(10)}), b.part(b.smd, {mm(19.1), mm(10)})});
+  b.net("B", {b.part(b.smd, {mm(10), mm(0.9)}), b.part(b.smd, {mm(10), mm(19.1)})});
+  Board board = b.board;
   board.via_padstacks.clear();
   RouterOptions options;
   options.backend = Backend::reference;

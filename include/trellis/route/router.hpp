@@ -24,7 +24,10 @@
 // present_factor_max. Multi-pin nets grow as trees: repeated searches from
 // the partial tree to the nearest unconnected pin. After the first iteration
 // only nets on overused nodes are ripped up and rerouted. Routing stops at
-// zero overuse or after max_iterations.
+// zero overuse or after max_iterations. Nets still in conflict then are
+// dropped (the most conflicted first, until none is left), and each dropped
+// net is tried once more alone with the other nets' copper forbidden rather
+// than priced: it stays if it completes.
 //
 // Parallelism. The nets of an iteration are routed in batches; the searches
 // of a batch (one connection per net) run in one call of the graph module's

@@ -128,6 +128,7 @@ class Negotiation {
       to_route = nets_on_overuse();
     }
     drop_conflicting_nets();
+    route_dropped_nets_around();
     for (const int net : nets_) {
       NetRoute& route = routes_[static_cast<std::size_t>(net)];
       if (!route.failed.empty() || !route.pending.empty() || route.paths.empty()) {
@@ -308,6 +309,7 @@ class Negotiation {
     const int who = owner[static_cast<std::size_t>(node)];
     if (who != kAnyNet && who != net) return kBlocked;
     const float others = static_cast<float>(conflicts_at(net, node));
+    if (forbid_conflicts_ && others > 0) return kBlocked;
     const float penalty = 1.0f + present * others;
     const float base = lattice_.is_via(node) ? static_cast<float>(options_.via_cost) : lattice_.is_stub(node) ? 0.0f : 1.0f;
     return base * (penalty - 1.0f) + history_[static_cast<std::size_t>(node)] * penalty;
@@ -545,6 +547,29 @@ class Negotiation {
     return nets;
   }
 
+  // Once nothing is overused (after dropping nets in conflict): each dropped
+  // net is tried once more alone, where no other net's copper conflicts
+  // (conflicts forbidden, not priced). A net that completes without
+  // touching overuse stays; any other is dropped again.
+  void route_dropped_nets_around() {
+    if (count_overused() != 0) return;
+    forbid_conflicts_ = true;
+    for (const int net : nets_) {
+      const auto& pins = lattice_.net_pins[static_cast<std::size_t>(net)];
+      const NetRoute& dropped = routes_[static_cast<std::size_t>(net)];
+      if (!dropped.paths.empty() || dropped.failed.size() != pins.size()) continue;
+      rip_up(net);
+      for (std::vector<int> left{net}; !left.empty();) left = route_batch(left, 0.0f);
+      NetRoute& after = routes_[static_cast<std::size_t>(net)];
+      if (!after.failed.empty() || !after.pending.empty() || touches_overuse(after)) {
+        count(after, -1);
+        after = NetRoute{};
+        after.failed = pins;
+      }
+    }
+    forbid_conflicts_ = false;
+  }
+
   // Whatever overuse is left when the iterations run out: remove the net
   // with the most overused claims (ties: the later net) until none is left,
   // so that the copper handed back is free of conflicts.
@@ -581,6 +606,7 @@ class Negotiation {
   std::vector<float> history_;
   std::vector<NetRoute> routes_;      // per board net
   std::vector<unsigned char> own_;    // kOwnUse / kOwnClaim on the copper of the net whose costs are being filled
+  bool forbid_conflicts_ = false;     // route_dropped_nets_around: other nets' copper blocks, not prices
   std::vector<int> nets_;             // the nets routed, in routing order
   std::vector<std::vector<graph::Weight>> cost_arrays_;  // one per search of a batch, blocked outside its window
 };
