@@ -87,9 +87,10 @@ Weight default_delta(const CsrView<Weight>& g);
 
 namespace trellis::graph::cuda {
 
-// Whether a search on this many nodes fits one block's shared memory (then
-// it is solved inside one block: small graphs are pure latency).
-bool fits_one_block(NodeId nodes);
+// Whether a search on this many nodes fits the shared memory of one
+// thread-block cluster (then it is solved inside the cluster, with a
+// cluster barrier between rounds instead of a grid-wide one).
+bool fits_one_cluster(NodeId nodes);
 
 // The graph resident on the device and the scratch its searches reuse.
 class GraphOnDevice {
@@ -101,8 +102,9 @@ class GraphOnDevice {
 
   // Fills distance, parent (when asked), edges_relaxed and solve_ms of
   // results[i] for searches[i]; distances are unmasked (the caller masks).
-  // A batch of several searches, and Bellman-Ford on a graph small enough
-  // for one block's shared memory, run one block per search; the rest run
+  // A batch of several searches, and Bellman-Ford on a graph whose labels
+  // fit one thread-block cluster's shared memory, run one cluster per search
+  // (or one block with global labels when they fit no cluster); the rest run
   // the chosen algorithm on the whole device, one search at a time.
   void search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
               std::span<SsspResult> results);

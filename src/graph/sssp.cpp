@@ -47,8 +47,9 @@ SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested, NodeId
       case Backend::reference: return SsspAlgorithm::dijkstra;
       case Backend::cpu: return SsspAlgorithm::delta_stepping;
       case Backend::cuda:
-        // Small graphs: Bellman-Ford inside one block; larger: delta-stepping.
-        return cuda::fits_one_block(nodes) ? SsspAlgorithm::bellman_ford : SsspAlgorithm::delta_stepping;
+        // Graphs whose labels fit one cluster's shared memory: Bellman-Ford
+        // inside the cluster; larger: delta-stepping.
+        return cuda::fits_one_cluster(nodes) ? SsspAlgorithm::bellman_ford : SsspAlgorithm::delta_stepping;
       case Backend::automatic: break;
     }
   }

@@ -205,27 +205,22 @@ INSTANTIATE_TEST_SUITE_P(Graphs, RandomGraphParity,
 
 class BatchParity : public ::testing::TestWithParam<Combo> {};
 
-TEST_P(BatchParity, BatchEqualsSeparateReferenceRuns) {
-  const Combo combo = GetParam();
-  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
-  LatticeSpec spec;
-  spec.width = 40;
-  spec.height = 30;
-  spec.layers = 4;
-  spec.obstacle_fraction = 0.1;
-  spec.seed = 9;
+// Batched queries with node costs and source sets on a graph of `spec`,
+// against separate reference runs.
+void expect_batch_matches_reference(const Combo& combo, const LatticeSpec& spec, int queries_wanted) {
   const Graph graph = routing_lattice(spec);
-  std::mt19937_64 rng(3);
-  std::uniform_int_distribution<NodeId> node(0, graph.node_count() - 1);
-  std::uniform_int_distribution<int> c(0, 3);
-  std::vector<std::vector<Weight>> costs(17);
+  const NodeId n = graph.node_count();
+  std::mt19937_64 rng(spec.seed);
+  std::uniform_int_distribution<NodeId> node(0, n - 1);
+  std::uniform_int_distribution<int> cost(0, 5);
+  std::vector<std::vector<Weight>> costs(static_cast<std::size_t>(queries_wanted));
   std::vector<SsspQuery> queries;
-  for (int q = 0; q < 17; ++q) {
-    SsspQuery query{{node(rng)}, q % 3 == 0 ? -1 : node(rng), {}};
-    if (q % 4 == 1) query.sources.push_back(node(rng));
-    if (q % 2 == 0) {
-      costs[q].resize(static_cast<std::size_t>(graph.node_count()));
-      for (Weight& x : costs[q]) x = static_cast<float>(c(rng));
+  for (int q = 0; q < queries_wanted; ++q) {
+    SsspQuery query{{node(rng)}, q % 2 == 0 ? -1 : node(rng), {}};
+    if (q % 3 == 1) query.sources.insert(query.sources.end(), {node(rng), node(rng)});
+    if (q % 2 == 1) {
+      costs[q].resize(static_cast<std::size_t>(n));
+      for (Weight& x : costs[q]) x = 0.5f * static_cast<float>(cost(rng));
       query.node_cost = costs[q];
     }
     queries.push_back(query);
@@ -238,26 +233,38 @@ TEST_P(BatchParity, BatchEqualsSeparateReferenceRuns) {
   }
 }
 
-TEST_P(BatchParity, BatchOnAGraphTooLargeForSharedMemory) {
-  const Combo combo = GetParam();
-  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+LatticeSpec lattice_spec(std::int32_t width, std::int32_t height, std::int32_t layers, double obstacles,
+                         std::uint64_t seed) {
   LatticeSpec spec;
-  spec.width = 200;
-  spec.height = 100;
-  spec.layers = 3;  // 60,000 nodes: a block's keys live in global memory
-  spec.obstacle_fraction = 0.05;
-  const Graph graph = routing_lattice(spec);
-  std::vector<SsspQuery> queries;
-  for (NodeId q = 0; q < 5; ++q) {
-    const NodeId source = q * 7919 % graph.node_count();
-    const NodeId target = q % 2 == 0 ? -1 : q * 10007 % graph.node_count();
-    queries.push_back({{source}, target, {}});
-  }
-  ShortestPaths engine(graph, {combo.backend, combo.algorithm});
-  std::vector<SsspResult> batch = engine.run_batch(queries);
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    expect_same_result(reference_run(graph, queries[q]), batch[q], "query " + std::to_string(q));
-  }
+  spec.width = width;
+  spec.height = height;
+  spec.layers = layers;
+  spec.obstacle_fraction = obstacles;
+  spec.seed = seed;
+  return spec;
+}
+
+// On cuda, each size below takes another of the batch's regimes.
+TEST_P(BatchParity, BatchOnAGraphThatFitsOneBlockWhole) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam().backend);
+  expect_batch_matches_reference(GetParam(), lattice_spec(30, 20, 3, 0.1, 2), 9);  // 1,800 nodes: graph in one block
+}
+
+TEST_P(BatchParity, BatchEqualsSeparateReferenceRuns) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam().backend);
+  expect_batch_matches_reference(GetParam(), lattice_spec(40, 30, 4, 0.1, 9), 17);  // 4,800 nodes: labels in one block
+}
+
+TEST_P(BatchParity, BatchOnAGraphLargerThanOneBlock) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam().backend);
+  expect_batch_matches_reference(GetParam(), lattice_spec(200, 100, 3, 0.05, 4), 6);  // 60,000 nodes: a cluster
+}
+
+TEST_P(BatchParity, BatchOnAGraphLargerThanACluster) {
+  if (GetParam().backend != Backend::cuda) GTEST_SKIP() << "sized for the cuda engine's global-memory path";
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam().backend);
+  // 910,000 nodes: more labels than 16 blocks' shared memory holds.
+  expect_batch_matches_reference(GetParam(), lattice_spec(700, 650, 2, 0.02, 6), 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Combos, BatchParity, ::testing::ValuesIn(combos()),

@@ -222,8 +222,9 @@ void GraphOnDevice::search_paths(SsspAlgorithm algorithm, Weight delta, std::spa
 void GraphOnDevice::run(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,
                         const Output& out) {
   if (searches.empty()) return;
-  const bool small = block_keys_fit_shared(state_->nodes);
-  if (searches.size() > 1 || (algorithm == SsspAlgorithm::bellman_ford && small)) {
+  const bool in_shared = plan_blocks(state_->nodes, state_->csr.view().nnz, 1).kind !=
+                         BlockPlan::Kind::labels_in_global;
+  if (searches.size() > 1 || (algorithm == SsspAlgorithm::bellman_ford && in_shared)) {
     search_in_blocks(searches, out);
     return;
   }
@@ -314,12 +315,12 @@ void GraphOnDevice::search_in_blocks(std::span<const SearchSpec> searches, const
   auto d_costs = DeviceArray<Weight>::from_host(costs, stream);
   auto d_cost_offsets = DeviceArray<long long>::from_host(cost_offsets, stream);
   DeviceArray<Key> keys(queries * n);
-  const bool in_shared = block_keys_fit_shared(st.nodes);
-  DeviceArray<unsigned> bits(in_shared ? 0 : queries * 2 * ((n + 31) / 32));
+  const bool in_global = plan_blocks(st.nodes, g.nnz, queries).kind == BlockPlan::Kind::labels_in_global;
+  DeviceArray<unsigned> bits(in_global ? queries * 2 * ((n + 31) / 32) : 0);
   DeviceArray<unsigned long long> relaxed(queries);
   relaxed.fill_zero(stream);
 
-  BlockBatch batch{g.row_offsets,       g.col_indices,         g.values,         st.nodes,
+  BlockBatch batch{g.row_offsets,       g.col_indices,         g.values,         st.nodes,  g.nnz,
                    d_sources.data(),    d_source_offsets.data(), d_targets.data(), d_costs.data(),
                    d_cost_offsets.data(), keys.data(),          bits.data(),      relaxed.data()};
   st.timer.start(stream);

@@ -2,6 +2,7 @@
 // file, and the scratch they share. All run asynchronously on `stream`.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "sssp_device.cuh"
@@ -34,24 +35,38 @@ void run_delta_stepping(const DeviceSearch& search, const Workspace& work, unsig
 // again with a larger Workspace::worklist.
 bool run_spfa(const DeviceSearch& search, const Workspace& work, unsigned source_count, Stream stream);
 
-// K searches, one block each (block_solver.cu).
+// K searches, one thread-block cluster each (block_solver.cu).
 struct BlockBatch {
   const RowOffset* row_offsets;
   const ColumnIndex* heads;
   const Weight* weights;
   NodeId nodes;
+  RowOffset edges;
   const NodeId* sources;           // all queries' sources, query q's at [source_offsets[q], source_offsets[q+1])
   const unsigned* source_offsets;  // K + 1
   const NodeId* targets;           // K; -1: none
   const Weight* node_costs;        // the cost arrays of the queries that have one, n each
   const long long* cost_offsets;   // K; offset of query q's costs in node_costs, or -1
-  Key* keys;                       // K * n: the result keys (and the working keys when not in shared memory)
-  unsigned* frontier_bits;         // K * 2 * ceil(n / 32) words, used when keys are not in shared memory
+  Key* keys;                       // K * n: the result keys (and the working keys without a cluster plan)
+  unsigned* frontier_bits;         // K * 2 * ceil(n / 32) words, used only without a cluster plan
   unsigned long long* relaxed;     // K, zeroed
 };
 
-// Whether one block's keys and bitmaps fit in its shared memory.
-bool block_keys_fit_shared(NodeId nodes);
+// Where K searches on a graph run (block_solver.cu): one block each with
+// the whole graph in shared memory, one block each with the labels in
+// shared memory, one cluster each of `blocks` blocks (2 to 16) holding
+// `chunk` labels a block with room for `capacity` nodes in a round's list,
+// or one block each with the labels in global memory. `shared_bytes`: the
+// dynamic shared memory a block.
+struct BlockPlan {
+  enum class Kind { whole_graph_in_block, labels_in_block, labels_in_cluster, labels_in_global };
+  Kind kind;
+  int blocks;
+  NodeId chunk;
+  NodeId capacity;
+  std::size_t shared_bytes;
+};
+BlockPlan plan_blocks(NodeId nodes, RowOffset edges, unsigned queries);
 void run_block_batch(const BlockBatch& batch, unsigned queries, Stream stream);
 
 // Parents by the parity rule for K searches with final distances

@@ -4,7 +4,7 @@
 
 namespace trellis::graph::cuda {
 
-bool fits_one_block(NodeId) { return false; }
+bool fits_one_cluster(NodeId) { return false; }
 
 struct GraphOnDevice::State {};
 
