@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <mutex>
+#include <optional>
 
 #include "../kernels.hpp"
 #include "launchers.hpp"
@@ -451,19 +452,23 @@ cudaLaunchConfig_t cluster_config(int blocks, std::size_t shared_bytes, unsigned
   return config;
 }
 
-// Where K searches on a graph run: one block each with the whole graph in
-// it; else one block each with the labels in it; else one cluster each, as
-// large as the device can spread the K of them over its multiprocessors
-// (16 blocks for one search: a hop's work spread widest) and never smaller
-// than the labels need; else one block each with the labels in global
-// memory.
-BlockPlan find_plan(NodeId nodes, RowOffset edges, unsigned queries) {
+// What a graph allows, worked out once per graph (the device queries and the
+// first touch of the kernels cost far more than a search on a small graph):
+// its regime, and for clusters the plan for every size that holds its labels
+// and that the device can place.
+struct GraphPlans {
+  BlockPlan single;  // all but clusters
+  std::array<std::optional<BlockPlan>, kClusterBlocks.size()> clusters;  // by kClusterBlocks index
+  int multiprocessors = 0;
+};
+
+GraphPlans find_plans(NodeId nodes, RowOffset edges) {
   int device = 0;
   int optin = 0;
-  int multiprocessors = 0;
+  GraphPlans plans;
   TRELLIS_CUDA_CHECK(cudaGetDevice(&device));
   TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&plans.multiprocessors, cudaDevAttrMultiProcessorCount, device));
   const std::array<const void*, 3> shared_users = {reinterpret_cast<const void*>(whole_graph_bellman_ford),
                                                     reinterpret_cast<const void*>(block_bellman_ford<true>),
                                                     reinterpret_cast<const void*>(cluster_bellman_ford)};
@@ -473,15 +478,18 @@ BlockPlan find_plan(NodeId nodes, RowOffset edges, unsigned queries) {
   TRELLIS_CUDA_CHECK(cudaFuncSetAttribute(cluster_bellman_ford, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   const auto budget = static_cast<std::size_t>(optin);
   using Kind = BlockPlan::Kind;
+  plans.single = {Kind::labels_in_global, 1, nodes, 0, 0};
   if (edges > 0 && edges <= (RowOffset{1} << 30) && whole_graph_shared_bytes(nodes, edges) <= budget) {
-    return {Kind::whole_graph_in_block, 1, nodes, 0, whole_graph_shared_bytes(nodes, edges)};
+    plans.single = {Kind::whole_graph_in_block, 1, nodes, 0, whole_graph_shared_bytes(nodes, edges)};
+    return plans;
   }
-  if (block_shared_bytes(nodes) <= budget) return {Kind::labels_in_block, 1, nodes, 0, block_shared_bytes(nodes)};
+  if (block_shared_bytes(nodes) <= budget) {
+    plans.single = {Kind::labels_in_block, 1, nodes, 0, block_shared_bytes(nodes)};
+    return plans;
+  }
   const NodeId runs = (std::max<NodeId>(nodes, 1) + kRun - 1) / kRun;
-  const auto wanted = static_cast<int>(std::clamp<long long>(
-      std::min<long long>(runs, multiprocessors / std::max(1u, queries)), 1, kClusterBlocks.back()));
-  for (const int blocks : kClusterBlocks) {
-    if (2 * blocks <= wanted) continue;
+  for (std::size_t i = 0; i < kClusterBlocks.size(); ++i) {
+    const int blocks = kClusterBlocks[i];
     const NodeId chunk = (runs + blocks - 1) / blocks * kRun;
     const std::size_t fixed = cluster_shared_bytes(chunk, 0);
     if (fixed + kRun * sizeof(NodeId) > budget) continue;
@@ -491,32 +499,45 @@ BlockPlan find_plan(NodeId nodes, RowOffset edges, unsigned queries) {
     const cudaLaunchConfig_t config = cluster_config(blocks, bytes, 1, nullptr, attribute);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, cluster_bellman_ford, &config) != cudaSuccess) {
-      (void)cudaGetLastError();  // a size this device does not support: try the next
+      (void)cudaGetLastError();  // a size this device does not support
       continue;
     }
-    if (clusters >= 1) return {Kind::labels_in_cluster, blocks, chunk, capacity, bytes};
+    if (clusters >= 1) plans.clusters[i] = BlockPlan{Kind::labels_in_cluster, blocks, chunk, capacity, bytes};
   }
-  return {Kind::labels_in_global, 1, nodes, 0, 0};
+  return plans;
 }
 
 }  // namespace
 
+// One block each with the whole graph in it; else one block each with the
+// labels in it; else one cluster each, as large as the device can spread
+// the K of them over its multiprocessors (16 blocks for one search: a hop's
+// work spread widest) and never smaller than the labels need; else one
+// block each with the labels in global memory.
 BlockPlan plan_blocks(NodeId nodes, RowOffset edges, unsigned queries) {
-  // Asked for every search: remember the plans made (a process sees few sizes).
   struct Made {
     NodeId nodes;
     RowOffset edges;
-    unsigned queries;
-    BlockPlan plan;
+    GraphPlans plans;
   };
   static std::mutex mutex;
-  static std::vector<Made> made;
+  static std::vector<Made> made;  // a process sees few graphs
   const std::lock_guard lock(mutex);
-  for (const Made& m : made) {
-    if (m.nodes == nodes && m.edges == edges && m.queries == queries) return m.plan;
+  auto found =
+      std::find_if(made.begin(), made.end(), [&](const Made& m) { return m.nodes == nodes && m.edges == edges; });
+  if (found == made.end()) {
+    made.push_back({nodes, edges, find_plans(nodes, edges)});
+    found = made.end() - 1;
   }
-  made.push_back({nodes, edges, queries, find_plan(nodes, edges, queries)});
-  return made.back().plan;
+  const GraphPlans& plans = found->plans;
+  const NodeId runs = (std::max<NodeId>(nodes, 1) + kRun - 1) / kRun;
+  const long long wanted = std::min<long long>(runs, plans.multiprocessors / std::max(1u, queries));
+  std::optional<BlockPlan> chosen;
+  for (const std::optional<BlockPlan>& plan : plans.clusters) {
+    if (!plan) continue;
+    if (!chosen || plan->blocks <= wanted) chosen = plan;  // the largest that is wanted, else the smallest there is
+  }
+  return chosen ? *chosen : plans.single;
 }
 
 bool fits_one_cluster(NodeId nodes) { return plan_blocks(nodes, 0, 1).kind != BlockPlan::Kind::labels_in_global; }

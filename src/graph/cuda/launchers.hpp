@@ -35,7 +35,7 @@ void run_delta_stepping(const DeviceSearch& search, const Workspace& work, unsig
 // again with a larger Workspace::worklist.
 bool run_spfa(const DeviceSearch& search, const Workspace& work, unsigned source_count, Stream stream);
 
-// K searches, one thread-block cluster each (block_solver.cu).
+// K searches, one block or one thread-block cluster each (block_solver.cu).
 struct BlockBatch {
   const RowOffset* row_offsets;
   const ColumnIndex* heads;
