@@ -60,10 +60,10 @@ std::size_t block_shared_bytes(NodeId nodes) {
 
 // The whole-graph kernel's shared memory: per node a label, a stamp and an
 // offset (one more offset at the end), two lists of max(nodes, edges)
-// entries, per edge a head and a weight.
+// entries, per edge a head and a weight, and a scratch word.
 std::size_t whole_graph_shared_bytes(NodeId nodes, RowOffset edges) {
   const std::size_t room = std::max<std::size_t>(static_cast<std::size_t>(nodes), static_cast<std::size_t>(edges));
-  return (3 * static_cast<std::size_t>(nodes) + 1 + 2 * room + 2 * static_cast<std::size_t>(edges)) *
+  return (3 * static_cast<std::size_t>(nodes) + 2 + 2 * room + 2 * static_cast<std::size_t>(edges)) *
          sizeof(unsigned);
 }
 
@@ -128,12 +128,17 @@ __global__ void __launch_bounds__(kBlockThreads) whole_graph_bellman_ford(BlockB
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
   Key* const keys = shared;
   unsigned* const stamp = keys + n;
-  NodeId* const lists[2] = {reinterpret_cast<NodeId*>(stamp + n), reinterpret_cast<NodeId*>(stamp + n) + room};
-  unsigned* const offsets = reinterpret_cast<unsigned*>(lists[1] + room);
+  NodeId* const lists = reinterpret_cast<NodeId*>(stamp + n);  // [2][room], by round % 2
+  unsigned* const offsets = reinterpret_cast<unsigned*>(lists + 2 * room);
   NodeId* const heads = reinterpret_cast<NodeId*>(offsets + n + 1);
   Weight* const weights = reinterpret_cast<Weight*>(heads + m);
+  Key* const scratch = reinterpret_cast<Key*>(weights + m);  // stays kNoKey
   const Weight* cost = b.cost_offsets[q] >= 0 ? b.node_costs + b.cost_offsets[q] : nullptr;
 
+  if (threadIdx.x == 0) *scratch = kNoKey;
+  // The copies unrolled: their loads leave together rather than one L2 wait
+  // an iteration.
+#pragma unroll 4
   for (NodeId u = threadIdx.x; u <= n; u += kBlockThreads) {
     offsets[u] = static_cast<unsigned>(b.row_offsets[u]);
     if (u < n) {
@@ -141,9 +146,12 @@ __global__ void __launch_bounds__(kBlockThreads) whole_graph_bellman_ford(BlockB
       stamp[u] = ~0u;
     }
   }
+#pragma unroll 4
   for (NodeId k = threadIdx.x; k < m; k += kBlockThreads) {
-    heads[k] = b.heads[k];
-    weights[k] = cost == nullptr ? b.weights[k] : b.weights[k] + __ldg(&cost[b.heads[k]]);
+    const NodeId head = __ldg(&b.heads[k]);
+    const Weight weight = __ldg(&b.weights[k]);
+    heads[k] = head;
+    weights[k] = cost == nullptr ? weight : weight + __ldg(&cost[head]);
   }
   __syncthreads();
   // Sources are distinct (the host removes duplicates): the first list.
@@ -151,7 +159,7 @@ __global__ void __launch_bounds__(kBlockThreads) whole_graph_bellman_ford(BlockB
   const auto sources = static_cast<NodeId>(b.source_offsets[q + 1] - first_source);
   for (NodeId i = threadIdx.x; i < sources; i += kBlockThreads) {
     const NodeId s = b.sources[first_source + i];
-    lists[0][i] = s;
+    lists[i] = s;
     keys[s] = make_key(0.0f);
     stamp[s] = 0;
   }
@@ -162,11 +170,10 @@ __global__ void __launch_bounds__(kBlockThreads) whole_graph_bellman_ford(BlockB
     constexpr unsigned kAll = 0xffffffffu;
     const NodeId target = b.targets[q];
     volatile Key* const live_keys = keys;
-    volatile unsigned* const live_stamp = stamp;
     NodeId count = sources;
     for (unsigned round = 0; count > 0; ++round) {
-      const NodeId* const current = lists[round % 2];
-      NodeId* const next = lists[(round + 1) % 2];
+      const NodeId* const current = lists + (round % 2) * room;
+      NodeId* const next = lists + ((round + 1) % 2) * room;
       NodeId appended = 0;
       const Weight bound = target >= 0 ? key_distance(live_keys[target]) : __int_as_float(0x7f800000);
       for (NodeId base = 0; base < count; base += kWarp) {
@@ -176,36 +183,46 @@ __global__ void __launch_bounds__(kBlockThreads) whole_graph_bellman_ford(BlockB
         auto k = has ? static_cast<NodeId>(offsets[u]) : 0;
         const auto end = has ? static_cast<NodeId>(offsets[u + 1]) : 0;
         while (__any_sync(kAll, k < end)) {
-          // A node's edges side by side: a step waits on each level once,
-          // not once an edge.
+          // A node's edges side by side, and no branch around an atomic or
+          // a stamp (a lane without an edge there takes the largest key to
+          // a scratch word): each level of loads, atomics and stamps issues
+          // at once, so a step waits on each level once, not once an edge.
           NodeId v[kEdgesAtOnce];
           Key key[kEdgesAtOnce];
           bool lower[kEdgesAtOnce];
 #pragma unroll
           for (int j = 0; j < kEdgesAtOnce; ++j) {
-            lower[j] = k + j < end;
-            if (!lower[j]) continue;
-            ++relaxed;
-            v[j] = heads[k + j];
-            const Weight candidate = from + weights[k + j];
+            const bool edge = k + j < end;
+            relaxed += edge ? 1 : 0;
+            v[j] = edge ? heads[k + j] : 0;
+            const Weight candidate = from + (edge ? weights[k + j] : 0.0f);
             key[j] = make_key(candidate);
-            lower[j] = !(candidate > bound);  // not `<=`: an unreached target's bound is NaN
+            lower[j] = edge && !(candidate > bound);  // not `<=`: an unreached target's bound is NaN
+          }
+          unsigned stamped[kEdgesAtOnce];  // read beside the atomics: they do not touch stamps
+#pragma unroll
+          for (int j = 0; j < kEdgesAtOnce; ++j) stamped[j] = stamp[v[j]];
+          Key old[kEdgesAtOnce];
+#pragma unroll
+          for (int j = 0; j < kEdgesAtOnce; ++j) {
+            old[j] = atomicMin(lower[j] ? &keys[v[j]] : scratch, lower[j] ? key[j] : kNoKey);
+          }
+          unsigned appending[kEdgesAtOnce];
+#pragma unroll
+          for (int j = 0; j < kEdgesAtOnce; ++j) {
+            lower[j] = lower[j] && old[j] > key[j] && stamped[j] != round + 1;
+            appending[j] = __ballot_sync(kAll, lower[j]);
           }
 #pragma unroll
           for (int j = 0; j < kEdgesAtOnce; ++j) {
-            if (lower[j]) lower[j] = atomicMin(&keys[v[j]], key[j]) > key[j];
-          }
-#pragma unroll
-          for (int j = 0; j < kEdgesAtOnce; ++j) {
-            const bool append = lower[j] && live_stamp[v[j]] != round + 1;
-            const unsigned appending = __ballot_sync(kAll, append);
-            if (append) {
-              live_stamp[v[j]] = round + 1;
-              next[appended + __popc(appending & ((1u << lane) - 1))] = v[j];
+            if (lower[j]) {
+              stamp[v[j]] = round + 1;
+              next[appended + __popc(appending[j] & ((1u << lane) - 1))] = v[j];
             }
-            appended += __popc(appending);
+            appended += __popc(appending[j]);
           }
           k += kEdgesAtOnce;
+          __syncwarp();  // this step's stamps and labels before the next step reads them
         }
       }
       __syncwarp();
