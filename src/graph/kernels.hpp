@@ -87,8 +87,8 @@ Weight default_delta(const CsrView<Weight>& g);
 
 namespace trellis::graph::cuda {
 
-// Whether a search on this many nodes fits the shared memory of one
-// thread-block cluster (then it is solved inside the cluster, with a
+// Whether a search on this many nodes fits the shared memory of one block
+// or one thread-block cluster (then it is solved there, with a block or
 // cluster barrier between rounds instead of a grid-wide one).
 bool fits_one_cluster(NodeId nodes);
 
@@ -103,9 +103,10 @@ class GraphOnDevice {
   // Fills distance, parent (when asked), edges_relaxed and solve_ms of
   // results[i] for searches[i]; distances are unmasked (the caller masks).
   // A batch of several searches, and Bellman-Ford on a graph whose labels
-  // fit one thread-block cluster's shared memory, run one cluster per search
-  // (or one block with global labels when they fit no cluster); the rest run
-  // the chosen algorithm on the whole device, one search at a time.
+  // fit the shared memory of one block or one thread-block cluster, run one
+  // block or cluster per search (block_solver.cu; batches on larger graphs:
+  // one block a search with the labels in global memory); the rest run the
+  // chosen algorithm on the whole device, one search at a time.
   void search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
               std::span<SsspResult> results);
   // The same searches (each with a target), bringing back only the target's
