@@ -126,8 +126,20 @@ class GraphOnDevice {
   void run(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, const Output& out);
   void search_on_grid(SsspAlgorithm algorithm, Weight delta, const SearchSpec& spec, const Output& out);
   void search_in_blocks(std::span<const SearchSpec> searches, const Output& out);
-  void finish(const std::uint32_t* keys, const Weight* node_costs, std::span<const long long> cost_offsets,
-              std::span<const SearchSpec> searches, const Output& out);
+  // The searches as the kernels read them (device pointers into reused
+  // scratch), and their targets on the host.
+  struct Uploaded {
+    const NodeId* sources = nullptr;
+    const unsigned* source_offsets = nullptr;
+    const NodeId* device_targets = nullptr;
+    const Weight* costs = nullptr;  // the queries' cost arrays, at cost_offsets[q] (-1: none)
+    const long long* cost_offsets = nullptr;
+    std::vector<NodeId> targets;
+  };
+  // resident_costs: the one search's costs already on the device (the grid
+  // path); nullptr: upload every search's costs.
+  Uploaded upload(std::span<const SearchSpec> searches, const Weight* resident_costs);
+  void finish(const std::uint32_t* keys, const Uploaded& uploaded, const Output& out);
 
   struct State;
   std::unique_ptr<State> state_;

@@ -87,6 +87,25 @@ struct GraphOnDevice::State {
   DeviceArray<NodeId> parent;
   DeviceArray<Weight> distance;
   DeviceArray<NodeId> worklist;  // SPFA only: allocated on first use, grown on overflow
+  // What a call uploads or works in beyond the above, kept from call to call
+  // and grown when a call needs more (see grown()).
+  struct Scratch {
+    DeviceArray<NodeId> sources;
+    DeviceArray<unsigned> source_offsets;
+    DeviceArray<NodeId> targets;
+    DeviceArray<Weight> costs;
+    DeviceArray<long long> cost_offsets;
+    DeviceArray<Key> keys;
+    DeviceArray<unsigned> bits;
+    DeviceArray<unsigned long long> relaxed;
+    DeviceArray<std::int32_t> level;
+    DeviceArray<NodeId> parent;
+    DeviceArray<NodeId> queues;
+    DeviceArray<unsigned> lengths;
+    DeviceArray<unsigned> path_offsets;
+    DeviceArray<NodeId> path_nodes;
+    DeviceArray<Weight> distances;
+  } scratch;
   device::OwnedStream stream;
   EventTimer timer;
 
@@ -116,54 +135,88 @@ std::vector<NodeId> distinct_sources(const SearchSpec& spec) {
   return sources;
 }
 
+// Scratch of at least `count` elements. A router makes thousands of calls,
+// and cudaFree waits for the whole device: arrays are kept between calls
+// and grown (doubling) rather than made anew. Every call ends by waiting
+// for its stream, so the next one may overwrite them.
+template <typename T>
+T* grown(DeviceArray<T>& array, std::size_t count) {
+  if (array.size() < count) array = DeviceArray<T>(std::max(count, 2 * array.size()));
+  return array.data();
+}
+
+template <typename T>
+T* uploaded(DeviceArray<T>& array, std::span<const T> host, Stream stream) {
+  T* const data = grown(array, std::max<std::size_t>(host.size(), 1));
+  if (!host.empty()) device::copy_to_device(data, host.data(), host.size_bytes(), stream);
+  return data;
+}
+
 }  // namespace
 
-// What K searches' keys (at keys + q * n) become: whole results (distances,
-// and parents when asked) or paths only, brought back into `out`.
-void GraphOnDevice::finish(const Key* keys, const Weight* node_costs, std::span<const long long> cost_offsets,
-                           std::span<const SearchSpec> searches, const Output& out) {
+GraphOnDevice::Uploaded GraphOnDevice::upload(std::span<const SearchSpec> searches, const Weight* resident_costs) {
   State& st = *state_;
   const Stream stream = st.stream.get();
-  const auto queries = static_cast<unsigned>(searches.size());
-  const std::size_t n = static_cast<std::size_t>(st.nodes);
-  const CsrView<Weight> g = st.csr.view();
-  const bool paths = !out.paths.empty();
-
+  Uploaded up;
   std::vector<NodeId> sources;
   std::vector<unsigned> source_offsets{0};
-  std::vector<NodeId> targets;
+  std::vector<Weight> costs;
+  std::vector<long long> cost_offsets;
   for (const SearchSpec& spec : searches) {
     for (NodeId s : distinct_sources(spec)) sources.push_back(s);
     source_offsets.push_back(static_cast<unsigned>(sources.size()));
-    targets.push_back(spec.target);
+    up.targets.push_back(spec.target);
+    if (spec.node_cost.empty()) {
+      cost_offsets.push_back(-1);
+    } else {
+      cost_offsets.push_back(static_cast<long long>(costs.size()));
+      if (resident_costs == nullptr) costs.insert(costs.end(), spec.node_cost.begin(), spec.node_cost.end());
+    }
   }
-  auto d_sources = DeviceArray<NodeId>::from_host(sources, stream);
-  auto d_source_offsets = DeviceArray<unsigned>::from_host(source_offsets, stream);
-  auto d_targets = DeviceArray<NodeId>::from_host(targets, stream);
-  auto d_cost_offsets = DeviceArray<long long>::from_host(cost_offsets, stream);
+  up.sources = uploaded<NodeId>(st.scratch.sources, sources, stream);
+  up.source_offsets = uploaded<unsigned>(st.scratch.source_offsets, source_offsets, stream);
+  up.device_targets = uploaded<NodeId>(st.scratch.targets, up.targets, stream);
+  up.cost_offsets = uploaded<long long>(st.scratch.cost_offsets, cost_offsets, stream);
+  up.costs = resident_costs != nullptr ? resident_costs : uploaded<Weight>(st.scratch.costs, costs, stream);
+  return up;
+}
+
+// What K searches' keys (at keys + q * n) become: whole results (distances,
+// and parents when asked) or paths only, brought back into `out`.
+void GraphOnDevice::finish(const Key* keys, const Uploaded& up, const Output& out) {
+  State& st = *state_;
+  const Stream stream = st.stream.get();
+  const auto queries = static_cast<unsigned>(up.targets.size());
+  const std::size_t n = static_cast<std::size_t>(st.nodes);
+  const CsrView<Weight> g = st.csr.view();
+  const bool paths = !out.paths.empty();
+  const std::vector<NodeId>& targets = up.targets;
+
   const bool parents = paths || out.parents;
-  DeviceArray<std::int32_t> level(parents ? queries * n : 0);
-  DeviceArray<NodeId> parent(parents ? queries * n : 0);
-  DeviceArray<NodeId> queues(parents ? 2 * queries * n : 0);
-  const TightParents tight{g.row_offsets,    g.col_indices,          g.values,          st.nodes,
-                           keys,             d_sources.data(),       d_source_offsets.data(), d_targets.data(),
-                           node_costs,       d_cost_offsets.data(),  paths,             level.data(),
-                           parent.data(),    queues.data()};
+  State::Scratch& scratch = st.scratch;
+  std::int32_t* const level = parents ? grown(scratch.level, queries * n) : nullptr;
+  NodeId* const parent = parents ? grown(scratch.parent, queries * n) : nullptr;
+  NodeId* const queues = parents ? grown(scratch.queues, 2 * queries * n) : nullptr;
+  const TightParents tight{g.row_offsets, g.col_indices,      g.values,          st.nodes,         keys,
+                           up.sources,    up.source_offsets,  up.device_targets, up.costs,         up.cost_offsets,
+                           paths,         level,              parent,            queues};
   if (parents) run_tight_parents(tight, queries, stream);
 
   if (paths) {
-    DeviceArray<unsigned> lengths(queries);
-    launch_path_lengths(tight, queries, lengths.data(), stream);
-    const std::vector<unsigned> host_lengths = lengths.to_host(stream);
+    unsigned* const lengths = grown(scratch.lengths, queries);
+    launch_path_lengths(tight, queries, lengths, stream);
+    std::vector<unsigned> host_lengths(queries);
+    device::copy_to_host(host_lengths.data(), lengths, queries * sizeof(unsigned), stream);
+    device::synchronize(stream);
     std::vector<unsigned> offsets(queries + 1, 0);
     for (unsigned q = 0; q < queries; ++q) offsets[q + 1] = offsets[q] + host_lengths[q];
-    auto d_offsets = DeviceArray<unsigned>::from_host(offsets, stream);
-    DeviceArray<NodeId> nodes(std::max(offsets[queries], 1u));
-    launch_trace_paths(tight, queries, d_offsets.data(), lengths.data(), nodes.data(), stream);
+    const unsigned* const d_offsets = uploaded<unsigned>(scratch.path_offsets, offsets, stream);
+    NodeId* const nodes = grown(scratch.path_nodes, std::max(offsets[queries], 1u));
+    launch_trace_paths(tight, queries, d_offsets, lengths, nodes, stream);
     std::vector<NodeId> all(offsets[queries]);
     std::vector<Key> target_keys(queries);
     if (!all.empty()) {
-      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(all.data(), nodes.data(), all.size() * sizeof(NodeId), cudaMemcpyDeviceToHost,
+      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(all.data(), nodes, all.size() * sizeof(NodeId), cudaMemcpyDeviceToHost,
                                          stream));
     }
     for (unsigned q = 0; q < queries; ++q) {
@@ -179,17 +232,17 @@ void GraphOnDevice::finish(const Key* keys, const Weight* node_costs, std::span<
     return;
   }
 
-  DeviceArray<Weight> distance(queries * n);
+  Weight* const distance = grown(scratch.distances, queries * n);
   TRELLIS_LAUNCH(keys_to_distances, dim3(grid_for(st.nodes), queries), kThreads, 0, stream, keys, st.nodes,
-                 distance.data());
+                 distance);
   for (unsigned q = 0; q < queries; ++q) {
     SsspResult& result = out.results[q];
     result.distance.resize(n);
-    TRELLIS_CUDA_CHECK(cudaMemcpyAsync(result.distance.data(), distance.data() + q * n, n * sizeof(Weight),
+    TRELLIS_CUDA_CHECK(cudaMemcpyAsync(result.distance.data(), distance + q * n, n * sizeof(Weight),
                                        cudaMemcpyDeviceToHost, stream));
     if (out.parents) {
       result.parent.resize(n);
-      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(result.parent.data(), parent.data() + q * n, n * sizeof(NodeId),
+      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(result.parent.data(), parent + q * n, n * sizeof(NodeId),
                                          cudaMemcpyDeviceToHost, stream));
     }
   }
@@ -281,8 +334,7 @@ void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const 
 
   unsigned long long relaxed = 0;
   TRELLIS_CUDA_CHECK(cudaMemcpyAsync(&relaxed, st.relaxed.data(), sizeof relaxed, cudaMemcpyDeviceToHost, stream));
-  const long long cost_offset = spec.node_cost.empty() ? -1 : 0;
-  finish(st.keys.data(), st.node_cost.data(), {&cost_offset, 1}, {&spec, 1}, out);
+  finish(st.keys.data(), upload({&spec, 1}, st.node_cost.data()), out);
   out.set_work(0, static_cast<std::int64_t>(relaxed), st.timer.elapsed_ms());
 }
 
@@ -293,41 +345,22 @@ void GraphOnDevice::search_in_blocks(std::span<const SearchSpec> searches, const
   const auto queries = static_cast<unsigned>(searches.size());
   const std::size_t n = static_cast<std::size_t>(st.nodes);
 
-  std::vector<NodeId> sources;
-  std::vector<unsigned> source_offsets{0};
-  std::vector<NodeId> targets;
-  std::vector<Weight> costs;
-  std::vector<long long> cost_offsets;
-  for (const SearchSpec& spec : searches) {
-    for (NodeId s : distinct_sources(spec)) sources.push_back(s);
-    source_offsets.push_back(static_cast<unsigned>(sources.size()));
-    targets.push_back(spec.target);
-    if (spec.node_cost.empty()) {
-      cost_offsets.push_back(-1);
-    } else {
-      cost_offsets.push_back(static_cast<long long>(costs.size()));
-      costs.insert(costs.end(), spec.node_cost.begin(), spec.node_cost.end());
-    }
-  }
-  auto d_sources = DeviceArray<NodeId>::from_host(sources, stream);
-  auto d_source_offsets = DeviceArray<unsigned>::from_host(source_offsets, stream);
-  auto d_targets = DeviceArray<NodeId>::from_host(targets, stream);
-  auto d_costs = DeviceArray<Weight>::from_host(costs, stream);
-  auto d_cost_offsets = DeviceArray<long long>::from_host(cost_offsets, stream);
-  DeviceArray<Key> keys(queries * n);
+  const Uploaded up = upload(searches, nullptr);
+  State::Scratch& scratch = st.scratch;
+  Key* const keys = grown(scratch.keys, queries * n);
   const bool in_global = plan_blocks(st.nodes, g.nnz, queries).kind == BlockPlan::Kind::labels_in_global;
-  DeviceArray<unsigned> bits(in_global ? queries * 2 * ((n + 31) / 32) : 0);
-  DeviceArray<unsigned long long> relaxed(queries);
-  relaxed.fill_zero(stream);
+  unsigned* const bits = in_global ? grown(scratch.bits, queries * 2 * ((n + 31) / 32)) : nullptr;
+  unsigned long long* const relaxed = grown(scratch.relaxed, queries);
+  device::fill_zero(relaxed, queries * sizeof(unsigned long long), stream);
 
-  BlockBatch batch{g.row_offsets,       g.col_indices,         g.values,         st.nodes,  g.nnz,
-                   d_sources.data(),    d_source_offsets.data(), d_targets.data(), d_costs.data(),
-                   d_cost_offsets.data(), keys.data(),          bits.data(),      relaxed.data()};
+  BlockBatch batch{g.row_offsets,    g.col_indices, g.values,          st.nodes, g.nnz,    up.sources,
+                   up.source_offsets, up.device_targets, up.costs,      up.cost_offsets, keys, bits, relaxed};
   st.timer.start(stream);
   run_block_batch(batch, queries, stream);
   st.timer.stop(stream);
-  std::vector<unsigned long long> relaxed_host = relaxed.to_host(stream);
-  finish(keys.data(), d_costs.data(), cost_offsets, searches, out);
+  std::vector<unsigned long long> relaxed_host(queries);
+  device::copy_to_host(relaxed_host.data(), relaxed, queries * sizeof(unsigned long long), stream);
+  finish(keys, up, out);
   const double ms = st.timer.elapsed_ms();
   // A batch shares one launch: its time is split evenly.
   for (unsigned q = 0; q < queries; ++q) out.set_work(q, static_cast<std::int64_t>(relaxed_host[q]), ms / queries);
