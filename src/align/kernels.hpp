@@ -55,11 +55,21 @@ Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> 
 
 namespace cuda {
 
+// How the 16-bit kernel takes its substitution scores (sw_kernel.cuh):
+// - compact: a 16-bit profile, two subjects' scores merged by byte permutes.
+//   Half the shared-memory traffic and the shorter chain from one row to the
+//   next: the faster form where a few long subjects set the time.
+// - wide: a 32-bit profile, the scores merged by multiply-adds and H taken in
+//   one three-way max. The fewest instructions on the ALU pipe, which bounds
+//   the kernel when the device is full: the faster form on large databases.
+enum class KernelForm { compact, wide };
+
 // The device kernel's lane groups (sw_kernel.cuh): `lanes` lanes score one
 // pair of subjects, each lane holding `rows_per_lane` query rows.
 struct KernelShape {
   int lanes = 32;
   int rows_per_lane = 8;
+  KernelForm form = KernelForm::compact;
   friend bool operator==(const KernelShape&, const KernelShape&) = default;
 };
 

@@ -45,8 +45,9 @@ std::vector<std::optional<KernelShape>> shapes_under_test() {
 }
 
 std::string shape_name(const std::optional<KernelShape>& shape) {
-  return shape ? std::to_string(shape->lanes) + " lanes x " + std::to_string(shape->rows_per_lane) + " rows"
-               : std::string("chosen shape");
+  if (!shape) return "chosen shape";
+  return std::to_string(shape->lanes) + " lanes x " + std::to_string(shape->rows_per_lane) + " rows, " +
+         (shape->form == cuda::KernelForm::wide ? "wide" : "compact");
 }
 
 std::vector<std::int32_t> cuda_scores(cuda::ResidentSubjects& resident, std::span<const Residue> query,

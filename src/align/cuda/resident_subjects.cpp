@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -45,12 +46,15 @@ std::int64_t padded_rows(std::int64_t query_length, KernelShape shape) {
 // bounds: the device's throughput (every group's work spread over the lanes
 // it keeps resident, about 1,024 a multiprocessor at these register counts),
 // and the longest pair's own passes, which one group runs alone at about
-// five times the pace of a full device. Fitted to H200 timings of every shape
-// on the mmseqs2 example database and pseudo-databases of one million 256-
-// and 512-residue sequences: it picks the fastest shape or one within 13%.
+// five times the pace of a full device. The wide form does the same work in
+// about 0.89 of the time on a full device and about 1.1 times it alone.
+// Fitted to H200 timings of every shape on the mmseqs2 example database and
+// pseudo-databases of 256- to 2,048-residue sequences.
 KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int64_t total_columns,
                          std::int64_t longest, int multiprocessors) {
   constexpr double kAlonePace = 0.2;
+  constexpr double kWideThroughput = 0.89;
+  constexpr double kWideAlone = 1.1;
   const double resident_lanes = 1024.0 * multiprocessors;
   KernelShape chosen = kernel_shapes().front();
   double least = std::numeric_limits<double>::infinity();
@@ -58,8 +62,11 @@ KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int
     const double passes = static_cast<double>(padded_rows(query_length, shape)) / (shape.lanes * shape.rows_per_lane);
     const double per_column = shape.rows_per_lane + (3 + std::log2(32.0 / shape.lanes)) / 2;
     const double steps = static_cast<double>(total_columns) / 2 + static_cast<double>(pairs) * (shape.lanes - 1);
-    const double throughput = passes * steps * shape.lanes * 2 * per_column / resident_lanes;
-    const double alone = kAlonePace * passes * (static_cast<double>(longest) / 2 + shape.lanes - 1) * 2 * per_column;
+    const bool wide = shape.form == KernelForm::wide;
+    const double throughput =
+        (wide ? kWideThroughput : 1.0) * passes * steps * shape.lanes * 2 * per_column / resident_lanes;
+    const double alone = (wide ? kWideAlone : 1.0) * kAlonePace * passes *
+                         (static_cast<double>(longest) / 2 + shape.lanes - 1) * 2 * per_column;
     const double estimate = std::max(throughput, alone);
     if (estimate < least) {
       least = estimate;
@@ -326,19 +333,37 @@ class EntryLayout {
   DeviceArray<std::uint64_t> boundary_;                // allocated on the first query that needs two passes
 };
 
-// The query's profile for a shape: kProfileResidues rows of padded_rows
-// scores, residue-major; padding rows and the padding residue score
-// kPadScore.
-std::vector<std::int16_t> build_profile(std::span<const Residue> query, const ScoringMatrix& matrix,
-                                        std::int64_t rows) {
-  std::vector<std::int16_t> profile(static_cast<std::size_t>(detail::kProfileResidues * rows),
-                                    static_cast<std::int16_t>(detail::kPadScore));
-  for (int residue = 0; residue < kAlphabetSize; ++residue) {
-    std::int16_t* row = profile.data() + static_cast<std::ptrdiff_t>(residue) * rows;
-    for (std::size_t i = 0; i < query.size(); ++i) {
-      row[i] = static_cast<std::int16_t>(matrix.score(query[i], static_cast<Residue>(residue)));
+// The query's profile for a shape, laid out as its form reads it
+// (sw_launch.hpp): every profile residue against `rows` rows (the query
+// padded to whole passes); padding rows and the padding residue score
+// kPadScore. Compact: int16 scores [kProfileResidues][rows], two to a 32-bit
+// word; wide: the low 16 bits of each score, zero-extended, at
+// wide_profile_index().
+std::vector<std::uint32_t> build_profile(std::span<const Residue> query, const ScoringMatrix& matrix,
+                                         std::int64_t rows, KernelShape shape) {
+  const auto score_at = [&](int residue, std::int64_t row) {
+    const bool real = residue < kAlphabetSize && row < static_cast<std::int64_t>(query.size());
+    return real ? matrix.score(query[static_cast<std::size_t>(row)], static_cast<Residue>(residue)) : detail::kPadScore;
+  };
+  const auto words = static_cast<std::size_t>(detail::kProfileResidues * rows);
+  if (shape.form == KernelForm::wide) {
+    std::vector<std::uint32_t> profile(words);
+    for (int residue = 0; residue < detail::kProfileResidues; ++residue) {
+      for (std::int64_t row = 0; row < rows; ++row) {
+        profile[static_cast<std::size_t>(detail::wide_profile_index(shape, residue, row))] =
+            static_cast<std::uint32_t>(score_at(residue, row)) & 0xFFFFu;
+      }
+    }
+    return profile;
+  }
+  std::vector<std::int16_t> scores(words);
+  for (int residue = 0; residue < detail::kProfileResidues; ++residue) {
+    for (std::int64_t row = 0; row < rows; ++row) {
+      scores[static_cast<std::size_t>(residue * rows + row)] = static_cast<std::int16_t>(score_at(residue, row));
     }
   }
+  std::vector<std::uint32_t> profile(words / 2);  // rows is a whole number of passes, so even
+  std::memcpy(profile.data(), scores.data(), words * sizeof(std::int16_t));
   return profile;
 }
 
@@ -367,8 +392,8 @@ struct ResidentSubjects::State {
   Pipeline pipeline;
   EntryLayout entries;
   std::int64_t longest = 0;
-  std::vector<std::int16_t> host_profile;
-  DeviceArray<std::int16_t> profile;
+  std::vector<std::uint32_t> host_profile;
+  DeviceArray<std::uint32_t> profile;
 
   State(const SequenceSet& subjects_in, const Scoring& scoring_in, std::vector<std::vector<std::size_t>> pairs_in,
         const DeviceInfo& device, std::size_t requested_budget)
@@ -392,8 +417,8 @@ struct ResidentSubjects::State {
   // this query shares.
   KernelParams prepare(std::span<const Residue> query, std::int64_t rows, KernelShape shape) {
     // Kept until the next query: the copy may still be reading it.
-    host_profile = build_profile(query, scoring.matrix, rows);
-    if (profile.size() != host_profile.size()) profile = DeviceArray<std::int16_t>(host_profile.size());
+    host_profile = build_profile(query, scoring.matrix, rows, shape);
+    if (profile.size() != host_profile.size()) profile = DeviceArray<std::uint32_t>(host_profile.size());
     profile.copy_from_host(host_profile, pipeline.compute.get());
     KernelParams params{};
     params.profile = profile.data();
@@ -440,8 +465,9 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
   }
   const std::span<const KernelShape> shapes = kernel_shapes();
   if (requested && std::find(shapes.begin(), shapes.end(), *requested) == shapes.end()) {
-    throw UsageError(fmt::format("the cuda kernel is not compiled for {} lanes x {} rows", requested->lanes,
-                                 requested->rows_per_lane));
+    throw UsageError(fmt::format("the cuda kernel is not compiled for {} lanes x {} rows in the {} form",
+                                 requested->lanes, requested->rows_per_lane,
+                                 requested->form == KernelForm::wide ? "wide" : "compact"));
   }
   std::fill(scores.begin(), scores.end(), 0);
   if (query.empty() || state.pairs.empty()) return;

@@ -1,6 +1,7 @@
 // The compiled shapes of the Smith-Waterman kernel and their launches.
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 #include "sw_kernel.cuh"
 #include "trellis/core/cuda_check.hpp"
@@ -12,9 +13,21 @@ namespace {
 
 using Launch = void (*)(const KernelParams&, unsigned blocks, Stream stream);
 
-template <int G, int R, class Lanes>
+template <class Form>
+constexpr KernelForm kForm = std::is_same_v<Form, WideForm> ? KernelForm::wide : KernelForm::compact;
+
+template <int G, int R, class Lanes, class Form>
 void launch(const KernelParams& params, unsigned blocks, Stream stream) {
-  TRELLIS_LAUNCH((sw_scores_kernel<G, R, Lanes>), blocks, kBlockThreads, 0, stream, params);
+  constexpr std::size_t kSharedBytes = profile_pass_bytes({G, R, kForm<Form>});
+  // A kernel must ask for more than 48 KB of shared memory, once.
+  static const bool configured = [] {
+    TRELLIS_CUDA_CHECK(cudaFuncSetAttribute(sw_scores_kernel<G, R, Lanes, Form>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(kSharedBytes)));
+    return true;
+  }();
+  (void)configured;
+  TRELLIS_LAUNCH((sw_scores_kernel<G, R, Lanes, Form>), blocks, kBlockThreads, kSharedBytes, stream, params);
 }
 
 struct CompiledShape {
@@ -22,18 +35,22 @@ struct CompiledShape {
   Launch packed;
 };
 
-template <int G, int R>
+template <int G, int R, class Form = CompactForm>
 constexpr CompiledShape compiled() {
-  return {{G, R}, &launch<G, R, PackedPairs>};
+  return {{G, R, kForm<Form>}, &launch<G, R, PackedPairs, Form>};
 }
 
 // Short queries want short groups (less padding, more pairs in flight); long
 // ones want many rows per pass (fewer passes over the boundary row). 32 rows
-// a lane took 127 registers and was never the fastest on an H200.
+// a lane took 127 registers and was never the fastest on an H200. The wide
+// form pays off where the device is full, which takes 16 or more rows a lane
+// to make the most of.
 constexpr std::array kCompiled = {
-    compiled<8, 4>(),   compiled<8, 8>(),   compiled<8, 16>(),  compiled<8, 24>(),  compiled<16, 4>(),
-    compiled<16, 8>(),  compiled<16, 12>(), compiled<16, 16>(), compiled<16, 24>(), compiled<32, 4>(),
-    compiled<32, 8>(),  compiled<32, 12>(), compiled<32, 16>(), compiled<32, 20>(), compiled<32, 24>(),
+    compiled<8, 4>(),   compiled<8, 8>(),   compiled<8, 16>(),  compiled<8, 24>(),
+    compiled<16, 4>(),  compiled<16, 8>(),  compiled<16, 12>(), compiled<16, 16>(),
+    compiled<16, 24>(), compiled<32, 4>(),  compiled<32, 8>(),  compiled<32, 12>(),
+    compiled<32, 16>(), compiled<32, 20>(), compiled<32, 24>(), compiled<8, 16, WideForm>(),
+    compiled<16, 16, WideForm>(), compiled<32, 16, WideForm>(), compiled<32, 20, WideForm>(),
 };
 
 const std::array<KernelShape, kCompiled.size()> kShapes = [] {
@@ -52,7 +69,7 @@ void launch_packed(KernelShape shape, const KernelParams& params, unsigned block
 }
 
 void launch_exact(const KernelParams& params, unsigned blocks, Stream stream) {
-  launch<kExactShape.lanes, kExactShape.rows_per_lane, Exact32>(params, blocks, stream);
+  launch<kExactShape.lanes, kExactShape.rows_per_lane, Exact32, CompactForm>(params, blocks, stream);
 }
 
 }  // namespace detail
