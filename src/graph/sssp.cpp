@@ -98,6 +98,31 @@ void check_query(const Graph& graph, const SsspQuery& query) {
 
 SearchSpec spec_of(const SsspQuery& query) { return {query.sources, query.target, query.node_cost}; }
 
+// Threads side_by_side() runs `count` queries on.
+int side_by_side_threads(std::size_t count) {
+  return static_cast<int>(std::min<std::size_t>(count, static_cast<std::size_t>(omp_get_max_threads())));
+}
+
+// Runs body(q, thread) for q in [0, count), one query a thread at a time. An
+// exception stays with its query; the first in query order is rethrown once
+// all have run.
+template <typename Body>
+void side_by_side(std::size_t count, Body&& body) {
+  const int threads = side_by_side_threads(count);
+  std::vector<std::exception_ptr> errors(count);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (std::size_t q = 0; q < count; ++q) {
+    try {
+      body(q, omp_get_thread_num());
+    } catch (...) {
+      errors[q] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+}
+
 }  // namespace
 
 struct ShortestPaths::Impl {
@@ -152,6 +177,14 @@ std::vector<SsspResult> ShortestPaths::run_batch(std::span<const SsspQuery> quer
   for (const SsspQuery& q : queries) check_query(impl_->graph, q);
   std::vector<SsspResult> results;
   results.reserve(queries.size());
+  if (impl_->backend == Backend::cpu && queries.size() > 1 &&
+      impl_->graph.csr.view().nnz < cpu::kEdgesForAllCores) {
+    // Searches too small to split among the cores run side by side instead,
+    // one a thread.
+    results.resize(queries.size());
+    side_by_side(queries.size(), [&](std::size_t q, int) { results[q] = impl_->run_on_host(queries[q]); });
+    return results;
+  }
   if (impl_->backend != Backend::cuda) {
     for (const SsspQuery& q : queries) results.push_back(impl_->run_on_host(q));
     return results;
@@ -185,24 +218,14 @@ std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries) {
     // Side by side, one query per thread at a time. The checks run there
     // too (a cost array is as large as the graph); the first query's error
     // in query order is the one reported.
-    const int threads = static_cast<int>(std::min<std::size_t>(queries.size(), static_cast<std::size_t>(omp_get_max_threads())));
-    while (impl_->scratch.size() < static_cast<std::size_t>(std::max(threads, 1))) {
+    while (impl_->scratch.size() < static_cast<std::size_t>(std::max(side_by_side_threads(queries.size()), 1))) {
       impl_->scratch.push_back(std::make_unique<cpu::TargetedSearch>(graph.node_count()));
     }
-    std::vector<std::exception_ptr> errors(queries.size());
     const CsrView<Weight> g = graph.csr.view();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (std::size_t q = 0; q < queries.size(); ++q) {
-      try {
-        check_query(graph, queries[q]);
-        paths[q] = impl_->scratch[static_cast<std::size_t>(omp_get_thread_num())]->run(g, spec_of(queries[q]));
-      } catch (...) {
-        errors[q] = std::current_exception();
-      }
-    }
-    for (const std::exception_ptr& error : errors) {
-      if (error) std::rethrow_exception(error);
-    }
+    side_by_side(queries.size(), [&](std::size_t q, int thread) {
+      check_query(graph, queries[q]);
+      paths[q] = impl_->scratch[static_cast<std::size_t>(thread)]->run(g, spec_of(queries[q]));
+    });
     return paths;
   }
   if (impl_->backend == Backend::cuda) {

@@ -58,14 +58,16 @@ std::int64_t delta_stepping(const CsrView<Weight>& g, const SearchSpec& search, 
   std::sort(frontier.begin(), frontier.end());
   frontier.erase(std::unique(frontier.begin(), frontier.end()), frontier.end());
 
-  const int threads = omp_get_max_threads();
+  // Inside a parallel region (a batch runs its searches side by side) a
+  // search keeps to its own thread.
+  const int threads = omp_in_parallel() || g.nnz < kEdgesForAllCores ? 1 : omp_get_max_threads();
   // What each thread publishes at the end of a round.
   std::vector<std::size_t> lowest(threads, kNoBucket);
   std::vector<std::size_t> lowest_size(threads, 0);
   std::size_t overflow_bucket = kNoBucket;  // written by one thread when the window is exhausted
   std::int64_t relaxed = 0;
 
-#pragma omp parallel num_threads(threads) reduction(+ : relaxed)
+#pragma omp parallel num_threads(threads) reduction(+ : relaxed) if (threads > 1)
   {
     const int t = omp_get_thread_num();
     // Buckets [base, base + window) of this thread, and one overflow list beyond.
