@@ -42,25 +42,29 @@ std::int64_t padded_rows(std::int64_t query_length, KernelShape shape) {
 // The shape with the least estimated time, in units of one lane's work on
 // one row of one column. A lane's step covers two columns and costs their
 // rows plus about three rows' worth of shuffles and bookkeeping, one more for
-// each halving of the group (its inputs are fetched every G steps). Two
-// bounds: the device's throughput (every group's work spread over the lanes
-// it keeps resident, about 1,024 a multiprocessor at these register counts),
-// and the longest pair's own passes, which one group runs alone at about
-// five times the pace of a full device. The wide form does the same work in
-// about 0.89 of the time on a full device and about 1.1 times it alone.
-// Fitted to H200 timings of every shape on the mmseqs2 example database and
-// pseudo-databases of 256- to 2,048-residue sequences.
+// each halving of the group (its inputs are fetched every G steps), and with
+// more than one pass about one more for the boundary row it reads and keeps.
+// Two bounds: the device's throughput (every group's work spread over the
+// lanes it keeps resident, about 1,024 a multiprocessor at these register
+// counts), and the longest pair's own passes, which one group runs alone at
+// about five times the pace of a full device. The wide form does the same
+// work in about 0.85 of the time on a full device and in the same time
+// alone. Fitted to H200 timings of every shape on the mmseqs2 example
+// database (queries of 144 to 5,533 residues) and pseudo-databases of 256-
+// to 2,048-residue sequences: it picks the fastest shape or one within 11%.
 KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int64_t total_columns,
                          std::int64_t longest, int multiprocessors) {
   constexpr double kAlonePace = 0.2;
-  constexpr double kWideThroughput = 0.89;
-  constexpr double kWideAlone = 1.1;
+  constexpr double kWideThroughput = 0.85;
+  constexpr double kWideAlone = 1.0;
+  constexpr double kPassBoundaryRows = 1.0;
   const double resident_lanes = 1024.0 * multiprocessors;
   KernelShape chosen = kernel_shapes().front();
   double least = std::numeric_limits<double>::infinity();
   for (const KernelShape& shape : kernel_shapes()) {
     const double passes = static_cast<double>(padded_rows(query_length, shape)) / (shape.lanes * shape.rows_per_lane);
-    const double per_column = shape.rows_per_lane + (3 + std::log2(32.0 / shape.lanes)) / 2;
+    const double per_column = shape.rows_per_lane + (3 + std::log2(32.0 / shape.lanes)) / 2 +
+                              (passes > 1 ? kPassBoundaryRows : 0.0);
     const double steps = static_cast<double>(total_columns) / 2 + static_cast<double>(pairs) * (shape.lanes - 1);
     const bool wide = shape.form == KernelForm::wide;
     const double throughput =
