@@ -177,6 +177,34 @@ TEST(Router, WithoutViasCrossingNetsCannotBothRoute) {
   EXPECT_EQ(result.overused_nodes, 0u);
 }
 
+// One layer, two nets crossing in a plus: one has to go round the other's
+// end pad, further out than its first search box reaches (10 grid steps of
+// 0.45 mm around its pins). A path through the other net's copper is always
+// found, so only a box that widens under congestion lets the negotiation
+// itself find the way round (else it ends on overuse, and the net it drops
+// is routed round afterwards, alone).
+TEST(Router, ACongestedNetLooksBeyondItsFirstBox) {
+  BoardBuilder b(30);
+  b.net("A", {b.part(b.smd, {mm(5), mm(15)}), b.part(b.smd, {mm(25), mm(15)})});
+  b.net("B", {b.part(b.smd, {mm(15), mm(5)}), b.part(b.smd, {mm(15), mm(25)})});
+  Board board = b.board;
+  board.via_padstacks.clear();
+  RouterOptions options;
+  options.backend = Backend::reference;
+  const RouteResult result = route_board(board, options);
+  ASSERT_FALSE(result.iterations.empty());
+  EXPECT_EQ(result.iterations.back().overused_nodes, 0u);
+  EXPECT_LT(result.iterations.size(), static_cast<std::size_t>(options.max_iterations));
+  EXPECT_TRUE(result.converged);
+  EXPECT_TRUE(result.unrouted_nets.empty());
+  EXPECT_EQ(result.via_count, 0u);
+  const DrcReport drc = check(board, result);
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+  // The way round is longer than both straight lines together.
+  EXPECT_GT(result.wire_length, 2 * mm(20) + mm(10));
+}
+
 TEST(Router, APinWalledInByAKeepoutIsReportedUnrouted) {
   BoardBuilder b;
   b.net("A", {b.part(b.smd, {mm(5), mm(5)}), b.part(b.smd, {mm(15), mm(15)})});

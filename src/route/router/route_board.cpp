@@ -73,7 +73,8 @@ class Negotiation {
         claims_(static_cast<std::size_t>(lattice_.node_count), 0),
         history_(static_cast<std::size_t>(lattice_.node_count), 0.0f),
         routes_(board.nets.size()),
-        own_(static_cast<std::size_t>(lattice_.node_count), kNotOwn) {
+        own_(static_cast<std::size_t>(lattice_.node_count), kNotOwn),
+        margins_(board.nets.size(), options.box_margin) {
     // A batch is one call of the graph module's path search: on cpu the
     // searches run side by side, each a Dijkstra costing what it settles;
     // on cuda one launch serves the batch; the reference runs each whole.
@@ -126,6 +127,7 @@ class Negotiation {
       if (overused == 0) break;
       raise_history();
       to_route = nets_on_overuse();
+      widen_boxes(to_route, present);
     }
     drop_conflicting_nets();
     route_dropped_nets_around();
@@ -199,7 +201,7 @@ class Negotiation {
     const auto& pins = lattice_.net_pins[static_cast<std::size_t>(net)];
     route.tree = {pins.front()};
     route.pending.assign(pins.begin() + 1, pins.end());
-    route.margin = options_.box_margin;
+    route.margin = margins_[static_cast<std::size_t>(net)];
   }
 
   // Grid indices around a point (floor and ceiling for points off the grid).
@@ -538,6 +540,20 @@ class Negotiation {
     return std::any_of(route.uses.begin(), route.uses.end(), hot) || std::any_of(route.claims.begin(), route.claims.end(), hot);
   }
 
+  // A net that ends an iteration on overuse once a conflict costs more than
+  // a detour around its search box (the present factor, in grid steps a
+  // conflict, against its box margin in grid steps) looks further: its
+  // margin doubles, up to the whole grid. A search widens its box only when
+  // it finds no path at all, so without this a congested net fights for the
+  // same nodes in the same box however high the present factor climbs.
+  void widen_boxes(const std::vector<int>& congested, double present) {
+    const int widest = std::max(lattice_.rows, lattice_.columns);
+    for (const int net : congested) {
+      int& margin = margins_[static_cast<std::size_t>(net)];
+      if (present >= margin) margin = std::min(2 * margin, widest);
+    }
+  }
+
   std::vector<int> nets_on_overuse() const {
     std::vector<int> nets;
     for (const int net : nets_) {
@@ -606,6 +622,7 @@ class Negotiation {
   std::vector<float> history_;
   std::vector<NetRoute> routes_;      // per board net
   std::vector<unsigned char> own_;    // kOwnUse / kOwnClaim on the copper of the net whose costs are being filled
+  std::vector<int> margins_;          // per board net: the box margin its searches start from
   bool forbid_conflicts_ = false;     // route_dropped_nets_around: other nets' copper blocks, not prices
   std::vector<int> nets_;             // the nets routed, in routing order
   std::vector<std::vector<graph::Weight>> cost_arrays_;  // one per search of a batch, blocked outside its window
