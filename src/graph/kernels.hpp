@@ -44,7 +44,7 @@ namespace cpu {
 // than the work they split. Measured on the H200 machine's 16-core host, one
 // thread against sixteen: seed-60k (219k edges) 1.86 ms against 3.67,
 // seed-401k (1.5 M) 15.7 against 12.0, backplane (14 M) 50.7 against 20.2;
-// two to eight threads were never the fastest below the backplane.
+// two to eight threads were never the fastest.
 inline constexpr RowOffset kEdgesForAllCores = 1'000'000;
 
 // OpenMP delta-stepping (after gapbs): thread-local buckets, shared frontier.

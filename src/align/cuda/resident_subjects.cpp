@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -56,7 +56,6 @@ KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int
                          std::int64_t longest, int multiprocessors) {
   constexpr double kAlonePace = 0.2;
   constexpr double kWideThroughput = 0.85;
-  constexpr double kWideAlone = 1.0;
   constexpr double kPassBoundaryRows = 1.0;
   const double resident_lanes = 1024.0 * multiprocessors;
   KernelShape chosen = kernel_shapes().front();
@@ -69,8 +68,7 @@ KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int
     const bool wide = shape.form == KernelForm::wide;
     const double throughput =
         (wide ? kWideThroughput : 1.0) * passes * steps * shape.lanes * 2 * per_column / resident_lanes;
-    const double alone = (wide ? kWideAlone : 1.0) * kAlonePace * passes *
-                         (static_cast<double>(longest) / 2 + shape.lanes - 1) * 2 * per_column;
+    const double alone = kAlonePace * passes * (static_cast<double>(longest) / 2 + shape.lanes - 1) * 2 * per_column;
     const double estimate = std::max(throughput, alone);
     if (estimate < least) {
       least = estimate;
