@@ -124,9 +124,6 @@ __device__ __forceinline__ void gaps_after(const typename Lanes::Word h, typenam
 // rows of G * R 16-bit scores, as 64-bit words of four consecutive query rows.
 struct CompactForm {
   template <int G, int R>
-  static constexpr int kSharedWords = kProfileResidues * G * R / 8;  // 128-bit words
-
-  template <int G, int R>
   __device__ static const uint2* lane_profile(const uint4* shared, int lane) {
     return reinterpret_cast<const uint2*>(shared) + lane * (R / 4);
   }
