@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -70,6 +71,7 @@ class Negotiation {
   Negotiation(const Board& board, const RouterOptions& options, Lattice lattice)
       : board_(board), options_(options), lattice_(std::move(lattice)),
         uses_(static_cast<std::size_t>(lattice_.node_count), 0),
+        near_uses_(lattice_.groups.size(), std::vector<int>(static_cast<std::size_t>(lattice_.pad_base), 0)),
         claims_(static_cast<std::size_t>(lattice_.node_count), 0),
         history_(static_cast<std::size_t>(lattice_.node_count), 0.0f),
         routes_(board.nets.size()),
@@ -270,41 +272,68 @@ class Negotiation {
   }
 
   // Other nets' copper at `node` or in the room copper there would take.
-  // Needs the net's copper marked in own_ (fill_costs does that).
+  // Needs the net's copper marked in own_ and taken out of near_uses_
+  // (fill_costs does both).
   int conflicts_at(int net, int node) const {
-    const auto own_use = [&](int v) { return own_[static_cast<std::size_t>(v)] == kOwnUse; };
     const auto v = static_cast<std::size_t>(node);
     if (lattice_.is_stub(node)) {
       // A stub's wire meets other nets' copper centred on what it claims.
       int others = 0;
       for (const int near : lattice_.stub_of(node).claims) {
-        others += uses_[static_cast<std::size_t>(near)] - (own_use(near) ? 1 : 0);
+        const auto n = static_cast<std::size_t>(near);
+        others += uses_[n] - (own_[n] == kOwnUse ? 1 : 0);
       }
       return others;
     }
     const bool own = own_[v] != kNotOwn;
-    int others = uses_[v] + claims_[v] - (own ? 1 : 0);
-    const int row = lattice_.row_of(node);
-    const int column = lattice_.column_of(node);
-    const auto add_around = [&](int slot, const std::vector<router_detail::Offset>& offsets, bool via) {
+    const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)]);
+    return uses_[v] + claims_[v] - (own ? 1 : 0) + near_uses_[group][v];
+  }
+
+  // Calls visit(v) for every grid node or via site v whose room, in group
+  // `group`'s claim stencils, holds the grid node or via site u (v != u):
+  // the nodes whose conflicts copper centred on u counts toward. A grid node
+  // v's room is its layer's grid nodes at wire_grid_claims and the via sites
+  // at wire_via_claims; a via site's room is the grid nodes of every slot a
+  // via reaches at via_grid_claims and the via sites at via_via_claims.
+  template <class Visit>
+  void for_each_watcher(std::size_t group, int u, Visit&& visit) const {
+    const int row = lattice_.row_of(u);
+    const int column = lattice_.column_of(u);
+    const auto around = [&](const std::vector<router_detail::Offset>& offsets, auto&& node_at) {
       for (const auto& o : offsets) {
-        const int r = row + o.row;
-        const int c = column + o.column;
+        const int r = row - o.row;
+        const int c = column - o.column;
         if (r < 0 || c < 0 || r >= lattice_.rows || c >= lattice_.columns) continue;
-        const int near = via ? lattice_.via_site(r, c) : lattice_.grid_node(slot, r, c);
-        const int used = uses_[static_cast<std::size_t>(near)];
-        if (used > 0 && near != node) others += used - (own_use(near) ? 1 : 0);
+        const int v = node_at(r, c);
+        if (v != u) visit(v);
       }
     };
-    const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)]);
-    if (lattice_.is_grid(node)) {
-      add_around(lattice_.slot[v], lattice_.wire_grid_claims[group], false);
-      add_around(0, lattice_.wire_via_claims[group], true);
-    } else {
-      for (const int slot : lattice_.slots_of_via) add_around(slot, lattice_.via_grid_claims[group], false);
-      add_around(0, lattice_.via_via_claims[group], true);
+    const auto via_at = [&](int r, int c) { return lattice_.via_site(r, c); };
+    if (lattice_.is_grid(u)) {
+      const int slot = lattice_.slot[static_cast<std::size_t>(u)];
+      around(lattice_.wire_grid_claims[group], [&](int r, int c) { return lattice_.grid_node(slot, r, c); });
+      for (const int reached : lattice_.slots_of_via) {
+        if (reached == slot) around(lattice_.via_grid_claims[group], via_at);
+      }
+    } else if (lattice_.is_via(u)) {
+      for (int slot = 0; slot < lattice_.layers; ++slot) {
+        around(lattice_.wire_via_claims[group], [&](int r, int c) { return lattice_.grid_node(slot, r, c); });
+      }
+      around(lattice_.via_via_claims[group], via_at);
     }
-    return others;
+  }
+
+  // Adds `sign` for each of `nodes` (grid nodes and via sites; others are
+  // skipped) to near_uses_ of the nodes watching it, in one group or all.
+  void add_near(const std::vector<int>& nodes, int sign, std::optional<std::size_t> only_group) {
+    for (std::size_t group = 0; group < near_uses_.size(); ++group) {
+      if (only_group && group != *only_group) continue;
+      std::vector<int>& near = near_uses_[group];
+      for (const int u : nodes) {
+        for_each_watcher(group, u, [&](int v) { near[static_cast<std::size_t>(v)] += sign; });
+      }
+    }
   }
 
   graph::Weight node_cost(int net, const std::vector<int>& owner, int node, float present) const {
@@ -321,17 +350,23 @@ class Negotiation {
   void fill_costs(std::vector<graph::Weight>& costs, int net, const NetRoute& route, const Window& w, float present) {
     // The net's own copper does not conflict with itself: mark it for
     // conflicts_at (constant-time lookups), and clear the marks after.
+    // Its copper near a node is taken out of near_uses_ the same way, and put
+    // back after.
+    const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)]);
     for (const int node : route.uses) own_[static_cast<std::size_t>(node)] = kOwnUse;
     for (const int node : route.claims) own_[static_cast<std::size_t>(node)] = kOwnClaim;
+    add_near(route.uses, -1, group);
     struct Unmark {
-      std::vector<unsigned char>& own;
+      Negotiation& negotiation;
       const NetRoute& route;
+      std::size_t group;
       ~Unmark() {
-        for (const int node : route.uses) own[static_cast<std::size_t>(node)] = kNotOwn;
-        for (const int node : route.claims) own[static_cast<std::size_t>(node)] = kNotOwn;
+        for (const int node : route.uses) negotiation.own_[static_cast<std::size_t>(node)] = kNotOwn;
+        for (const int node : route.claims) negotiation.own_[static_cast<std::size_t>(node)] = kNotOwn;
+        negotiation.add_near(route.uses, +1, group);
       }
-    } unmark{own_, route};
-    const auto& owner = lattice_.owner[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
+    } unmark{*this, route, group};
+    const auto& owner = lattice_.owner[group];
     for (int s = 0; s <= lattice_.layers; ++s) {
       for (int r = w.row0; r <= w.row1; ++r) {
         for (int c = w.column0; c <= w.column1; ++c) {
@@ -497,6 +532,7 @@ class Negotiation {
   void count(const NetRoute& route, int sign) {
     for (const int node : route.uses) uses_[static_cast<std::size_t>(node)] += sign;
     for (const int node : route.claims) claims_[static_cast<std::size_t>(node)] += sign;
+    add_near(route.uses, sign, std::nullopt);
   }
 
   // A node is overused when one net's copper is centred on it and another
@@ -618,6 +654,9 @@ class Negotiation {
   int claim_reach_ = 0;  // grid steps a net's claims reach beyond its copper
   std::unique_ptr<graph::ShortestPaths> search_;
   std::vector<int> uses_;             // nets whose copper is centred on each node
+  // [group][grid node or via site]: uses_ summed over the node's room in the
+  // group's claim stencils (the node itself left out); see for_each_watcher.
+  std::vector<std::vector<int>> near_uses_;
   std::vector<int> claims_;           // nets keeping others from each node
   std::vector<float> history_;
   std::vector<NetRoute> routes_;      // per board net
