@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "cpu/radix_heap.hpp"
 #include "trellis/core/csr.hpp"
 #include "trellis/graph/graph.hpp"
 #include "trellis/graph/sssp.hpp"
@@ -81,7 +82,7 @@ class TargetedSearch {
 
   std::uint32_t stamp_ = 0;
   std::vector<NodeState> nodes_;
-  std::vector<std::pair<Weight, NodeId>> heap_;
+  RadixHeap heap_;
   std::vector<NodeId> level_, next_level_;
 };
 }  // namespace cpu

@@ -1,10 +1,11 @@
 // Targeted Dijkstra in reusable, stamped scratch (see kernels.hpp). The
-// search is the reference's: a binary heap with lazy deletion that stops at
-// the first entry beyond the settled target. Every node it settles has its
+// search is the reference's, with a radix heap for its binary heap: lazy
+// deletion, and a stop at the first entry beyond the settled target. (The
+// order among equal keys differs, which changes no distance, and the nodes
+// settled are those at distance <= the target's either way.) Every node it settles has its
 // final distance, and those are exactly the nodes the reference leaves
 // unmasked; the parents come from the same breadth-first rule over them.
 #include <algorithm>
-#include <functional>
 
 #include "../kernels.hpp"
 #include "trellis/core/error.hpp"
@@ -40,8 +41,7 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
     NodeState& node = nodes_[static_cast<std::size_t>(v)];
     node.distance = d;
     node.distance_stamp = stamp_;
-    heap_.emplace_back(d, v);
-    std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    heap_.push(d, v);
   };
   heap_.clear();
   for (NodeId s : search.sources) {
@@ -50,9 +50,7 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
   std::int64_t relaxed = 0;
   Weight stop_beyond = kUnreachable;
   while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
-    const auto [d, u] = heap_.back();
-    heap_.pop_back();
+    const auto [d, u] = heap_.pop();
     if (d > stop_beyond) break;
     if (settled(u)) continue;
     nodes_[static_cast<std::size_t>(u)].settled_stamp = stamp_;
