@@ -201,6 +201,54 @@ INSTANTIATE_TEST_SUITE_P(Graphs, RandomGraphParity,
                                   (kind == 0 ? "_tiny" : kind == 1 ? "_small" : "_medium");
                          });
 
+// Sparse graphs whose nodes have at most one to five out-edges, built on a
+// chain through every node (so a search is as many rounds deep as the graph
+// has nodes), with ties, zero weights and duplicate edges among them.
+class LowDegreeParity : public ::testing::TestWithParam<std::tuple<Combo, int>> {};
+
+TEST_P(LowDegreeParity, MatchesDijkstra) {
+  const auto& [combo, max_degree] = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    std::mt19937_64 rng(seed * 7 + static_cast<std::uint64_t>(max_degree));
+    const NodeId n = seed % 2 == 0 ? 40 : 2500;
+    std::uniform_int_distribution<NodeId> node(0, n - 1);
+    std::uniform_int_distribution<int> degree(0, max_degree);
+    const float ties[] = {0.0f, 1.0f, 1.0f, 2.0f, 3.0f};
+    std::uniform_int_distribution<int> tie(0, 4);
+    std::vector<NodeId> tails, heads;
+    std::vector<Weight> weights;
+    for (NodeId u = 0; u < n; ++u) {
+      // Every node but the last has its successor among its edges, so most
+      // of the graph is reached along long chains.
+      const int d = u + 1 < n ? std::max(1, degree(rng)) : degree(rng);
+      for (int e = 0; e < d; ++e) {
+        NodeId v = e == 0 && u + 1 < n ? u + 1 : node(rng);
+        if (e > 0 && e % 2 == 0) v = heads.back();  // a duplicate of the edge before, any weight
+        tails.push_back(u);
+        heads.push_back(v);
+        weights.push_back(ties[tie(rng)]);
+      }
+    }
+    const Graph graph = graph_from_edges(n, tails, heads, weights);
+    ShortestPaths engine(graph, {combo.backend, combo.algorithm});
+    const std::string where = "seed " + std::to_string(seed);
+    SsspQuery full{{0}, -1, {}};
+    expect_same_result(reference_run(graph, full), engine.run(full), where + " full");
+    SsspQuery targeted{{node(rng), node(rng)}, node(rng), {}};
+    SsspResult t = engine.run(targeted);
+    expect_same_result(reference_run(graph, targeted), t, where + " targeted");
+    expect_valid_path(graph, targeted, t, targeted.target);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Degrees, LowDegreeParity,
+                         ::testing::Combine(::testing::ValuesIn(combos()), ::testing::Values(1, 2, 3, 5)),
+                         [](const auto& param_info) {
+                           return combo_name(std::get<0>(param_info.param)) + "_degree_" +
+                                  std::to_string(std::get<1>(param_info.param));
+                         });
+
 // ---- Batches ---------------------------------------------------------------
 
 class BatchParity : public ::testing::TestWithParam<Combo> {};
