@@ -57,13 +57,14 @@ std::int64_t delta_stepping(const CsrView<Weight>& g, const SearchSpec& search, 
 // Dijkstra for one targeted query at a time in scratch reused from query to
 // query. Nothing is cleared between searches: every entry carries the stamp
 // of the search that wrote it, so a search costs what it settles, not the
-// graph's size. Parents follow the parity rule, traced only as far as the
-// target's breadth-first level in the tight-edge graph.
+// graph's size. Parents follow the parity rule, traced only among the
+// nodes on tight paths to the target (found backwards from it over the
+// reversed edges) and only as far as the target's breadth-first level.
 class TargetedSearch {
  public:
   explicit TargetedSearch(NodeId nodes);
-  // search.target must be a node of g.
-  SsspPath run(const CsrView<Weight>& g, const SearchSpec& search);
+  // search.target must be a node of g; reversed is reversed_edges(g).
+  SsspPath run(const CsrView<Weight>& g, const CsrView<Weight>& reversed, const SearchSpec& search);
 
  private:
   // What one search knows of a node; valid where the stamps equal stamp_.
@@ -75,16 +76,22 @@ class TargetedSearch {
     std::uint32_t level_stamp;
     std::int32_t level;  // breadth-first level in the tight-edge graph
     NodeId parent;
+    std::uint32_t on_tight_path_stamp;  // the node is on a tight path to the target
   };
   bool settled(NodeId v) const { return nodes_[static_cast<std::size_t>(v)].settled_stamp == stamp_; }
   std::int64_t settle(const CsrView<Weight>& g, const SearchSpec& search);
-  void trace_parents(const CsrView<Weight>& g, const SearchSpec& search);
+  void mark_tight_paths(const CsrView<Weight>& reversed, const SearchSpec& search);
+  void trace_parents(const CsrView<Weight>& g, const CsrView<Weight>& reversed, const SearchSpec& search);
 
   std::uint32_t stamp_ = 0;
   std::vector<NodeState> nodes_;
   RadixHeap heap_;
-  std::vector<NodeId> level_, next_level_;
+  std::vector<NodeId> level_, next_level_, marked_;
 };
+
+// g with every edge u -> v (weight w) turned into v -> u (weight w): row v
+// lists v's in-edges.
+CsrMatrix<Weight> reversed_edges(const CsrView<Weight>& g);
 }  // namespace cpu
 
 // Distances of nodes beyond the target's are not final: report them as

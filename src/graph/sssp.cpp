@@ -133,6 +133,7 @@ struct ShortestPaths::Impl {
   bool parents;
   std::optional<cuda::GraphOnDevice> device;
   std::vector<std::unique_ptr<cpu::TargetedSearch>> scratch;  // cpu paths(): one per thread, made on first use
+  std::optional<CsrMatrix<Weight>> reversed;                   // cpu paths(): the in-edges, made on first use
 
   SsspResult run_on_host(const SsspQuery& query) const {
     const CsrView<Weight> g = graph.csr.view();
@@ -162,7 +163,7 @@ ShortestPaths::ShortestPaths(const Graph& graph, const SsspOptions& options) {
     throw UsageError(fmt::format("delta must be finite and non-negative (0 picks one), got {}", options.delta));
   }
   const Weight delta = options.delta > 0 ? options.delta : default_delta(graph.csr.view());
-  impl_ = std::unique_ptr<Impl>(new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt, {}});
+  impl_ = std::unique_ptr<Impl>(new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt, {}, std::nullopt});
   if (backend == Backend::cuda) impl_->device.emplace(graph.csr);
 }
 
@@ -222,9 +223,11 @@ std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries) {
       impl_->scratch.push_back(std::make_unique<cpu::TargetedSearch>(graph.node_count()));
     }
     const CsrView<Weight> g = graph.csr.view();
+    if (!impl_->reversed) impl_->reversed = cpu::reversed_edges(g);
+    const CsrView<Weight> reversed = impl_->reversed->view();
     side_by_side(queries.size(), [&](std::size_t q, int thread) {
       check_query(graph, queries[q]);
-      paths[q] = impl_->scratch[static_cast<std::size_t>(thread)]->run(g, spec_of(queries[q]));
+      paths[q] = impl_->scratch[static_cast<std::size_t>(thread)]->run(g, reversed, spec_of(queries[q]));
     });
     return paths;
   }

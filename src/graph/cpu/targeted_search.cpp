@@ -12,18 +12,19 @@
 
 namespace trellis::graph::cpu {
 
-TargetedSearch::TargetedSearch(NodeId nodes) : nodes_(static_cast<std::size_t>(nodes), NodeState{0, 0, 0, 0, 0, 0}) {}
+TargetedSearch::TargetedSearch(NodeId nodes)
+    : nodes_(static_cast<std::size_t>(nodes), NodeState{0, 0, 0, 0, 0, 0, 0}) {}
 
-SsspPath TargetedSearch::run(const CsrView<Weight>& g, const SearchSpec& search) {
+SsspPath TargetedSearch::run(const CsrView<Weight>& g, const CsrView<Weight>& reversed, const SearchSpec& search) {
   if (++stamp_ == 0) {  // the stamps wrapped: forget every old entry once
-    std::fill(nodes_.begin(), nodes_.end(), NodeState{0, 0, 0, 0, 0, 0});
+    std::fill(nodes_.begin(), nodes_.end(), NodeState{0, 0, 0, 0, 0, 0, 0});
     stamp_ = 1;
   }
   SsspPath path;
   path.edges_relaxed = settle(g, search);
   if (!settled(search.target)) return path;
   path.distance = nodes_[static_cast<std::size_t>(search.target)].distance;
-  trace_parents(g, search);
+  trace_parents(g, reversed, search);
   for (NodeId v = search.target;; v = nodes_[static_cast<std::size_t>(v)].parent) {
     path.nodes.push_back(v);
     if (nodes_[static_cast<std::size_t>(v)].level == 0) break;
@@ -65,11 +66,42 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
   return relaxed;
 }
 
-void TargetedSearch::trace_parents(const CsrView<Weight>& g, const SearchSpec& search) {
+// Walks back from the target over tight in-edges among settled nodes and
+// marks every node it meets: the nodes on some tight path to the target.
+// The levels of those nodes, and their tight in-neighbours, are all the
+// parity rule needs for the target's path: a tight path to a marked node,
+// followed by the marked node's tight path onwards, is a tight path to the
+// target, so it is marked all along.
+void TargetedSearch::mark_tight_paths(const CsrView<Weight>& reversed, const SearchSpec& search) {
+  marked_.assign(1, search.target);
+  nodes_[static_cast<std::size_t>(search.target)].on_tight_path_stamp = stamp_;
+  while (!marked_.empty()) {
+    const NodeId v = marked_.back();
+    marked_.pop_back();
+    const Weight to = nodes_[static_cast<std::size_t>(v)].distance;
+    for (RowOffset k = reversed.row_offsets[v]; k < reversed.row_offsets[v + 1]; ++k) {
+      const NodeId u = reversed.col_indices[k];
+      NodeState& node = nodes_[static_cast<std::size_t>(u)];
+      if (node.on_tight_path_stamp == stamp_ || node.settled_stamp != stamp_ ||
+          node.distance + effective_weight(reversed.values[k], search.node_cost, v) != to) {
+        continue;
+      }
+      node.on_tight_path_stamp = stamp_;
+      marked_.push_back(u);
+    }
+  }
+}
+
+void TargetedSearch::trace_parents(const CsrView<Weight>& g, const CsrView<Weight>& reversed,
+                                   const SearchSpec& search) {
+  mark_tight_paths(reversed, search);
+  const auto on_tight_path = [&](NodeId v) {
+    return nodes_[static_cast<std::size_t>(v)].on_tight_path_stamp == stamp_;
+  };
   level_.clear();
   for (NodeId s : search.sources) {
     NodeState& source = nodes_[static_cast<std::size_t>(s)];
-    if (source.level_stamp != stamp_) {
+    if (on_tight_path(s) && source.level_stamp != stamp_) {
       source.level_stamp = stamp_;
       source.level = 0;
       level_.push_back(s);
@@ -88,7 +120,8 @@ void TargetedSearch::trace_parents(const CsrView<Weight>& g, const SearchSpec& s
       for (RowOffset k = g.row_offsets[u]; k < g.row_offsets[u + 1]; ++k) {
         const NodeId v = g.col_indices[k];
         NodeState& node = nodes_[static_cast<std::size_t>(v)];
-        if (node.settled_stamp != stamp_ || from + effective_weight(g.values[k], search.node_cost, v) != node.distance) {
+        if (node.on_tight_path_stamp != stamp_ ||
+            from + effective_weight(g.values[k], search.node_cost, v) != node.distance) {
           continue;
         }
         if (node.level_stamp != stamp_) {
@@ -103,6 +136,15 @@ void TargetedSearch::trace_parents(const CsrView<Weight>& g, const SearchSpec& s
     }
     level_.swap(next_level_);
   }
+}
+
+CsrMatrix<Weight> reversed_edges(const CsrView<Weight>& g) {
+  std::vector<std::int32_t> heads(g.col_indices, g.col_indices + g.nnz);
+  std::vector<ColumnIndex> tails(static_cast<std::size_t>(g.nnz));
+  for (std::int32_t u = 0; u < g.rows; ++u) {
+    std::fill(tails.begin() + g.row_offsets[u], tails.begin() + g.row_offsets[u + 1], u);
+  }
+  return csr_from_triplets<Weight>(g.cols, g.rows, heads, tails, std::span<const Weight>(g.values, g.values + g.nnz));
 }
 
 }  // namespace trellis::graph::cpu
