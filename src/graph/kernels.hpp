@@ -118,26 +118,34 @@ class GraphOnDevice {
   GraphOnDevice(const GraphOnDevice&) = delete;
   GraphOnDevice& operator=(const GraphOnDevice&) = delete;
 
-  // Fills distance, parent (when asked), edges_relaxed and solve_ms of
-  // results[i] for searches[i]; distances are unmasked (the caller masks).
+  // Fills edges_relaxed and solve_ms of results[i] for searches[i], and
+  // writes its distances (unmasked: the caller masks) to host_distances[i *
+  // n ..] and its parents (when asked) to host_parents[i * n ..], n the
+  // graph's nodes: host arrays of searches.size() * n entries, page-locked
+  // for a copy at the link's full rate.
   // A batch of several searches, and Bellman-Ford on a graph whose labels
   // fit the shared memory of one block or one thread-block cluster, run one
   // block or cluster per search (block_solver.cu; batches on larger graphs:
   // one block a search with the labels in global memory); the rest run the
   // chosen algorithm on the whole device, one search at a time.
   void search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
-              std::span<SsspResult> results);
+              std::span<SsspResult> results, Weight* host_distances, NodeId* host_parents);
   // The same searches (each with a target), bringing back only the target's
   // distance, the path to it and the work done.
   void search_paths(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,
                     std::span<SsspPath> paths);
 
  private:
-  // Where results go: whole results (with parents when asked), or paths.
+  // Where results go: whole results (their work in results, distances and
+  // parents when asked in the host arrays, stride entries a search), or
+  // paths.
   struct Output {
     bool parents;
     std::span<SsspResult> results;
     std::span<SsspPath> paths;
+    Weight* host_distances = nullptr;
+    NodeId* host_parents = nullptr;
+    std::size_t stride = 0;
     void set_work(std::size_t q, std::int64_t relaxed, double ms) const;
     Output part(std::size_t q) const;  // entry q alone
   };

@@ -15,6 +15,7 @@
 
 #include "kernels.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/core/pinned_array.hpp"
 #include "trellis/core/timer.hpp"
 
 namespace trellis::graph {
@@ -134,6 +135,10 @@ struct ShortestPaths::Impl {
   std::optional<cuda::GraphOnDevice> device;
   std::vector<std::unique_ptr<cpu::TargetedSearch>> scratch;  // cpu paths(): one per thread, made on first use
   std::optional<CsrMatrix<Weight>> reversed;                   // cpu paths(): the in-edges, made on first use
+  // cuda run_batch(): where a batch's distances and parents land, kept and
+  // grown from call to call (page-locked: one copy at the link's full rate).
+  PinnedArray<Weight> staged_distances;
+  PinnedArray<NodeId> staged_parents;
 
   SsspResult run_on_host(const SsspQuery& query) const {
     const CsrView<Weight> g = graph.csr.view();
@@ -163,7 +168,7 @@ ShortestPaths::ShortestPaths(const Graph& graph, const SsspOptions& options) {
     throw UsageError(fmt::format("delta must be finite and non-negative (0 picks one), got {}", options.delta));
   }
   const Weight delta = options.delta > 0 ? options.delta : default_delta(graph.csr.view());
-  impl_ = std::unique_ptr<Impl>(new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt, {}, std::nullopt});
+  impl_ = std::unique_ptr<Impl>(new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt, {}, std::nullopt, {}, {}});
   if (backend == Backend::cuda) impl_->device.emplace(graph.csr);
 }
 
@@ -193,18 +198,28 @@ std::vector<SsspResult> ShortestPaths::run_batch(std::span<const SsspQuery> quer
   std::vector<SearchSpec> searches;
   for (const SsspQuery& q : queries) searches.push_back(spec_of(q));
   results.resize(queries.size());
-  impl_->device->search(impl_->algorithm, impl_->delta, searches, impl_->parents, results);
-  for (std::size_t i = 0; i < queries.size(); ++i) {
-    results[i].backend = Backend::cuda;
-    results[i].algorithm = impl_->algorithm;
-    results[i].reached = mask_unsettled(queries[i].target, results[i].distance);
-    if (impl_->parents) {
+  const auto n = static_cast<std::size_t>(impl_->graph.node_count());
+  const Weight* const distances = impl_->staged_distances.grow_to(std::max<std::size_t>(queries.size() * n, 1));
+  const NodeId* const parents =
+      impl_->parents ? impl_->staged_parents.grow_to(std::max<std::size_t>(queries.size() * n, 1)) : nullptr;
+  impl_->device->search(impl_->algorithm, impl_->delta, searches, impl_->parents, results,
+                        impl_->staged_distances.data(), impl_->staged_parents.data());
+  // A search a thread: for a large batch, the result arrays' first touch and
+  // copies are most of the call's time.
+  side_by_side(queries.size(), [&](std::size_t i, int) {
+    SsspResult& result = results[i];
+    result.backend = Backend::cuda;
+    result.algorithm = impl_->algorithm;
+    result.distance.assign(distances + i * n, distances + (i + 1) * n);
+    result.reached = mask_unsettled(queries[i].target, result.distance);
+    if (parents != nullptr) {
+      result.parent.assign(parents + i * n, parents + (i + 1) * n);
       // Parents of nodes the mask removed are meaningless: clear them too.
-      for (std::size_t v = 0; v < results[i].distance.size(); ++v) {
-        if (results[i].distance[v] == kUnreachable) results[i].parent[v] = kNoParent;
+      for (std::size_t v = 0; v < n; ++v) {
+        if (result.distance[v] == kUnreachable) result.parent[v] = kNoParent;
       }
     }
-  }
+  });
   return results;
 }
 

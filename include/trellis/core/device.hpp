@@ -37,6 +37,12 @@ namespace device {
 void* allocate(std::size_t bytes);
 void release(void* pointer) noexcept;
 
+// Page-locked host memory (cudaHostAlloc): copies between it and the device
+// run at the link's full rate and need no staging by the driver. The typed
+// owner is PinnedArray<T>. Failure throws DeviceError.
+void* allocate_pinned(std::size_t bytes);
+void release_pinned(void* pointer) noexcept;
+
 void copy_to_device(void* device_dst, const void* host_src, std::size_t bytes, Stream stream);
 void copy_to_host(void* host_dst, const void* device_src, std::size_t bytes, Stream stream);
 void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes, Stream stream);

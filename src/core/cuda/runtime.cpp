@@ -91,6 +91,21 @@ void release(void* pointer) noexcept {
   if (pointer != nullptr) (void)cudaFree(pointer);  // a destructor cannot report; later calls will
 }
 
+void* allocate_pinned(std::size_t bytes) {
+  void* pointer = nullptr;
+  const cudaError_t status = cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw DeviceError("cannot page-lock " + std::to_string(bytes >> 20) + " MiB of host memory: " +
+                      cudaGetErrorString(status));
+  }
+  return pointer;
+}
+
+void release_pinned(void* pointer) noexcept {
+  if (pointer != nullptr) (void)cudaFreeHost(pointer);
+}
+
 void copy_to_device(void* device_dst, const void* host_src, std::size_t bytes, Stream stream) {
   TRELLIS_CUDA_CHECK(cudaMemcpyAsync(device_dst, host_src, bytes, cudaMemcpyHostToDevice, stream));
 }

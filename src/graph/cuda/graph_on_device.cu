@@ -235,17 +235,9 @@ void GraphOnDevice::finish(const Key* keys, const Uploaded& up, const Output& ou
   Weight* const distance = grown(scratch.distances, queries * n);
   TRELLIS_LAUNCH(keys_to_distances, dim3(grid_for(st.nodes), queries), kThreads, 0, stream, keys, st.nodes,
                  distance);
-  for (unsigned q = 0; q < queries; ++q) {
-    SsspResult& result = out.results[q];
-    result.distance.resize(n);
-    TRELLIS_CUDA_CHECK(cudaMemcpyAsync(result.distance.data(), distance + q * n, n * sizeof(Weight),
-                                       cudaMemcpyDeviceToHost, stream));
-    if (out.parents) {
-      result.parent.resize(n);
-      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(result.parent.data(), parent + q * n, n * sizeof(NodeId),
-                                         cudaMemcpyDeviceToHost, stream));
-    }
-  }
+  // One copy each for the whole batch, into the caller's (pinned) host arrays.
+  device::copy_to_host(out.host_distances, distance, queries * n * sizeof(Weight), stream);
+  if (out.parents) device::copy_to_host(out.host_parents, parent, queries * n * sizeof(NodeId), stream);
   device::synchronize(stream);
 }
 
@@ -259,12 +251,15 @@ void GraphOnDevice::Output::set_work(std::size_t q, std::int64_t relaxed, double
 }
 
 GraphOnDevice::Output GraphOnDevice::Output::part(std::size_t q) const {
-  return {parents, results.empty() ? results : results.subspan(q, 1), paths.empty() ? paths : paths.subspan(q, 1)};
+  if (!paths.empty()) return {parents, {}, paths.subspan(q, 1)};
+  return {parents, results.subspan(q, 1), {}, host_distances + q * stride,
+          host_parents == nullptr ? nullptr : host_parents + q * stride, stride};
 }
 
 void GraphOnDevice::search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
-                           std::span<SsspResult> results) {
-  run(algorithm, delta, searches, {parents, results, {}});
+                           std::span<SsspResult> results, Weight* host_distances, NodeId* host_parents) {
+  run(algorithm, delta, searches,
+      {parents, results, {}, host_distances, host_parents, static_cast<std::size_t>(state_->nodes)});
 }
 
 void GraphOnDevice::search_paths(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,

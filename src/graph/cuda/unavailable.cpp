@@ -12,7 +12,8 @@ GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>&) {
   throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
 }
 GraphOnDevice::~GraphOnDevice() = default;
-void GraphOnDevice::search(SsspAlgorithm, Weight, std::span<const SearchSpec>, bool, std::span<SsspResult>) {}
+void GraphOnDevice::search(SsspAlgorithm, Weight, std::span<const SearchSpec>, bool, std::span<SsspResult>, Weight*,
+                           NodeId*) {}
 void GraphOnDevice::search_paths(SsspAlgorithm, Weight, std::span<const SearchSpec>, std::span<SsspPath>) {}
 
 }  // namespace trellis::graph::cuda
