@@ -67,24 +67,32 @@ class TargetedSearch {
   SsspPath run(const CsrView<Weight>& g, const CsrView<Weight>& reversed, const SearchSpec& search);
 
  private:
-  // What one search knows of a node; valid where the stamps equal stamp_.
-  // One record per node keeps a relaxation to one cache line.
-  struct NodeState {
+  // What one search's Dijkstra knows of a node, 8 bytes so that a cache
+  // line holds eight nodes' labels: mark is 2 * stamp_ once the node has a
+  // distance in this search, 2 * stamp_ + 1 once it is settled; any other
+  // mark is a former search's.
+  struct Label {
     Weight distance;
-    std::uint32_t distance_stamp;
-    std::uint32_t settled_stamp;
+    std::uint32_t mark;
+  };
+  // What the parent tracing knows of a node, valid where its stamps equal
+  // stamp_.
+  struct Trace {
     std::uint32_t level_stamp;
     std::int32_t level;  // breadth-first level in the tight-edge graph
     NodeId parent;
     std::uint32_t on_tight_path_stamp;  // the node is on a tight path to the target
   };
-  bool settled(NodeId v) const { return nodes_[static_cast<std::size_t>(v)].settled_stamp == stamp_; }
+  std::uint32_t reached_mark() const { return 2 * stamp_; }
+  std::uint32_t settled_mark() const { return 2 * stamp_ + 1; }
+  bool settled(NodeId v) const { return labels_[static_cast<std::size_t>(v)].mark == settled_mark(); }
   std::int64_t settle(const CsrView<Weight>& g, const SearchSpec& search);
   void mark_tight_paths(const CsrView<Weight>& reversed, const SearchSpec& search);
   void trace_parents(const CsrView<Weight>& g, const CsrView<Weight>& reversed, const SearchSpec& search);
 
-  std::uint32_t stamp_ = 0;
-  std::vector<NodeState> nodes_;
+  std::uint32_t stamp_ = 0;  // below 2^31, so that the marks fit 32 bits
+  std::vector<Label> labels_;
+  std::vector<Trace> traces_;
   RadixHeap heap_;
   std::vector<NodeId> level_, next_level_, marked_;
 };

@@ -13,35 +13,37 @@
 namespace trellis::graph::cpu {
 
 TargetedSearch::TargetedSearch(NodeId nodes)
-    : nodes_(static_cast<std::size_t>(nodes), NodeState{0, 0, 0, 0, 0, 0, 0}) {}
+    : labels_(static_cast<std::size_t>(nodes), Label{0, 0}), traces_(static_cast<std::size_t>(nodes), Trace{0, 0, 0, 0}) {}
 
 SsspPath TargetedSearch::run(const CsrView<Weight>& g, const CsrView<Weight>& reversed, const SearchSpec& search) {
-  if (++stamp_ == 0) {  // the stamps wrapped: forget every old entry once
-    std::fill(nodes_.begin(), nodes_.end(), NodeState{0, 0, 0, 0, 0, 0, 0});
+  if (++stamp_ == (1u << 31)) {  // the marks would wrap: forget every old entry once
+    std::fill(labels_.begin(), labels_.end(), Label{0, 0});
+    std::fill(traces_.begin(), traces_.end(), Trace{0, 0, 0, 0});
     stamp_ = 1;
   }
   SsspPath path;
   path.edges_relaxed = settle(g, search);
   if (!settled(search.target)) return path;
-  path.distance = nodes_[static_cast<std::size_t>(search.target)].distance;
+  path.distance = labels_[static_cast<std::size_t>(search.target)].distance;
   trace_parents(g, reversed, search);
-  for (NodeId v = search.target;; v = nodes_[static_cast<std::size_t>(v)].parent) {
+  for (NodeId v = search.target;; v = traces_[static_cast<std::size_t>(v)].parent) {
     path.nodes.push_back(v);
-    if (nodes_[static_cast<std::size_t>(v)].level == 0) break;
+    if (traces_[static_cast<std::size_t>(v)].level == 0) break;
   }
   std::reverse(path.nodes.begin(), path.nodes.end());
   return path;
 }
 
 std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& search) {
+  // A settled node's distance is final, so no candidate lowers it and its
+  // settled mark stays.
+  const std::uint32_t reached = reached_mark();
   const auto tentative = [&](NodeId v) {
-    const NodeState& node = nodes_[static_cast<std::size_t>(v)];
-    return node.distance_stamp == stamp_ ? node.distance : kUnreachable;
+    const Label& label = labels_[static_cast<std::size_t>(v)];
+    return (label.mark | 1u) == (reached | 1u) ? label.distance : kUnreachable;
   };
   const auto lower = [&](NodeId v, Weight d) {
-    NodeState& node = nodes_[static_cast<std::size_t>(v)];
-    node.distance = d;
-    node.distance_stamp = stamp_;
+    labels_[static_cast<std::size_t>(v)] = Label{d, reached};
     heap_.push(d, v);
   };
   heap_.clear();
@@ -54,7 +56,7 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
     const auto [d, u] = heap_.pop();
     if (d > stop_beyond) break;
     if (settled(u)) continue;
-    nodes_[static_cast<std::size_t>(u)].settled_stamp = stamp_;
+    labels_[static_cast<std::size_t>(u)].mark = settled_mark();
     if (u == search.target) stop_beyond = d;
     for (RowOffset k = g.row_offsets[u]; k < g.row_offsets[u + 1]; ++k) {
       const NodeId v = g.col_indices[k];
@@ -74,19 +76,20 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
 // target, so it is marked all along.
 void TargetedSearch::mark_tight_paths(const CsrView<Weight>& reversed, const SearchSpec& search) {
   marked_.assign(1, search.target);
-  nodes_[static_cast<std::size_t>(search.target)].on_tight_path_stamp = stamp_;
+  traces_[static_cast<std::size_t>(search.target)].on_tight_path_stamp = stamp_;
   while (!marked_.empty()) {
     const NodeId v = marked_.back();
     marked_.pop_back();
-    const Weight to = nodes_[static_cast<std::size_t>(v)].distance;
+    const Weight to = labels_[static_cast<std::size_t>(v)].distance;
     for (RowOffset k = reversed.row_offsets[v]; k < reversed.row_offsets[v + 1]; ++k) {
       const NodeId u = reversed.col_indices[k];
-      NodeState& node = nodes_[static_cast<std::size_t>(u)];
-      if (node.on_tight_path_stamp == stamp_ || node.settled_stamp != stamp_ ||
-          node.distance + effective_weight(reversed.values[k], search.node_cost, v) != to) {
+      Trace& trace = traces_[static_cast<std::size_t>(u)];
+      if (trace.on_tight_path_stamp == stamp_ || !settled(u) ||
+          labels_[static_cast<std::size_t>(u)].distance + effective_weight(reversed.values[k], search.node_cost, v) !=
+              to) {
         continue;
       }
-      node.on_tight_path_stamp = stamp_;
+      trace.on_tight_path_stamp = stamp_;
       marked_.push_back(u);
     }
   }
@@ -96,11 +99,11 @@ void TargetedSearch::trace_parents(const CsrView<Weight>& g, const CsrView<Weigh
                                    const SearchSpec& search) {
   mark_tight_paths(reversed, search);
   const auto on_tight_path = [&](NodeId v) {
-    return nodes_[static_cast<std::size_t>(v)].on_tight_path_stamp == stamp_;
+    return traces_[static_cast<std::size_t>(v)].on_tight_path_stamp == stamp_;
   };
   level_.clear();
   for (NodeId s : search.sources) {
-    NodeState& source = nodes_[static_cast<std::size_t>(s)];
+    Trace& source = traces_[static_cast<std::size_t>(s)];
     if (on_tight_path(s) && source.level_stamp != stamp_) {
       source.level_stamp = stamp_;
       source.level = 0;
@@ -109,28 +112,28 @@ void TargetedSearch::trace_parents(const CsrView<Weight>& g, const CsrView<Weigh
   }
   // Level by level until the target's level is complete: every parent on
   // its path is then final.
-  const NodeState& target = nodes_[static_cast<std::size_t>(search.target)];
+  const Trace& target = traces_[static_cast<std::size_t>(search.target)];
   for (std::int32_t h = 1; target.level_stamp != stamp_; ++h) {
     // The Dijkstra tree is made of tight edges among settled nodes, so the
     // target is on some level; running dry first would be a bug here.
     if (level_.empty()) throw Error("tight-edge levels ran out before reaching the settled target");
     next_level_.clear();
     for (NodeId u : level_) {
-      const Weight from = nodes_[static_cast<std::size_t>(u)].distance;
+      const Weight from = labels_[static_cast<std::size_t>(u)].distance;
       for (RowOffset k = g.row_offsets[u]; k < g.row_offsets[u + 1]; ++k) {
         const NodeId v = g.col_indices[k];
-        NodeState& node = nodes_[static_cast<std::size_t>(v)];
-        if (node.on_tight_path_stamp != stamp_ ||
-            from + effective_weight(g.values[k], search.node_cost, v) != node.distance) {
+        Trace& trace = traces_[static_cast<std::size_t>(v)];
+        if (trace.on_tight_path_stamp != stamp_ ||
+            from + effective_weight(g.values[k], search.node_cost, v) != labels_[static_cast<std::size_t>(v)].distance) {
           continue;
         }
-        if (node.level_stamp != stamp_) {
-          node.level_stamp = stamp_;
-          node.level = h;
-          node.parent = u;
+        if (trace.level_stamp != stamp_) {
+          trace.level_stamp = stamp_;
+          trace.level = h;
+          trace.parent = u;
           next_level_.push_back(v);
-        } else if (node.level == h) {
-          node.parent = std::min(node.parent, u);
+        } else if (trace.level == h) {
+          trace.parent = std::min(trace.parent, u);
         }
       }
     }
