@@ -67,7 +67,9 @@ void run_sssp(const SsspCommand& command, const GlobalOptions& globals) {
     text = all.dump(2) + "\n";
   } else {
     text = "## Corner to corner on the seed's routing lattices\n\n" + tables.corner_to_corner.to_markdown() +
-           "\n## Batched queries on a 20,000-node lattice (random source and target, one call)\n\n" +
+           "\n## Batched queries on a 20,000-node lattice (random source and target, one call)\n\n"
+           "The first call of each size grows the engine's scratch to K searches; the next three show what "
+           "repeated calls of that size cost.\n\n" +
            tables.batched.to_markdown() + "\n## Large boards, corner to corner\n\n" + tables.large.to_markdown();
   }
   emit(text, command.output);
