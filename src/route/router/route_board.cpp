@@ -510,15 +510,31 @@ class Negotiation {
         if (at != route.pending.end()) route.pending.erase(at);
       }
     }
-    count(route, -1);
-    uses.insert(uses.end(), route.uses.begin(), route.uses.end());
-    claims.insert(claims.end(), route.claims.begin(), route.claims.end());
+    // The net's copper grows by the path's: merge the path's (sorted, few)
+    // into the net's (sorted), and count only what changed, not the whole
+    // net out and in again (a net of many connections would pay for all
+    // of its copper at every one).
     sort_unique(uses);
     sort_unique(claims);
-    route.uses = uses;
-    route.claims.clear();
-    std::set_difference(claims.begin(), claims.end(), uses.begin(), uses.end(), std::back_inserter(route.claims));
-    count(route, +1);
+    std::vector<int> all_uses;
+    std::set_union(route.uses.begin(), route.uses.end(), uses.begin(), uses.end(), std::back_inserter(all_uses));
+    std::vector<int> all_claims;
+    std::set_union(route.claims.begin(), route.claims.end(), claims.begin(), claims.end(), std::back_inserter(all_claims));
+    NetRoute change;  // what the counts gain
+    std::set_difference(all_uses.begin(), all_uses.end(), route.uses.begin(), route.uses.end(),
+                        std::back_inserter(change.uses));
+    std::vector<int> new_claims;
+    std::set_difference(all_claims.begin(), all_claims.end(), all_uses.begin(), all_uses.end(),
+                        std::back_inserter(new_claims));
+    NetRoute lost;  // what they lose: claims now among the uses
+    std::set_difference(route.claims.begin(), route.claims.end(), new_claims.begin(), new_claims.end(),
+                        std::back_inserter(lost.claims));
+    std::set_difference(new_claims.begin(), new_claims.end(), route.claims.begin(), route.claims.end(),
+                        std::back_inserter(change.claims));
+    count(lost, -1);
+    count(change, +1);
+    route.uses = std::move(all_uses);
+    route.claims = std::move(new_claims);
     sort_unique(route.tree);
     route.paths.push_back(path);
   }
