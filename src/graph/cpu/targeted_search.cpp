@@ -2,9 +2,10 @@
 // search is the reference's, with a radix heap for its binary heap: lazy
 // deletion, and a stop at the first entry beyond the settled target. (The
 // order among equal keys differs, which changes no distance, and the nodes
-// settled are those at distance <= the target's either way.) Every node it settles has its
-// final distance, and those are exactly the nodes the reference leaves
-// unmasked; the parents come from the same breadth-first rule over them.
+// settled are those at distance <= the target's either way.) Every node it
+// settles has its final distance, and those are exactly the nodes the
+// reference leaves unmasked; the parents come from the same breadth-first
+// rule over them.
 #include <algorithm>
 
 #include "../kernels.hpp"
