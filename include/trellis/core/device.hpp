@@ -39,8 +39,11 @@ void release(void* pointer) noexcept;
 
 // Page-locked host memory (cudaHostAlloc): copies between it and the device
 // run at the link's full rate and need no staging by the driver. The typed
-// owner is PinnedArray<T>. Failure throws DeviceError.
+// owner is PinnedArray<T>. Failure throws DeviceError; try_allocate_pinned
+// returns nullptr instead (a host may refuse to lock that much memory, and
+// a caller with a pageable fallback goes on without it).
 void* allocate_pinned(std::size_t bytes);
+void* try_allocate_pinned(std::size_t bytes) noexcept;
 void release_pinned(void* pointer) noexcept;
 
 void copy_to_device(void* device_dst, const void* host_src, std::size_t bytes, Stream stream);

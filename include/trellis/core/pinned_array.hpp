@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -19,6 +20,14 @@ class PinnedArray {
   PinnedArray() = default;
   explicit PinnedArray(std::size_t count)
       : data_(count == 0 ? nullptr : static_cast<T*>(device::allocate_pinned(count * sizeof(T)))), size_(count) {}
+  // Empty when count is 0 or the host will not lock that much memory.
+  static PinnedArray try_allocate(std::size_t count) {
+    PinnedArray array;
+    if (count == 0) return array;
+    array.data_ = static_cast<T*>(device::try_allocate_pinned(count * sizeof(T)));
+    array.size_ = array.data_ == nullptr ? 0 : count;
+    return array;
+  }
   ~PinnedArray() { device::release_pinned(data_); }
 
   PinnedArray(const PinnedArray&) = delete;
@@ -43,6 +52,7 @@ class PinnedArray {
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
+  std::span<T> span() noexcept { return {data_, size_}; }
 
  private:
   T* data_ = nullptr;

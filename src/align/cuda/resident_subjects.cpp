@@ -28,6 +28,7 @@
 #include "trellis/core/device.hpp"
 #include "trellis/core/device_array.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/core/pinned_array.hpp"
 
 namespace trellis::align::cuda {
 namespace {
@@ -77,46 +78,6 @@ KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int
   }
   return chosen;
 }
-
-// Page-locked host memory. Copies from it are DMA transfers that run beside
-// kernels; copies from pageable memory are staged by the driver, which makes
-// the host wait for the copy stream and loses most of the overlap.
-class PinnedColumns {
- public:
-  PinnedColumns() = default;
-  // Empty when count is 0 or the host will not lock that much memory (the
-  // caller then streams from pageable memory: slower, the same scores).
-  static PinnedColumns try_allocate(std::size_t count) {
-    PinnedColumns pinned;
-    if (count == 0) return pinned;
-    void* pointer = nullptr;
-    if (cudaHostAlloc(&pointer, count * sizeof(std::uint16_t), cudaHostAllocDefault) != cudaSuccess) {
-      (void)cudaGetLastError();  // not sticky, but clear it so later checks report their own calls
-      return pinned;
-    }
-    pinned.data_ = static_cast<std::uint16_t*>(pointer);
-    pinned.size_ = count;
-    return pinned;
-  }
-  ~PinnedColumns() {
-    if (data_ != nullptr) (void)cudaFreeHost(data_);
-  }
-  PinnedColumns(const PinnedColumns&) = delete;
-  PinnedColumns& operator=(const PinnedColumns&) = delete;
-  PinnedColumns(PinnedColumns&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-  PinnedColumns& operator=(PinnedColumns&& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(size_, other.size_);
-    return *this;
-  }
-
-  std::span<std::uint16_t> span() noexcept { return {data_, size_}; }
-
- private:
-  std::uint16_t* data_ = nullptr;
-  std::size_t size_ = 0;
-};
 
 // A CUDA event used only for ordering (no timing, so recording is cheap).
 class OrderingEvent {
@@ -215,7 +176,13 @@ class EntryLayout {
       buffers_[0] = DeviceArray<std::uint16_t>::from_host(packed, compute);
       return;
     }
-    if (host_columns == HostColumns::pinned) pinned_ = PinnedColumns::try_allocate(static_cast<std::size_t>(columns_));
+    // From page-locked memory the copies are DMA transfers that run beside
+    // kernels; from pageable memory the driver stages them, which makes the
+    // host wait for the copy stream and loses most of the overlap. A host
+    // that will not lock this much leaves pinned_ empty: pageable then.
+    if (host_columns == HostColumns::pinned) {
+      pinned_ = PinnedArray<std::uint16_t>::try_allocate(static_cast<std::size_t>(columns_));
+    }
     std::span<std::uint16_t> host = pinned_.span();
     if (host.size() != static_cast<std::size_t>(columns_)) {
       pageable_.resize(static_cast<std::size_t>(columns_));
@@ -326,7 +293,7 @@ class EntryLayout {
   bool streamed_ = false;
   std::vector<Chunk> chunks_;
   std::int64_t largest_chunk_ = 0;  // columns
-  PinnedColumns pinned_;            // streamed from page-locked memory,
+  PinnedArray<std::uint16_t> pinned_;  // streamed from page-locked memory,
   std::vector<std::uint16_t> pageable_;  // or, where the host would not lock it, from here
   std::span<const std::uint16_t> host_;
   DeviceArray<std::int64_t> chunk_offsets_;

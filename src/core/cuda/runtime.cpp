@@ -102,6 +102,15 @@ void* allocate_pinned(std::size_t bytes) {
   return pointer;
 }
 
+void* try_allocate_pinned(std::size_t bytes) noexcept {
+  void* pointer = nullptr;
+  if (cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault) != cudaSuccess) {
+    (void)cudaGetLastError();  // not sticky, but clear it so later checks report their own calls
+    return nullptr;
+  }
+  return pointer;
+}
+
 void release_pinned(void* pointer) noexcept {
   if (pointer != nullptr) (void)cudaFreeHost(pointer);
 }

@@ -29,6 +29,7 @@ namespace device {
 void* allocate(std::size_t) { unavailable(); }
 void release(void*) noexcept {}
 void* allocate_pinned(std::size_t) { unavailable(); }
+void* try_allocate_pinned(std::size_t) noexcept { return nullptr; }
 void release_pinned(void*) noexcept {}
 void copy_to_device(void*, const void*, std::size_t, Stream) { unavailable(); }
 void copy_to_host(void*, const void*, std::size_t, Stream) { unavailable(); }
