@@ -121,7 +121,9 @@ bool fits_one_cluster(NodeId nodes);
 // The graph resident on the device and the scratch its searches reuse.
 class GraphOnDevice {
  public:
-  explicit GraphOnDevice(const CsrMatrix<Weight>& csr);
+  // coordinates (may be null; must outlive this object) shape the tiles of
+  // single searches on large graphs.
+  GraphOnDevice(const CsrMatrix<Weight>& csr, const NodeCoordinates* coordinates);
   ~GraphOnDevice();
   GraphOnDevice(const GraphOnDevice&) = delete;
   GraphOnDevice& operator=(const GraphOnDevice&) = delete;
@@ -132,10 +134,11 @@ class GraphOnDevice {
   // graph's nodes: host arrays of searches.size() * n entries, page-locked
   // for a copy at the link's full rate.
   // A batch of several searches, and Bellman-Ford on a graph whose labels
-  // fit the shared memory of one block or one thread-block cluster, run one
-  // block or cluster per search (block_solver.cu; batches on larger graphs:
-  // one block a search with the labels in global memory); the rest run the
-  // chosen algorithm on the whole device, one search at a time.
+  // fit the shared memory of one block, run one block or cluster per search
+  // (block_solver.cu; batches on larger graphs: one block a search with the
+  // labels in global memory). One Bellman-Ford search on a larger graph runs
+  // on the graph cut into tiles, a block each (tiled_bellman_ford.cu); the
+  // rest run the chosen algorithm on the whole device, one search at a time.
   void search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
               std::span<SsspResult> results, Weight* host_distances, NodeId* host_parents);
   // The same searches (each with a target), bringing back only the target's
@@ -160,6 +163,9 @@ class GraphOnDevice {
   void run(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, const Output& out);
   void search_on_grid(SsspAlgorithm algorithm, Weight delta, const SearchSpec& spec, const Output& out);
   void search_in_blocks(std::span<const SearchSpec> searches, const Output& out);
+  // One Bellman-Ford search on the tiled graph; false (nothing done) when
+  // the graph's tiles do not fit the device.
+  bool search_tiled(const SearchSpec& spec, const Output& out);
   // The searches as the kernels read them (device pointers into reused
   // scratch), and their targets on the host.
   struct Uploaded {

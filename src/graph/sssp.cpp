@@ -169,7 +169,7 @@ ShortestPaths::ShortestPaths(const Graph& graph, const SsspOptions& options) {
   }
   const Weight delta = options.delta > 0 ? options.delta : default_delta(graph.csr.view());
   impl_ = std::unique_ptr<Impl>(new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt, {}, std::nullopt, {}, {}});
-  if (backend == Backend::cuda) impl_->device.emplace(graph.csr);
+  if (backend == Backend::cuda) impl_->device.emplace(graph.csr, graph.coordinates ? &*graph.coordinates : nullptr);
 }
 
 ShortestPaths::~ShortestPaths() = default;

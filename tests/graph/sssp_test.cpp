@@ -249,6 +249,85 @@ INSTANTIATE_TEST_SUITE_P(Degrees, LowDegreeParity,
                                   std::to_string(std::get<1>(param_info.param));
                          });
 
+LatticeSpec lattice_spec(std::int32_t width, std::int32_t height, std::int32_t layers, double obstacles,
+                         std::uint64_t seed) {
+  LatticeSpec spec;
+  spec.width = width;
+  spec.height = height;
+  spec.layers = layers;
+  spec.obstacle_fraction = obstacles;
+  spec.seed = seed;
+  return spec;
+}
+
+// Single searches on graphs too large for one block's shared memory (on
+// cuda, Bellman-Ford cuts them into tiles, a block each, that hand labels
+// across their borders): a lattice with obstacles (tiles by coordinates), a
+// random graph with every awkward part (tiles by runs of ids, most edges
+// crossing tiles), and a long chain whose search is as deep as the graph.
+class LargeGraphParity : public ::testing::TestWithParam<std::tuple<Combo, int>> {};
+
+Graph large_graph(int kind) {
+  if (kind == 0) return routing_lattice(lattice_spec(170, 130, 4, 0.15, 12));  // 88,400 nodes
+  if (kind == 1) return random_graph(90000, 4LL * 90000, 77, /*tie_weights=*/true);
+  const NodeId n = 70000;
+  std::mt19937_64 rng(41);
+  std::uniform_int_distribution<NodeId> node(0, n - 1);
+  const float ties[] = {0.0f, 1.0f, 1.0f, 2.0f};
+  std::vector<NodeId> tails, heads;
+  std::vector<Weight> weights;
+  for (NodeId u = 0; u + 1 < n; ++u) {
+    tails.push_back(u);
+    heads.push_back(u + 1);
+    weights.push_back(ties[u % 4]);
+    if (u % 5 == 0) {  // a shortcut that is rarely shorter
+      tails.push_back(u);
+      heads.push_back(node(rng));
+      weights.push_back(5000.0f);
+    }
+  }
+  return graph_from_edges(n, tails, heads, weights);
+}
+
+TEST_P(LargeGraphParity, MatchesDijkstra) {
+  const auto& [combo, kind] = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  const Graph graph = large_graph(kind);
+  const NodeId n = graph.node_count();
+  ShortestPaths engine(graph, {combo.backend, combo.algorithm});
+  std::mt19937_64 rng(static_cast<std::uint64_t>(kind) + 100);
+  std::uniform_int_distribution<NodeId> node(0, n - 1);
+  for (int round = 0; round < 2; ++round) {
+    const std::string where = "round " + std::to_string(round);
+    SsspQuery full{{kind == 2 ? 0 : node(rng)}, -1, {}};
+    expect_same_result(reference_run(graph, full), engine.run(full), where + " full");
+    SsspQuery targeted{{node(rng)}, node(rng), {}};
+    if (kind == 2) targeted = {{node(rng) / 4}, n - 1 - node(rng) / 4, {}};
+    SsspResult t = engine.run(targeted);
+    expect_same_result(reference_run(graph, targeted), t, where + " targeted");
+    expect_valid_path(graph, targeted, t, targeted.target);
+    SsspQuery multi{{node(rng), node(rng), node(rng), node(rng), node(rng)}, node(rng), {}};
+    expect_same_result(reference_run(graph, multi), engine.run(multi), where + " multi-source");
+    std::vector<Weight> cost(static_cast<std::size_t>(n));
+    std::uniform_int_distribution<int> c(0, 4);
+    for (Weight& x : cost) x = 0.5f * static_cast<float>(c(rng));
+    SsspQuery costly{{node(rng)}, round == 0 ? -1 : node(rng), cost};
+    SsspResult with_cost = engine.run(costly);
+    expect_same_result(reference_run(graph, costly), with_cost, where + " node costs");
+    SsspQuery source_is_target{{targeted.target}, targeted.target, {}};
+    expect_same_result(reference_run(graph, source_is_target), engine.run(source_is_target),
+                       where + " source is the target");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Graphs, LargeGraphParity,
+                         ::testing::Combine(::testing::ValuesIn(combos()), ::testing::Values(0, 1, 2)),
+                         [](const auto& param_info) {
+                           const int kind = std::get<1>(param_info.param);
+                           return combo_name(std::get<0>(param_info.param)) +
+                                  (kind == 0 ? "_lattice" : kind == 1 ? "_random" : "_chain");
+                         });
+
 // ---- Batches ---------------------------------------------------------------
 
 class BatchParity : public ::testing::TestWithParam<Combo> {};
@@ -279,17 +358,6 @@ void expect_batch_matches_reference(const Combo& combo, const LatticeSpec& spec,
   for (std::size_t q = 0; q < queries.size(); ++q) {
     expect_same_result(reference_run(graph, queries[q]), batch[q], "query " + std::to_string(q));
   }
-}
-
-LatticeSpec lattice_spec(std::int32_t width, std::int32_t height, std::int32_t layers, double obstacles,
-                         std::uint64_t seed) {
-  LatticeSpec spec;
-  spec.width = width;
-  spec.height = height;
-  spec.layers = layers;
-  spec.obstacle_fraction = obstacles;
-  spec.seed = seed;
-  return spec;
 }
 
 // On cuda, each size below takes another of the batch's regimes.

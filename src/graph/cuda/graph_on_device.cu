@@ -4,10 +4,12 @@
 // distances and parents, or only the paths.
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "../kernels.hpp"
+#include "../tiling.hpp"
 #include "launchers.hpp"
 #include "trellis/core/cuda_check.hpp"
 #include "trellis/core/device_array.hpp"
@@ -16,6 +18,10 @@
 
 namespace trellis::graph::cuda {
 namespace {
+
+// A tiled search that runs this long has lost a message: a bug, reported
+// as a device error rather than a hang.
+constexpr unsigned long long kTiledTimeoutNs = 10'000'000'000ull;
 
 unsigned grid_for(std::int64_t items) {
   return static_cast<unsigned>(std::min<std::int64_t>((items + kThreads - 1) / kThreads, 132 * 16));
@@ -59,9 +65,59 @@ int co_resident_blocks(const void* kernel, std::size_t dynamic_shared_bytes) {
   return multiprocessors;
 }
 
+// The graph cut into tiles for single Bellman-Ford searches on large graphs
+// (tiled_bellman_ford.cu), with the scratch of a search. tiles == 0 when the
+// device cannot hold the tiles' blocks at once.
+struct TiledOnDevice {
+  int tiles = 0;
+  NodeId capacity_nodes = 0;
+  RowOffset capacity_edges = 0;  // 0: the edges stay in global memory
+  std::vector<NodeId> new_of_old;
+  DeviceArray<NodeId> tile_first;
+  DeviceArray<NodeId> old_of_new;
+  DeviceArray<RowOffset> row_offsets;
+  DeviceArray<std::uint32_t> heads;
+  DeviceArray<Weight> weights;
+  DeviceArray<Weight> cost;
+  DeviceArray<Key> offers;
+  DeviceArray<unsigned> inbox;
+  DeviceArray<int> flags;  // pending, failed
+  DeviceArray<NodeId> sources;
+};
+
+TiledOnDevice make_tiled(const CsrMatrix<Weight>& host, const NodeCoordinates* coordinates, Stream stream) {
+  int device = 0;
+  int multiprocessors = 0;
+  TRELLIS_CUDA_CHECK(cudaGetDevice(&device));
+  TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  TiledGraph graph = tile_graph(host.view(), coordinates, multiprocessors);
+  TiledOnDevice t;
+  RowOffset edges = graph.most_tile_edges;
+  if (tiled_shared_bytes(graph.largest_tile, edges, graph.tiles) == 0) edges = 0;
+  if (edges == 0 && tiled_shared_bytes(graph.largest_tile, 0, graph.tiles) == 0) return t;
+  t.tiles = graph.tiles;
+  t.capacity_nodes = graph.largest_tile;
+  t.capacity_edges = edges;
+  const auto tiled = static_cast<std::size_t>(graph.tiled_nodes());
+  t.tile_first = DeviceArray<NodeId>::from_host(graph.tile_first, stream);
+  t.old_of_new = DeviceArray<NodeId>::from_host(graph.old_of_new, stream);
+  t.row_offsets = DeviceArray<RowOffset>::from_host(graph.row_offsets, stream);
+  t.heads = DeviceArray<std::uint32_t>::from_host(graph.heads, stream);
+  t.weights = DeviceArray<Weight>::from_host(graph.weights, stream);
+  t.cost = DeviceArray<Weight>(edges == 0 ? tiled : 0);
+  t.offers = DeviceArray<Key>(tiled);
+  t.inbox = DeviceArray<unsigned>(tiled / 32);
+  t.flags = DeviceArray<int>(2);
+  t.new_of_old = std::move(graph.new_of_old);
+  device::synchronize(stream);  // the host vectors go out of scope
+  return t;
+}
+
 struct GraphOnDevice::State {
-  explicit State(const CsrMatrix<Weight>& host)
-      : csr(host),
+  State(const CsrMatrix<Weight>& host, const NodeCoordinates* coordinates)
+      : host_csr(host),
+        coordinates(coordinates),
+        csr(host),
         nodes(host.rows),
         keys(static_cast<std::size_t>(nodes)),
         queues(2 * static_cast<std::size_t>(std::max(nodes, 1))),
@@ -74,6 +130,8 @@ struct GraphOnDevice::State {
         parent(static_cast<std::size_t>(nodes)),
         distance(static_cast<std::size_t>(nodes)) {}
 
+  const CsrMatrix<Weight>& host_csr;
+  const NodeCoordinates* coordinates;
   DeviceCsr<Weight> csr;
   NodeId nodes;
   DeviceArray<Key> keys;
@@ -106,6 +164,7 @@ struct GraphOnDevice::State {
     DeviceArray<NodeId> path_nodes;
     DeviceArray<Weight> distances;
   } scratch;
+  std::optional<TiledOnDevice> tiled;  // made on the first search that wants it
   device::OwnedStream stream;
   EventTimer timer;
 
@@ -122,7 +181,8 @@ struct GraphOnDevice::State {
   }
 };
 
-GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>& csr) : state_(std::make_unique<State>(csr)) {}
+GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>& csr, const NodeCoordinates* coordinates)
+    : state_(std::make_unique<State>(csr, coordinates)) {}
 
 GraphOnDevice::~GraphOnDevice() = default;
 
@@ -270,8 +330,13 @@ void GraphOnDevice::search_paths(SsspAlgorithm algorithm, Weight delta, std::spa
 void GraphOnDevice::run(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,
                         const Output& out) {
   if (searches.empty()) return;
-  const bool in_shared = plan_blocks(state_->nodes, state_->csr.view().nnz, 1).kind !=
-                         BlockPlan::Kind::labels_in_global;
+  const BlockPlan::Kind kind = plan_blocks(state_->nodes, state_->csr.view().nnz, 1).kind;
+  const bool in_one_block = kind == BlockPlan::Kind::whole_graph_in_block || kind == BlockPlan::Kind::labels_in_block;
+  if (searches.size() == 1 && algorithm == SsspAlgorithm::bellman_ford && !in_one_block &&
+      search_tiled(searches[0], out.part(0))) {
+    return;
+  }
+  const bool in_shared = kind != BlockPlan::Kind::labels_in_global;
   if (searches.size() > 1 || (algorithm == SsspAlgorithm::bellman_ford && in_shared)) {
     search_in_blocks(searches, out);
     return;
@@ -331,6 +396,55 @@ void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const 
   TRELLIS_CUDA_CHECK(cudaMemcpyAsync(&relaxed, st.relaxed.data(), sizeof relaxed, cudaMemcpyDeviceToHost, stream));
   finish(st.keys.data(), upload({&spec, 1}, st.node_cost.data()), out);
   out.set_work(0, static_cast<std::int64_t>(relaxed), st.timer.elapsed_ms());
+}
+
+bool GraphOnDevice::search_tiled(const SearchSpec& spec, const Output& out) {
+  State& st = *state_;
+  const Stream stream = st.stream.get();
+  if (!st.tiled) st.tiled = make_tiled(st.host_csr, st.coordinates, stream);
+  TiledOnDevice& tiled = *st.tiled;
+  if (tiled.tiles == 0) return false;
+
+  std::vector<NodeId> sources = distinct_sources(spec);
+  for (NodeId& v : sources) v = tiled.new_of_old[static_cast<std::size_t>(v)];
+  const NodeId* const device_sources = uploaded<NodeId>(tiled.sources, sources, stream);
+  if (!spec.node_cost.empty()) st.node_cost.copy_from_host(spec.node_cost, stream);
+  tiled.flags.fill_zero(stream);
+  st.relaxed.fill_zero(stream);
+  const TiledSearch search{tiled.tile_first.data(),
+                           tiled.row_offsets.data(),
+                           tiled.heads.data(),
+                           tiled.weights.data(),
+                           tiled.old_of_new.data(),
+                           device_sources,
+                           static_cast<unsigned>(sources.size()),
+                           spec.target >= 0 ? tiled.new_of_old[static_cast<std::size_t>(spec.target)] : -1,
+                           spec.node_cost.empty() ? nullptr : st.node_cost.data(),
+                           tiled.cost.data(),
+                           tiled.offers.data(),
+                           tiled.inbox.data(),
+                           tiled.flags.data(),
+                           reinterpret_cast<unsigned*>(tiled.flags.data() + 1),
+                           st.keys.data(),
+                           st.relaxed.data(),
+                           tiled.capacity_nodes,
+                           tiled.capacity_edges,
+                           kTiledTimeoutNs};
+  st.timer.start(stream);
+  run_tiled_bellman_ford(search, tiled.tiles, stream);
+  st.timer.stop(stream);
+  unsigned long long relaxed = 0;
+  int flags[2] = {0, 0};
+  device::copy_to_host(&relaxed, st.relaxed.data(), sizeof relaxed, stream);
+  device::copy_to_host(flags, tiled.flags.data(), sizeof flags, stream);
+  device::synchronize(stream);
+  if (flags[1] != 0) {
+    throw DeviceError("the tiled Bellman-Ford search did not finish within " +
+                      std::to_string(kTiledTimeoutNs / 1000000000) + " s");
+  }
+  finish(st.keys.data(), upload({&spec, 1}, st.node_cost.data()), out);
+  out.set_work(0, static_cast<std::int64_t>(relaxed), st.timer.elapsed_ms());
+  return true;
 }
 
 void GraphOnDevice::search_in_blocks(std::span<const SearchSpec> searches, const Output& out) {

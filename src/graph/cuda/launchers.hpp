@@ -69,6 +69,35 @@ struct BlockPlan {
 BlockPlan plan_blocks(NodeId nodes, RowOffset edges, unsigned queries);
 void run_block_batch(const BlockBatch& batch, unsigned queries, Stream stream);
 
+// One search on a tiled graph (../tiling.hpp), one block a tile
+// (tiled_bellman_ford.cu). Ids are tiled ones except where said.
+struct TiledSearch {
+  const NodeId* tile_first;        // tiles + 1
+  const RowOffset* row_offsets;    // the tiled CSR
+  const std::uint32_t* heads;      // local index, or kRemoteHead | tiled id
+  const Weight* weights;
+  const NodeId* old_of_new;        // -1 for padding
+  const NodeId* sources;           // distinct
+  unsigned source_count;
+  NodeId target;                   // -1: none
+  const Weight* node_cost;         // by original id; nullptr: none
+  Weight* tiled_cost;              // scratch, one per tiled id (used when the edges stay in global memory)
+  Key* offers;                     // scratch: the least label other tiles offered each node
+  unsigned* inbox;                 // scratch: a bit per node, set when its offer dropped
+  int* pending;                    // zeroed: busy tiles plus messages not yet taken
+  unsigned* failed;                // zeroed: set when the search ran past timeout_ns
+  Key* keys;                       // out: the labels by original id
+  unsigned long long* relaxed;     // zeroed
+  NodeId capacity_nodes;           // the largest tile's nodes
+  RowOffset capacity_edges;        // the most edges a tile has (0: the edges stay in global memory)
+  unsigned long long timeout_ns;
+};
+// The dynamic shared memory a tile's block needs; 0 when the device cannot
+// hold `capacity_nodes` labels in one block (or the tiles on its
+// multiprocessors at once). Pass capacity_edges 0 for edges in global memory.
+std::size_t tiled_shared_bytes(NodeId capacity_nodes, RowOffset capacity_edges, int tiles);
+void run_tiled_bellman_ford(const TiledSearch& search, int tiles, Stream stream);
+
 // Parents by the parity rule for K searches with final distances
 // (tight_parents.cu): one block per search, a breadth-first search over the
 // tight edges among nodes no farther than the target.

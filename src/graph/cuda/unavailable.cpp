@@ -8,7 +8,7 @@ bool fits_one_cluster(NodeId) { return false; }
 
 struct GraphOnDevice::State {};
 
-GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>&) {
+GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>&, const NodeCoordinates*) {
   throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
 }
 GraphOnDevice::~GraphOnDevice() = default;
