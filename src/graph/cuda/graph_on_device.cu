@@ -20,8 +20,10 @@ namespace trellis::graph::cuda {
 namespace {
 
 // A tiled search that runs this long has lost a message: a bug, reported
-// as a device error rather than a hang.
-constexpr unsigned long long kTiledTimeoutNs = 10'000'000'000ull;
+// as a device error rather than a hang. (A search is as many hops deep as
+// its graph's longest shortest path, about 1 us a hop: 300 s is a chain of
+// hundreds of millions of nodes.)
+constexpr unsigned long long kTiledTimeoutNs = 300'000'000'000ull;
 
 unsigned grid_for(std::int64_t items) {
   return static_cast<unsigned>(std::min<std::int64_t>((items + kThreads - 1) / kThreads, 132 * 16));
