@@ -49,9 +49,10 @@ SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested, NodeId
       case Backend::cpu: return SsspAlgorithm::delta_stepping;
       case Backend::cuda:
         // Bellman-Ford up to the sizes whose labels fit one cluster's shared
-        // memory (one block, or a tiled search; the 446,000-node backplane
-        // in 2.2 ms on an H200), SPFA beyond (the 1.2 M-node board in 4.0 ms
-        // against 7.9 ms and delta-stepping's 27 ms: sssp-2026-11-30g.md).
+        // memory (one block, or a tiled search: the 446,000-node backplane
+        // in 1.5 ms on an H200 against SPFA's 2.9), SPFA beyond (on the
+        // 1.2 M-node board 4.3 ms, Bellman-Ford 4.1 and delta-stepping 27:
+        // sssp-2026-11-30h.md), where the tiles may no longer fit.
         return cuda::fits_one_cluster(nodes) ? SsspAlgorithm::bellman_ford : SsspAlgorithm::spfa;
       case Backend::automatic: break;
     }
