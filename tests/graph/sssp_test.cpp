@@ -264,12 +264,22 @@ LatticeSpec lattice_spec(std::int32_t width, std::int32_t height, std::int32_t l
 // cuda, Bellman-Ford cuts them into tiles, a block each, that hand labels
 // across their borders): a lattice with obstacles (tiles by coordinates), a
 // random graph with every awkward part (tiles by runs of ids, most edges
-// crossing tiles), and a long chain whose search is as deep as the graph.
+// crossing tiles), a long chain whose search is as deep as the graph, and a
+// graph whose coordinates make one tile too large for a block.
 class LargeGraphParity : public ::testing::TestWithParam<std::tuple<Combo, int>> {};
 
 Graph large_graph(int kind) {
   if (kind == 0) return routing_lattice(lattice_spec(170, 130, 4, 0.15, 12));  // 88,400 nodes
   if (kind == 1) return random_graph(90000, 4LL * 90000, 77, /*tie_weights=*/true);
+  if (kind == 3) {
+    // Every node at one (x, y): one tile would hold the whole graph, more
+    // than a block's shared memory, so the engine searches it otherwise.
+    Graph graph = random_graph(120000, 3LL * 120000, 78, /*tie_weights=*/false);
+    const auto n = static_cast<std::size_t>(graph.node_count());
+    graph.coordinates = NodeCoordinates{std::vector<std::int32_t>(n, 4), std::vector<std::int32_t>(n, 7),
+                                        std::vector<std::int32_t>(n, 0)};
+    return graph;
+  }
   const NodeId n = 70000;
   std::mt19937_64 rng(41);
   std::uniform_int_distribution<NodeId> node(0, n - 1);
@@ -287,6 +297,15 @@ Graph large_graph(int kind) {
     }
   }
   return graph_from_edges(n, tails, heads, weights);
+}
+
+std::string large_graph_name(int kind) {
+  switch (kind) {
+    case 0: return "_lattice";
+    case 1: return "_random";
+    case 2: return "_chain";
+    default: return "_one_cell";
+  }
 }
 
 TEST_P(LargeGraphParity, MatchesDijkstra) {
@@ -321,11 +340,10 @@ TEST_P(LargeGraphParity, MatchesDijkstra) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Graphs, LargeGraphParity,
-                         ::testing::Combine(::testing::ValuesIn(combos()), ::testing::Values(0, 1, 2)),
+                         ::testing::Combine(::testing::ValuesIn(combos()), ::testing::Values(0, 1, 2, 3)),
                          [](const auto& param_info) {
                            const int kind = std::get<1>(param_info.param);
-                           return combo_name(std::get<0>(param_info.param)) +
-                                  (kind == 0 ? "_lattice" : kind == 1 ? "_random" : "_chain");
+                           return combo_name(std::get<0>(param_info.param)) + large_graph_name(kind);
                          });
 
 // ---- Batches ---------------------------------------------------------------
