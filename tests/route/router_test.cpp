@@ -96,6 +96,15 @@ DrcReport check(const Board& board, const RouteResult& result) {
   return check_design_rules(board, with_board_wiring(board, result.copper));
 }
 
+// Every net routed and connected, and no routing violation.
+void expect_complete_and_clean(const Board& board, const RouteResult& result) {
+  EXPECT_TRUE(result.unrouted_nets.empty());
+  EXPECT_TRUE(result.converged);
+  const DrcReport drc = check(board, result);
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+}
+
 void expect_same_copper(const RoutedCopper& a, const RoutedCopper& b) {
   ASSERT_EQ(a.wires.size(), b.wires.size());
   ASSERT_EQ(a.vias.size(), b.vias.size());
@@ -243,11 +252,7 @@ TEST(Router, FinePitchPadsLeaveAlongTheirAxisAndTurn) {
   options.backend = Backend::reference;
   const RouteResult result = route_board(b.board, options);
   EXPECT_TRUE(result.warnings.empty()) << result.warnings.front();
-  EXPECT_TRUE(result.unrouted_nets.empty());
-  EXPECT_TRUE(result.converged);
-  const DrcReport drc = check(b.board, result);
-  EXPECT_TRUE(drc.routing.empty());
-  EXPECT_TRUE(drc.unconnected.empty());
+  expect_complete_and_clean(b.board, result);
   // Some wire leaves a pad's centre straight along y and then turns.
   int bent = 0;
   for (const Wire& wire : result.copper.wires) {
@@ -333,6 +338,61 @@ TEST(Router, ProgressReportsEveryIteration) {
   for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].iteration, static_cast<int>(i) + 1);
   EXPECT_EQ(seen.front().nets_routed, result.nets_to_route);
   EXPECT_EQ(seen.front().present_factor, 0.0);
+}
+
+// A net squeezed under a keepout onto the grid row 0.9 mm from another net
+// (two grid steps: twice what the wire and the default clearance need),
+// on a board where one far-away net belongs to a class that keeps 1 mm
+// from everything. Two nets keep the larger of their clearances apart, so
+// the class's clearance must not be imposed on the two: the squeezed net
+// jogs down and back, with no via and no detour round the keepout.
+TEST(Router, AHighClearanceClassKeepsItsDistanceAndNoMore) {
+  BoardBuilder b;
+  const int small_pad = b.padstack("small", {{0, circle(mm(0.5))}});
+  b.net("low", {b.part(small_pad, {mm(2.25), mm(4.5)}), b.part(small_pad, {mm(17.55), mm(4.5)})});
+  b.net("squeezed", {b.part(small_pad, {mm(2.25), mm(6.3)}), b.part(small_pad, {mm(17.55), mm(6.3)})});
+  b.net("HV", {b.part(small_pad, {mm(1.35), mm(16.2)}), b.part(small_pad, {mm(4.05), mm(16.2)})});
+  b.board.keepouts.push_back({KeepoutKind::keepout, "roof", kAllLayers, rect({mm(6), mm(5.85)}, {mm(14), mm(20)})});
+  NetClass high_voltage{"HV", {2}, {}, {}};
+  high_voltage.rules.clearance = mm(1.0);
+  b.board.classes.push_back(high_voltage);
+
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  const RouteResult result = route_board(b.board, options);
+  expect_complete_and_clean(b.board, result);
+  double squeezed = 0;
+  for (const Wire& wire : result.copper.wires) {
+    if (wire.net != 1) continue;
+    const auto& p = wire.shape.points;
+    for (std::size_t i = 1; i < p.size(); ++i) {
+      squeezed += std::hypot(static_cast<double>(p[i].x - p[i - 1].x), static_cast<double>(p[i].y - p[i - 1].y));
+    }
+  }
+  // Straight is 15.3 mm; down 0.9 mm and back up adds at most 1.8 mm.
+  EXPECT_LE(squeezed, static_cast<double>(mm(15.3 + 1.8)));
+  EXPECT_EQ(result.via_count, 0u);
+}
+
+// Random boards where some nets belong to a class with a larger clearance:
+// the design-rule check, which knows nothing of the lattice, finds nothing.
+TEST(Router, MixedClearanceClassesRouteCleanly) {
+  for (const unsigned seed : {5u, 6u, 7u}) {
+    Board board = random_board(seed, 12, 2 + static_cast<int>(seed % 2));
+    NetClass wide_gap{"wide_gap", {0, 3, 7}, {}, {}};
+    wide_gap.rules.clearance = mm(0.6);
+    board.classes.push_back(wide_gap);
+    RouterOptions options;
+    options.backend = Backend::cpu;
+    options.max_iterations = 20;
+    const RouteResult result = route_board(board, options);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const DrcReport drc = check(board, result);
+    EXPECT_TRUE(drc.routing.empty()) << drc.routing.size() << " violations, first: "
+                                     << (drc.routing.empty() ? "" : drc.routing.front().first.name + " / " + drc.routing.front().second.name);
+    EXPECT_EQ(drc.unconnected.size(), result.unrouted_nets.size());
+    EXPECT_LE(result.unrouted_nets.size(), 2u);
+  }
 }
 
 class RouterBackends : public ::testing::TestWithParam<Backend> {};

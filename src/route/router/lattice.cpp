@@ -434,16 +434,19 @@ class Builder {
     return offsets;
   }
 
-  // Claims are made with the largest clearance any group keeps and the
-  // widest wire and via of any group on the other side, so that of two
-  // copper pieces too close together at least one claims the other's node.
+  // Claims are made with the group's own clearance and the widest wire and
+  // via of any group on the other side. Two nets must keep the larger of
+  // their clearances apart (ClearanceRules::required), so of two copper
+  // pieces too close together the one whose group keeps the larger
+  // clearance claims the other's node. (With the largest clearance of any
+  // group, one high-voltage class kept every net three grid lines apart.)
   void make_stencils() {
     const double wide = static_cast<double>(widest_wire_) / 2;
     const double via = static_cast<double>(widest_via_);
-    const double c = static_cast<double>(largest_clearance_);
     for (const RuleGroup& group : lattice_.groups) {
       const double own_wire = static_cast<double>(group.width) / 2;
       const double own_via = static_cast<double>(group.via_radius);
+      const double c = static_cast<double>(group.clearance);
       lattice_.wire_grid_claims.push_back(disc_offsets(own_wire + wide + c, false));
       lattice_.wire_via_claims.push_back(disc_offsets(own_wire + via + c, true));
       lattice_.via_grid_claims.push_back(disc_offsets(own_via + wide + c, true));
