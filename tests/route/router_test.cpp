@@ -342,20 +342,18 @@ TEST(Router, ProgressReportsEveryIteration) {
 
 // A net squeezed under a keepout onto the grid row 0.9 mm from another net
 // (two grid steps: twice what the wire and the default clearance need),
-// on a board where one far-away net belongs to a class that keeps 1 mm
-// from everything. Two nets keep the larger of their clearances apart, so
-// the class's clearance must not be imposed on the two: the squeezed net
-// jogs down and back, with no via and no detour round the keepout.
-TEST(Router, AHighClearanceClassKeepsItsDistanceAndNoMore) {
+// on a board where one far-away net belongs to a class of its own. Two
+// nets keep w_a / 2 + w_b / 2 + the larger of their clearances apart, so
+// that class's rules must not be imposed on the two: the squeezed net jogs
+// down and back, with no via and no detour round the keepout.
+void expect_squeezed_net_unaffected_by(const Rules& far_class_rules) {
   BoardBuilder b;
   const int small_pad = b.padstack("small", {{0, circle(mm(0.5))}});
   b.net("low", {b.part(small_pad, {mm(2.25), mm(4.5)}), b.part(small_pad, {mm(17.55), mm(4.5)})});
   b.net("squeezed", {b.part(small_pad, {mm(2.25), mm(6.3)}), b.part(small_pad, {mm(17.55), mm(6.3)})});
-  b.net("HV", {b.part(small_pad, {mm(1.35), mm(16.2)}), b.part(small_pad, {mm(4.05), mm(16.2)})});
+  b.net("far", {b.part(small_pad, {mm(1.35), mm(16.2)}), b.part(small_pad, {mm(4.05), mm(16.2)})});
   b.board.keepouts.push_back({KeepoutKind::keepout, "roof", kAllLayers, rect({mm(6), mm(5.85)}, {mm(14), mm(20)})});
-  NetClass high_voltage{"HV", {2}, {}, {}};
-  high_voltage.rules.clearance = mm(1.0);
-  b.board.classes.push_back(high_voltage);
+  b.board.classes.push_back({"far", {2}, far_class_rules, {}});
 
   RouterOptions options;
   options.backend = Backend::cpu;
@@ -372,6 +370,18 @@ TEST(Router, AHighClearanceClassKeepsItsDistanceAndNoMore) {
   // Straight is 15.3 mm; down 0.9 mm and back up adds at most 1.8 mm.
   EXPECT_LE(squeezed, static_cast<double>(mm(15.3 + 1.8)));
   EXPECT_EQ(result.via_count, 0u);
+}
+
+TEST(Router, AHighClearanceClassKeepsItsDistanceAndNoMore) {
+  Rules high_voltage;
+  high_voltage.clearance = mm(1.0);
+  expect_squeezed_net_unaffected_by(high_voltage);
+}
+
+TEST(Router, AWideWireClassKeepsItsDistanceAndNoMore) {
+  Rules power;
+  power.width = mm(2.0);
+  expect_squeezed_net_unaffected_by(power);
 }
 
 // Random boards where some nets belong to a class with a larger clearance:

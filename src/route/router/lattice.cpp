@@ -434,16 +434,30 @@ class Builder {
     return offsets;
   }
 
-  // Claims are made with the group's own clearance and the widest wire and
-  // via of any group on the other side. Two nets must keep the larger of
-  // their clearances apart (ClearanceRules::required), so of two copper
-  // pieces too close together the one whose group keeps the larger
-  // clearance claims the other's node. (With the largest clearance of any
-  // group, one high-voltage class kept every net three grid lines apart.)
+  // Two nets must keep the larger of their clearances apart
+  // (ClearanceRules::required): w_a / 2 + w_b / 2 + max(c_a, c_b) between
+  // wire centres. Of two such pieces of copper it is enough that one claims
+  // the other's node, so the groups are ordered (by clearance, then wire
+  // width, via radius and index) and a group's stencils reach only for the
+  // groups not above it: its own width and clearance plus the widest wire
+  // (or via) among those. For two groups, the one above has the larger (or
+  // equal) clearance, and its stencils cover the pair. (With the widest wire
+  // and largest clearance of every group in every stencil, one 4 mm or one
+  // high-voltage class kept every other net several grid lines apart.)
   void make_stencils() {
-    const double wide = static_cast<double>(widest_wire_) / 2;
-    const double via = static_cast<double>(widest_via_);
-    for (const RuleGroup& group : lattice_.groups) {
+    const auto rank = [&](std::size_t g) {
+      const RuleGroup& group = lattice_.groups[g];
+      return std::make_tuple(group.clearance, group.width, group.via_radius, g);
+    };
+    for (std::size_t g = 0; g < lattice_.groups.size(); ++g) {
+      const RuleGroup& group = lattice_.groups[g];
+      double wide = 0;
+      double via = 0;
+      for (std::size_t h = 0; h < lattice_.groups.size(); ++h) {
+        if (rank(h) > rank(g)) continue;
+        wide = std::max(wide, static_cast<double>(lattice_.groups[h].width) / 2);
+        via = std::max(via, static_cast<double>(lattice_.groups[h].via_radius));
+      }
       const double own_wire = static_cast<double>(group.width) / 2;
       const double own_via = static_cast<double>(group.via_radius);
       const double c = static_cast<double>(group.clearance);
