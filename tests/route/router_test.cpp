@@ -235,6 +235,52 @@ TEST(Router, APinWalledInByAKeepoutIsReportedUnrouted) {
   EXPECT_EQ(drc.unconnected.front().name, "A");
 }
 
+// A wall of 2.54 mm header pins (1.73 mm pads, no net) across the board:
+// a 0.25 mm wire with 0.2 mm clearance needs 0.65 mm of the 0.81 mm between
+// two pins, so its centre line has a window 0.16 mm wide in each gap. On
+// the 0.45 mm grid from the board's corner, grid columns fall 0.03 mm and
+// 0.06 mm beside the third and sixth gaps' centres. A wire passes there
+// only if each grid edge is judged by its own segment: judging a node by
+// every edge it could have (sqrt((w/2 + c)^2 + (p/2)^2) from the pads)
+// leaves a window of 0.02 mm, which no column hits, and the net unrouted.
+TEST(Router, AWireRunsBetweenTheLegsOfAHeader) {
+  BoardBuilder b;
+  const int header = b.padstack("header", {{0, circle(mm(1.73))}, {1, circle(mm(1.73))}});
+  for (int k = 0; k < 8; ++k) b.part(header, {mm(1.27 + 2.54 * k), mm(10)});
+  b.net("A", {b.part(b.smd, {mm(7.62), mm(3)}), b.part(b.smd, {mm(7.62), mm(17)})});
+  RouterOptions options;
+  options.backend = Backend::reference;
+  options.miter_corners = false;
+  const RouteResult result = route_board(b.board, options);
+  expect_complete_and_clean(b.board, result);
+  EXPECT_EQ(result.via_count, 0u);
+  // Through the third gap: the straight line plus the short way to a
+  // grid column and back.
+  EXPECT_LT(result.wire_length, mm(14.5));
+}
+
+// A 0.3 mm pad (no net) 0.44 mm above the middle of a grid edge on the
+// straight line between two pins: both ends of that edge keep 0.344 mm
+// from the pad, more than a 0.25 mm wire with 0.2 mm clearance needs
+// (0.325), but the edge's middle only 0.29. The wire must not take that
+// edge.
+TEST(Router, AnEdgeCloserToCopperThanItsEndsIsNotTaken) {
+  BoardBuilder b;
+  const int small = b.padstack("small", {{0, circle(mm(0.3))}, {1, circle(mm(0.3))}});
+  b.part(small, {mm(10.125), mm(9.9 + 0.44)});
+  b.net("A", {b.part(b.smd, {mm(1.8), mm(9.9)}), b.part(b.smd, {mm(18.0), mm(9.9)})});
+  Board board = b.board;
+  board.via_padstacks.clear();
+  RouterOptions options;
+  options.backend = Backend::reference;
+  options.miter_corners = false;
+  const RouteResult result = route_board(board, options);
+  expect_complete_and_clean(board, result);
+  // The straight line along the row is 16.2 mm; the way round, from each
+  // pad straight to a node of the row below and along it, 16.41 mm.
+  EXPECT_GT(result.wire_length, mm(16.3));
+}
+
 // A row of long narrow pads at 0.55 mm pitch: a 0.25 mm wire with 0.2 mm
 // clearance fits between none of them, and the 0.45 mm grid's columns fall
 // beside most pads' centres, so a straight stub from the centre to a grid

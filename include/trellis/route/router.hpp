@@ -8,10 +8,12 @@
 // layers, and for every pad one node at its centre per layer it covers,
 // joined to the lattice nodes a straight stub can reach without coming near
 // another net's copper (where no straight stub can, a stub that leaves along
-// one axis and turns once: fine-pitch pads between grid lines). A node is usable by a net when every point of the
-// net's wire on the node's edges keeps the clearance from other nets'
-// copper, keepouts and the outline: the node is at least
-// sqrt((w/2 + c)^2 + (p/2)^2) from them.
+// one axis and turns once: fine-pitch pads between grid lines). A node is
+// usable by a net when the net's wire centred on it keeps the clearance
+// from other nets' copper, keepouts and the outline (it is at least w/2 + c
+// from them), and an edge when its whole segment does; an edge that fewer
+// nets may use than may use both its ends runs through a midpoint node
+// that carries the edge's restriction, since the searches price nodes.
 //
 // Negotiation. Every node has capacity one. A net's wire claims the nodes
 // and via sites another net could not use at the same time (its own nodes,

@@ -35,7 +35,9 @@ std::vector<Point> corners_only(const std::vector<Point>& points) {
 
 Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vector<int>>& paths, RoutedCopper& copper) {
   const RuleGroup& group = lattice.groups[static_cast<std::size_t>(lattice.group_of_net[static_cast<std::size_t>(net)])];
-  const auto on_layer = [&](int node) { return lattice.is_grid(node) || lattice.is_pad(node) || lattice.is_stub(node); };
+  const auto on_layer = [&](int node) {
+    return lattice.is_grid(node) || lattice.is_pad(node) || lattice.is_stub(node) || lattice.is_mid(node);
+  };
   Coord length = 0;
   std::set<int> via_sites;
   for (const std::vector<int>& path : paths) {

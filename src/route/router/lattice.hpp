@@ -4,6 +4,7 @@
 // include/trellis/route/router.hpp for the model.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -55,11 +56,12 @@ struct Lattice {
 
   // Node ids: grid nodes [0, via_base), via sites [via_base, pad_base),
   // pad nodes [pad_base, pin_base), pin nodes [pin_base, stub_base), stub
-  // nodes [stub_base, node_count).
+  // nodes [stub_base, mid_base), edge midpoints [mid_base, node_count).
   int via_base = 0;
   int pad_base = 0;
   int pin_base = 0;
   int stub_base = 0;
+  int mid_base = 0;
   int node_count = 0;
 
   std::vector<Point> position;  // per node
@@ -85,13 +87,22 @@ struct Lattice {
   std::vector<std::vector<Offset>> via_via_claims;
 
   std::vector<Stub> stubs;            // per stub node (index node - stub_base)
+
+  // A grid edge that fewer nets may use than may use both its ends (its
+  // segment passes closer to some copper than its ends do) runs through a
+  // midpoint node of its own, which carries the edge's owner: the searches
+  // price nodes, not edges. Per grid node: the midpoints of its edges to
+  // the next column and to the next row, -1 where the edge is direct or
+  // absent. A midpoint claims nothing (its ends' claims cover the segment).
+  std::vector<std::array<int, 2>> edge_midpoints;
   std::vector<std::string> warnings;  // pins no stub reaches, and the like
 
   bool is_grid(int node) const noexcept { return node < via_base; }
   bool is_via(int node) const noexcept { return node >= via_base && node < pad_base; }
   bool is_pad(int node) const noexcept { return node >= pad_base && node < pin_base; }
   bool is_pin(int node) const noexcept { return node >= pin_base && node < stub_base; }
-  bool is_stub(int node) const noexcept { return node >= stub_base; }
+  bool is_stub(int node) const noexcept { return node >= stub_base && node < mid_base; }
+  bool is_mid(int node) const noexcept { return node >= mid_base; }
   const Stub& stub_of(int node) const { return stubs[static_cast<std::size_t>(node - stub_base)]; }
   int grid_node(int slot_index, int row, int column) const noexcept {
     return (slot_index * rows + row) * columns + column;

@@ -339,6 +339,9 @@ class Negotiation {
   graph::Weight node_cost(int net, const std::vector<int>& owner, int node, float present) const {
     const int who = owner[static_cast<std::size_t>(node)];
     if (who != kAnyNet && who != net) return kBlocked;
+    // An edge's midpoint: the step's length is in the edge weights and its
+    // ends carry the conflicts.
+    if (lattice_.is_mid(node)) return 0;
     const float others = static_cast<float>(conflicts_at(net, node));
     if (forbid_conflicts_ && others > 0) return kBlocked;
     const float penalty = 1.0f + present * others;
@@ -372,6 +375,10 @@ class Negotiation {
         for (int c = w.column0; c <= w.column1; ++c) {
           const int node = s < lattice_.layers ? lattice_.grid_node(s, r, c) : lattice_.via_site(r, c);
           costs[static_cast<std::size_t>(node)] = node_cost(net, owner, node, present);
+          if (s == lattice_.layers) continue;
+          for (const int mid : lattice_.edge_midpoints[static_cast<std::size_t>(node)]) {
+            if (mid >= 0) costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present);
+          }
         }
       }
     }
@@ -385,7 +392,15 @@ class Negotiation {
     for (int s = 0; s <= lattice_.layers; ++s) {
       for (int r = w.row0; r <= w.row1; ++r) {
         for (int c = w.column0; c <= w.column1; ++c) {
-          costs[static_cast<std::size_t>(s < lattice_.layers ? lattice_.grid_node(s, r, c) : lattice_.via_site(r, c))] = kBlocked;
+          if (s == lattice_.layers) {
+            costs[static_cast<std::size_t>(lattice_.via_site(r, c))] = kBlocked;
+            continue;
+          }
+          const int node = lattice_.grid_node(s, r, c);
+          costs[static_cast<std::size_t>(node)] = kBlocked;
+          for (const int mid : lattice_.edge_midpoints[static_cast<std::size_t>(node)]) {
+            if (mid >= 0) costs[static_cast<std::size_t>(mid)] = kBlocked;
+          }
         }
       }
     }
@@ -572,7 +587,7 @@ class Negotiation {
     }
     // A stub whose wire runs into overuse gets history too: the grid nodes
     // it claims are not where its cost is paid.
-    for (int node = lattice_.stub_base; node < lattice_.node_count; ++node) {
+    for (int node = lattice_.stub_base; node < lattice_.mid_base; ++node) {
       const auto& claims = lattice_.stub_of(node).claims;
       const int hot = static_cast<int>(std::count_if(claims.begin(), claims.end(), [&](int c) { return overused(c); })) +
                       (overused(node) ? 1 : 0);
