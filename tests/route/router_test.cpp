@@ -478,6 +478,25 @@ TEST_P(RouterBackends, RandomBoardsRouteCleanlyAndMatchTheReference) {
 INSTANTIATE_TEST_SUITE_P(Backends, RouterBackends, ::testing::ValuesIn(testing::backends_under_test()),
                          testing::backend_test_name);
 
+// After one iteration (pres_fac 0: every net routed as if alone) these
+// random boards end with conflicts, and routing each dropped net round the
+// others' copper leaves one or two unrouted: the net has no way round
+// another's present route. Making room (the dropped net through the
+// other's copper, then the other moved round it) completes them.
+TEST(Router, ADroppedNetMakesRoomByMovingAnother) {
+  for (const unsigned seed : {32u, 46u, 116u, 119u, 148u}) {
+    SCOPED_TRACE(seed);
+    const Board board = random_board(seed, 14, 3);
+    RouterOptions options;
+    options.backend = Backend::reference;
+    options.max_iterations = 1;
+    const RouteResult result = route_board(board, options);
+    ASSERT_EQ(result.iterations.size(), 1u);
+    EXPECT_GT(result.iterations.front().overused_nodes, 0u);
+    expect_complete_and_clean(board, result);
+  }
+}
+
 TEST(Router, SameInputSameRoutes) {
   const Board board = random_board(11, 14, 3);
   RouterOptions options;

@@ -29,7 +29,12 @@
 // zero overuse or after max_iterations. Nets still in conflict then are
 // dropped (the most conflicted first, until none is left), and each dropped
 // net is tried once more alone with the other nets' copper forbidden rather
-// than priced: it stays if it completes.
+// than priced: it stays if it completes. A net still dropped then tries to
+// make room: routed through the other nets' copper (conflicts priced at
+// present_factor_max), the few nets it then conflicts with (three at most)
+// are ripped up and routed again round it the same way, one level deeper at
+// most; all of it stays only if every net involved completes without
+// conflict.
 //
 // Parallelism. The nets of an iteration are routed in batches; the searches
 // of a batch (one connection per net) run in one call of the graph module's

@@ -133,6 +133,7 @@ class Negotiation {
     }
     drop_conflicting_nets();
     route_dropped_nets_around();
+    repair_dropped_nets();
     for (const int net : nets_) {
       NetRoute& route = routes_[static_cast<std::size_t>(net)];
       if (!route.failed.empty() || !route.pending.empty() || route.paths.empty()) {
@@ -651,6 +652,88 @@ class Negotiation {
       }
     }
     forbid_conflicts_ = false;
+  }
+
+  // Whether a net was dropped whole (drop_conflicting_nets, or
+  // route_dropped_nets_around after it).
+  bool dropped(int net) const {
+    const NetRoute& route = routes_[static_cast<std::size_t>(net)];
+    return route.paths.empty() && route.failed.size() == lattice_.net_pins[static_cast<std::size_t>(net)].size();
+  }
+
+  // Routes every connection of a ripped-up net; false if one fails.
+  bool route_whole(int net, float present) {
+    for (std::vector<int> left{net}; !left.empty();) left = route_batch(left, present);
+    const NetRoute& route = routes_[static_cast<std::size_t>(net)];
+    return route.failed.empty() && route.pending.empty();
+  }
+
+  // Routes as they were before a repair changed them, to put back.
+  struct Journal {
+    std::vector<int> nets;
+    std::vector<NetRoute> routes;
+    void save(int net, const NetRoute& route) {
+      if (std::find(nets.begin(), nets.end(), net) != nets.end()) return;
+      nets.push_back(net);
+      routes.push_back(route);
+    }
+  };
+
+  // Routes `net` (ripped up) without conflict, making room where it has to:
+  // through other nets' copper (conflicts priced at the present factor's
+  // cap), then those nets, ripped up, the same way one level down. Nets in
+  // `placed` (this repair's chain) are not moved. False if some net of the
+  // chain does not complete; the journal then holds what to put back.
+  bool route_making_room(int net, int depth, std::vector<int>& placed, Journal& journal) {
+    constexpr std::size_t kMostMoved = 3;
+    placed.push_back(net);
+    forbid_conflicts_ = true;
+    const bool around = route_whole(net, 0.0f);
+    forbid_conflicts_ = false;
+    if (around) return true;
+    if (depth == 0) return false;
+    rip_up(net);
+    if (!route_whole(net, static_cast<float>(options_.present_factor_max))) return false;
+    std::vector<int> moved;
+    for (const int other : nets_) {
+      if (other != net && touches_overuse(routes_[static_cast<std::size_t>(other)])) moved.push_back(other);
+    }
+    if (moved.size() > kMostMoved) return false;
+    for (const int other : moved) {
+      if (std::find(placed.begin(), placed.end(), other) != placed.end()) return false;
+    }
+    for (const int other : moved) {
+      journal.save(other, routes_[static_cast<std::size_t>(other)]);
+      rip_up(other);
+    }
+    for (const int other : moved) {
+      if (!route_making_room(other, depth - 1, placed, journal)) return false;
+    }
+    return count_overused() == 0;
+  }
+
+  // A dropped net that cannot go round the others may still fit if a few
+  // of them move (route_making_room, two levels deep). PathFinder can
+  // settle where two nets hold one node at the present factor's cap, each
+  // with no way round the other's present route, though one of them has a
+  // way round the other's next. The change stays only if every net it
+  // moved completes without conflict; otherwise all is put back.
+  void repair_dropped_nets() {
+    if (count_overused() != 0) return;
+    for (const int net : nets_) {
+      if (!dropped(net)) continue;
+      Journal journal;
+      journal.save(net, routes_[static_cast<std::size_t>(net)]);
+      rip_up(net);
+      std::vector<int> placed;
+      if (route_making_room(net, 2, placed, journal)) continue;
+      for (const int changed : journal.nets) count(routes_[static_cast<std::size_t>(changed)], -1);
+      for (std::size_t i = 0; i < journal.nets.size(); ++i) {
+        NetRoute& route = routes_[static_cast<std::size_t>(journal.nets[i])];
+        route = journal.routes[i];
+        count(route, +1);
+      }
+    }
   }
 
   // Whatever overuse is left when the iterations run out: remove the net
