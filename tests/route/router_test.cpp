@@ -150,20 +150,24 @@ TEST(Router, CrossingNetsRouteCleanlyWithAVia) {
 // through each other), one crossing net is dropped; tried again alone with
 // the other's copper forbidden, it goes round through a via, and the board
 // is complete and clean.
-TEST(Router, ADroppedNetIsRoutedAroundTheOthersOnceMore) {
-  const Board board = crossing_board();
+// One iteration only (pres_fac 0: every net routed as if alone), which is
+// expected to end with conflicts, so what is handed back comes from the
+// dropped nets' second chances.
+RouteResult route_one_iteration(const Board& board) {
   RouterOptions options;
   options.backend = Backend::reference;
   options.max_iterations = 1;
-  const RouteResult result = route_board(board, options);
-  ASSERT_EQ(result.iterations.size(), 1u);
-  EXPECT_GT(result.iterations.front().overused_nodes, 0u);
-  EXPECT_TRUE(result.unrouted_nets.empty());
-  EXPECT_TRUE(result.converged);
+  RouteResult result = route_board(board, options);
+  EXPECT_EQ(result.iterations.size(), 1u);
+  EXPECT_GT(result.iterations.empty() ? 0u : result.iterations.front().overused_nodes, 0u);
+  return result;
+}
+
+TEST(Router, ADroppedNetIsRoutedAroundTheOthersOnceMore) {
+  const Board board = crossing_board();
+  const RouteResult result = route_one_iteration(board);
+  expect_complete_and_clean(board, result);
   EXPECT_GE(result.via_count, 2u);
-  const DrcReport drc = check(board, result);
-  EXPECT_TRUE(drc.routing.empty());
-  EXPECT_TRUE(drc.unconnected.empty());
 }
 
 TEST(Router, WithoutViasCrossingNetsCannotBothRoute) {
@@ -487,13 +491,7 @@ TEST(Router, ADroppedNetMakesRoomByMovingAnother) {
   for (const unsigned seed : {32u, 46u, 116u, 119u, 148u}) {
     SCOPED_TRACE(seed);
     const Board board = random_board(seed, 14, 3);
-    RouterOptions options;
-    options.backend = Backend::reference;
-    options.max_iterations = 1;
-    const RouteResult result = route_board(board, options);
-    ASSERT_EQ(result.iterations.size(), 1u);
-    EXPECT_GT(result.iterations.front().overused_nodes, 0u);
-    expect_complete_and_clean(board, result);
+    expect_complete_and_clean(board, route_one_iteration(board));
   }
 }
 
