@@ -639,16 +639,13 @@ class Negotiation {
     if (count_overused() != 0) return;
     forbid_conflicts_ = true;
     for (const int net : nets_) {
-      const auto& pins = lattice_.net_pins[static_cast<std::size_t>(net)];
-      const NetRoute& dropped = routes_[static_cast<std::size_t>(net)];
-      if (!dropped.paths.empty() || dropped.failed.size() != pins.size()) continue;
+      if (!dropped(net)) continue;
       rip_up(net);
-      for (std::vector<int> left{net}; !left.empty();) left = route_batch(left, 0.0f);
       NetRoute& after = routes_[static_cast<std::size_t>(net)];
-      if (!after.failed.empty() || !after.pending.empty() || touches_overuse(after)) {
+      if (!route_whole(net, 0.0f) || touches_overuse(after)) {
         count(after, -1);
         after = NetRoute{};
-        after.failed = pins;
+        after.failed = lattice_.net_pins[static_cast<std::size_t>(net)];
       }
     }
     forbid_conflicts_ = false;
