@@ -39,12 +39,20 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
   // A settled node's distance is final, so no candidate lowers it and its
   // settled mark stays.
   const std::uint32_t reached = reached_mark();
+  const std::uint32_t settled_here = settled_mark();
+  // Local copies of the arrays: the heap's pushes write memory, and the
+  // compiler would otherwise reload every pointer after each one.
+  Label* const labels = labels_.data();
+  const RowOffset* const row_offsets = g.row_offsets;
+  const NodeId* const heads = g.col_indices;
+  const Weight* const weights = g.values;
+  const Weight* const cost = search.node_cost.empty() ? nullptr : search.node_cost.data();
   const auto tentative = [&](NodeId v) {
-    const Label& label = labels_[static_cast<std::size_t>(v)];
+    const Label& label = labels[v];
     return (label.mark | 1u) == (reached | 1u) ? label.distance : kUnreachable;
   };
   const auto lower = [&](NodeId v, Weight d) {
-    labels_[static_cast<std::size_t>(v)] = Label{d, reached};
+    labels[v] = Label{d, reached};
     heap_.push(d, v);
   };
   heap_.clear();
@@ -56,13 +64,15 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
   while (!heap_.empty()) {
     const auto [d, u] = heap_.pop();
     if (d > stop_beyond) break;
-    if (settled(u)) continue;
-    labels_[static_cast<std::size_t>(u)].mark = settled_mark();
+    if (labels[u].mark == settled_here) continue;
+    labels[u].mark = settled_here;
     if (u == search.target) stop_beyond = d;
-    for (RowOffset k = g.row_offsets[u]; k < g.row_offsets[u + 1]; ++k) {
-      const NodeId v = g.col_indices[k];
-      const Weight candidate = d + effective_weight(g.values[k], search.node_cost, v);
-      ++relaxed;
+    const RowOffset first = row_offsets[u], last = row_offsets[u + 1];
+    relaxed += last - first;
+    for (RowOffset k = first; k < last; ++k) {
+      const NodeId v = heads[k];
+      // effective_weight(): fl(w + cost[v])
+      const Weight candidate = d + (cost != nullptr ? weights[k] + cost[v] : weights[k]);
       if (candidate < tentative(v)) lower(v, candidate);
     }
   }
