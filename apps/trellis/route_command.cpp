@@ -48,6 +48,7 @@ nlohmann::json report_json(const Board& board, const route::RouteResult& result,
   nlohmann::json iterations = nlohmann::json::array();
   for (const route::RouteIteration& it : result.iterations) {
     iterations.push_back({{"iteration", it.iteration},
+                          {"pitch_mm", static_cast<double>(it.pitch) / route::kNanometresPerMillimetre},
                           {"nets_routed", it.nets_routed},
                           {"overused_nodes", it.overused_nodes},
                           {"failed_connections", it.failed_connections},
@@ -104,8 +105,17 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
     }
     options.pitch = static_cast<route::Coord>(std::llround(command.pitch_mm * static_cast<double>(route::kNanometresPerMillimetre)));
   }
+  route::Coord first_pitch = 0;
   const auto progress = [&](const route::RouteIteration& it) {
     if (globals.quiet) return;
+    if (it.iteration == 1 && first_pitch != 0 && it.pitch != first_pitch) {
+      std::fprintf(stderr, "%s\n",
+                   fmt::format("routing again on a lattice of {:.4f} mm: nets stayed unrouted on {:.4f} mm",
+                               static_cast<double>(it.pitch) / route::kNanometresPerMillimetre,
+                               static_cast<double>(first_pitch) / route::kNanometresPerMillimetre)
+                       .c_str());
+    }
+    if (first_pitch == 0) first_pitch = it.pitch;
     std::fprintf(stderr, "%s\n",
                  fmt::format("iteration {:>3}: {:>5} nets routed, {:>6} overused nodes, {} failed connections, "
                              "pres_fac {:.3g}, {:.3f} s",

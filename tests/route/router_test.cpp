@@ -522,5 +522,34 @@ TEST(Router, SharedBoardRoutesWithoutViolations) {
   EXPECT_TRUE(drc.unconnected.empty());
 }
 
+// Minisumo's two nets leaving neighbouring pins of a TSSOP share the one
+// grid node between the pins at the default pitch (wire plus clearance);
+// on a lattice of 3/4 that pitch both find their way.
+TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
+  const char* dir = std::getenv("TRELLIS_BOARDS_DIR");
+  if (dir == nullptr || *dir == '\0') GTEST_SKIP() << "TRELLIS_BOARDS_DIR is not set (ctest sets it to ../shared/boards)";
+  const std::filesystem::path file = std::filesystem::path(dir) / "pcbench" / "kitspace_Minisumo_V2.1" / "unrouted.dsn";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is missing";
+  const Board board = read_dsn_file(file);
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  options.refine_pitch = false;
+  const RouteResult coarse = route_board(board, options);
+  ASSERT_FALSE(coarse.unrouted_nets.empty()) << "the default pitch should leave a net unrouted here";
+  options.refine_pitch = true;
+  const RouteResult refined = route_board(board, options);
+  EXPECT_EQ(refined.lattice.pitch, coarse.lattice.pitch * 3 / 4);
+  EXPECT_TRUE(refined.unrouted_nets.empty());
+  EXPECT_TRUE(refined.converged);
+  ASSERT_FALSE(refined.iterations.empty());
+  EXPECT_EQ(refined.iterations.front().pitch, refined.lattice.pitch);
+  const DrcReport drc = check(board, refined);
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+  // A pitch given by the user is kept, complete or not.
+  options.pitch = coarse.lattice.pitch;
+  EXPECT_EQ(route_board(board, options).lattice.pitch, coarse.lattice.pitch);
+}
+
 }  // namespace
 }  // namespace trellis::route

@@ -85,11 +85,15 @@ struct RouterOptions {
   int box_margin = 10;           // grid steps around a connection's pins
   int batch_size = 64;           // nets searched together (at most)
   bool miter_corners = true;     // cut right-angle corners at 45 degrees where the clearance allows
+  // Without a pitch: a routing that leaves nets unrouted is tried again on
+  // a lattice of 3/4 the pitch, and the one with fewer unrouted nets kept.
+  bool refine_pitch = true;
 };
 
 // One PathFinder iteration.
 struct RouteIteration {
-  int iteration = 0;               // 1-based
+  int iteration = 0;               // 1-based, on the lattice of this pitch
+  Coord pitch = 0;
   std::size_t nets_routed = 0;     // nets (re)routed in this iteration
   std::size_t overused_nodes = 0;  // after it
   std::size_t failed_connections = 0;  // searches that found no path even with the widest box
@@ -119,7 +123,8 @@ struct RouteResult {
   std::size_t via_count = 0;
   std::size_t mitred_corners = 0;  // right-angle corners cut at 45 degrees
   std::vector<std::string> warnings;  // pins no wire of their net can reach, and the like
-  double seconds = 0;              // lattice, negotiation and geometry together
+  double seconds = 0;              // lattice, negotiation and geometry together (both routings
+                                   // where a finer pitch was tried)
   Backend backend = Backend::reference;
 };
 

@@ -119,6 +119,7 @@ class Negotiation {
       const std::size_t overused = count_overused();
       RouteIteration record;
       record.iteration = iteration;
+      record.pitch = lattice_.pitch;
       record.nets_routed = to_route.size();
       record.overused_nodes = overused;
       for (const int net : nets_) record.failed_connections += routes_[static_cast<std::size_t>(net)].failed.size();
@@ -806,9 +807,10 @@ class Negotiation {
 
 }  // namespace
 
-RouteResult route_board(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
-  check_options(options);
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// One routing on the lattice the options describe.
+RouteResult route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
   router_detail::Lattice lattice = router_detail::build_lattice(board, options);
   Negotiation negotiation(board, options, std::move(lattice));
   RouteResult result = negotiation.run(progress);
@@ -831,6 +833,30 @@ RouteResult route_board(const Board& board, const RouterOptions& options, const 
     }
   }
   result.warnings = built.warnings;
+  return result;
+}
+
+}  // namespace
+
+RouteResult route_board(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
+  check_options(options);
+  const auto start = std::chrono::steady_clock::now();
+  RouteResult result = route_on_lattice(board, options, progress);
+  if (!options.pitch && options.refine_pitch && !result.unrouted_nets.empty()) {
+    // Wires on a grid of one wire and clearance a step leave no room
+    // between two neighbours' paths; a finer grid lets a net pass where
+    // the coarse one had a single node for two nets.
+    RouterOptions finer = options;
+    finer.pitch = result.lattice.pitch * 3 / 4;
+    std::optional<RouteResult> second;
+    try {
+      second = route_on_lattice(board, finer, progress);
+    } catch (const UsageError&) {  // the finer lattice would be too large: keep the first
+      result.warnings.push_back(fmt::format("a lattice of {} nm, tried after {} nets stayed unrouted, would be too large",
+                                            *finer.pitch, result.unrouted_nets.size()));
+    }
+    if (second && second->unrouted_nets.size() < result.unrouted_nets.size()) result = std::move(*second);
+  }
   result.seconds = seconds_since(start);
   return result;
 }
