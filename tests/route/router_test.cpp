@@ -506,12 +506,27 @@ TEST(Router, SameInputSameRoutes) {
   EXPECT_EQ(first.wire_length, second.wire_length);
 }
 
+// A pcbench board's unrouted.dsn under TRELLIS_BOARDS_DIR (ctest sets it to
+// ../shared/boards), or why there is none.
+std::filesystem::path pcbench_board(const std::string& name, std::string& why_not) {
+  const char* dir = std::getenv("TRELLIS_BOARDS_DIR");
+  if (dir == nullptr || *dir == '\0') {
+    why_not = "TRELLIS_BOARDS_DIR is not set (ctest sets it to ../shared/boards)";
+    return {};
+  }
+  const std::filesystem::path file = std::filesystem::path(dir) / "pcbench" / name / "unrouted.dsn";
+  if (!std::filesystem::exists(file)) {
+    why_not = file.string() + " is missing";
+    return {};
+  }
+  return file;
+}
+
 // A real board from ../shared/boards, when TRELLIS_BOARDS_DIR points there.
 TEST(Router, SharedBoardRoutesWithoutViolations) {
-  const char* dir = std::getenv("TRELLIS_BOARDS_DIR");
-  if (dir == nullptr || *dir == '\0') GTEST_SKIP() << "TRELLIS_BOARDS_DIR is not set (ctest sets it to ../shared/boards)";
-  const std::filesystem::path file = std::filesystem::path(dir) / "pcbench" / "OpenVNAVI_motor unit" / "unrouted.dsn";
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is missing";
+  std::string why_not;
+  const std::filesystem::path file = pcbench_board("OpenVNAVI_motor unit", why_not);
+  if (file.empty()) GTEST_SKIP() << why_not;
   const Board board = read_dsn_file(file);
   RouterOptions options;
   options.backend = Backend::cpu;
@@ -526,10 +541,9 @@ TEST(Router, SharedBoardRoutesWithoutViolations) {
 // grid node between the pins at the default pitch (wire plus clearance);
 // on a lattice of 3/4 that pitch both find their way.
 TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
-  const char* dir = std::getenv("TRELLIS_BOARDS_DIR");
-  if (dir == nullptr || *dir == '\0') GTEST_SKIP() << "TRELLIS_BOARDS_DIR is not set (ctest sets it to ../shared/boards)";
-  const std::filesystem::path file = std::filesystem::path(dir) / "pcbench" / "kitspace_Minisumo_V2.1" / "unrouted.dsn";
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is missing";
+  std::string why_not;
+  const std::filesystem::path file = pcbench_board("kitspace_Minisumo_V2.1", why_not);
+  if (file.empty()) GTEST_SKIP() << why_not;
   const Board board = read_dsn_file(file);
   RouterOptions options;
   options.backend = Backend::cpu;
