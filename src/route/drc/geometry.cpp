@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 
 namespace trellis::route::drc_detail {
 namespace {
@@ -75,26 +76,23 @@ Closest segment_closest(const Segment& s, const Segment& t) {
   return best;
 }
 
-std::vector<Segment> segments_of(const std::vector<Point>& core, Point origin) {
-  std::vector<Segment> segments;
+// A core's segments without building them all: a point is one segment of
+// length 0, two points one segment, a polygon its closed ring of edges.
+std::size_t segment_count(const std::vector<Point>& core) { return core.size() <= 2 ? 1 : core.size(); }
+
+Segment segment_of(const std::vector<Point>& core, std::size_t i, Point origin) {
   if (core.size() == 1) {
     const Vec p = relative(core[0], origin);
-    segments.push_back({p, p});
-  } else if (core.size() == 2) {
-    segments.push_back({relative(core[0], origin), relative(core[1], origin)});
-  } else {
-    for (std::size_t i = 0; i < core.size(); ++i) {
-      segments.push_back({relative(core[i], origin), relative(core[(i + 1) % core.size()], origin)});
-    }
+    return {p, p};
   }
-  return segments;
+  return {relative(core[i], origin), relative(core[(i + 1) % core.size()], origin)};
 }
 
 Point rounded(Vec v, Point origin) {
   return {origin.x + std::llround(v.x), origin.y + std::llround(v.y)};
 }
 
-Box core_box(const std::vector<Point>& core, double radius) {
+Box core_box(std::span<const Point> core, double radius) {
   Box box;
   for (const Point p : core) box.include(p);
   const auto grow = static_cast<Coord>(std::ceil(radius));
@@ -107,11 +105,15 @@ Box core_box(const std::vector<Point>& core, double radius) {
 
 }  // namespace
 
-Primitive disc(Point centre, double radius) { return {{centre}, radius, core_box({centre}, radius)}; }
+Primitive disc(Point centre, double radius) {
+  const Point core[] = {centre};
+  return {{centre}, radius, core_box(core, radius)};
+}
 
 Primitive capsule(Point a, Point b, double radius) {
   if (a == b) return disc(a, radius);
-  return {{a, b}, radius, core_box({a, b}, radius)};
+  const Point core[] = {a, b};
+  return {{a, b}, radius, core_box(core, radius)};
 }
 
 Primitive filled_polygon(std::vector<Point> vertices, double radius) {
@@ -179,10 +181,12 @@ Separation separation(const Primitive& a, const Primitive& b) {
   if (a.core.size() >= 3 && polygon_contains(a.core, b.core.front())) return {0, b.core.front()};
   if (b.core.size() >= 3 && polygon_contains(b.core, a.core.front())) return {0, a.core.front()};
   Closest best;
-  const std::vector<Segment> first = segments_of(a.core, origin);
-  const std::vector<Segment> second = segments_of(b.core, origin);
-  for (const Segment& s : first) {
-    for (const Segment& t : second) {
+  // Segment by segment, nothing allocated: the router's lattice asks this
+  // millions of times.
+  for (std::size_t i = 0; i < segment_count(a.core); ++i) {
+    const Segment s = segment_of(a.core, i, origin);
+    for (std::size_t j = 0; j < segment_count(b.core); ++j) {
+      const Segment t = segment_of(b.core, j, origin);
       const Closest c = segment_closest(s, t);
       if (c.distance2 < best.distance2) best = c;
       if (best.distance2 == 0) break;
@@ -191,6 +195,20 @@ Separation separation(const Primitive& a, const Primitive& b) {
   }
   const double distance = std::max(0.0, std::sqrt(best.distance2) - a.radius - b.radius);
   return {distance, rounded(0.5 * (best.on_first + best.on_second), origin)};
+}
+
+Separation separation(Point a, const Primitive& b) {
+  // separation(disc(a, 0), b), step for step, without building the disc.
+  if (b.core.size() >= 3 && polygon_contains(b.core, a)) return {0, a};
+  Closest best;
+  const Segment s{{0, 0}, {0, 0}};
+  for (std::size_t j = 0; j < segment_count(b.core); ++j) {
+    const Closest c = segment_closest(s, segment_of(b.core, j, a));
+    if (c.distance2 < best.distance2) best = c;
+    if (best.distance2 == 0) break;
+  }
+  const double distance = std::max(0.0, std::sqrt(best.distance2) - b.radius);
+  return {distance, rounded(0.5 * (best.on_first + best.on_second), a)};
 }
 
 namespace {

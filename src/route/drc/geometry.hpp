@@ -31,6 +31,8 @@ struct Separation {
 };
 
 Separation separation(const Primitive& a, const Primitive& b);
+// separation(disc(a, 0), b), the same to the last bit, for a point.
+Separation separation(Point a, const Primitive& b);
 
 // An image's keepout in board coordinates (rects turn into polygons so any
 // rotation stays exact up to rounding).

@@ -368,7 +368,7 @@ class Builder {
             }
           };
           for_grid_points_near(o.shape.box, wire, [&](int r, int c2) {
-            if (drc_detail::separation(drc_detail::disc(grid_point(r, c2), 0), o.shape).distance >= wire) return;
+            if (drc_detail::separation(grid_point(r, c2), o.shape).distance >= wire) return;
             restrict_slots(owner, r, c2, 1, 0);
           });
           // An edge can pass within reach of a shape narrower than a pitch
@@ -393,7 +393,7 @@ class Builder {
         if (const auto c = clearance(representative, ClearanceType::via, o)) {
           const double reach = static_cast<double>(group.via_radius) + static_cast<double>(*c);
           for_grid_points_near(o.shape.box, reach, [&](int r, int c2) {
-            if (drc_detail::separation(drc_detail::disc(grid_point(r, c2), 0), o.shape).distance >= reach) return;
+            if (drc_detail::separation(grid_point(r, c2), o.shape).distance >= reach) return;
             restrict_owner(owner[static_cast<std::size_t>(lattice_.via_site(r, c2))], o);
           });
         }
@@ -568,7 +568,7 @@ class Builder {
         Stub stub{pad_node, lattice_.grid_node(slot, r, c), bend, {}};
         for (const Primitive& reach_wire : stub_segments(centre, bend, grid_point(r, c), 0)) {
           for_grid_points_near(reach_wire.box, std::max(near_wire, half_width + claim_via), [&](int r2, int c2) {
-            const double d = drc_detail::separation(drc_detail::disc(grid_point(r2, c2), 0), reach_wire).distance;
+            const double d = drc_detail::separation(grid_point(r2, c2), reach_wire).distance;
             if (d < near_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
             if (d < half_width + claim_via) stub.claims.push_back(lattice_.via_site(r2, c2));
           });
