@@ -537,6 +537,28 @@ TEST(Router, SharedBoardRoutesWithoutViolations) {
   EXPECT_TRUE(drc.unconnected.empty());
 }
 
+// Pads 0.4 mm apart leave a 0.25 mm wire with 0.2 mm clearance no room even
+// at their centres: the warning says no pitch helps, and the router does
+// not try a finer one.
+TEST(Router, APinNoWireCanLeaveIsNotRetriedOnAFinerLattice) {
+  BoardBuilder b;
+  const int tiny = b.padstack("tiny", {{0, rect({mm(-0.1), mm(-0.1)}, {mm(0.1), mm(0.1)})}});
+  b.net("A", {b.part(tiny, {mm(10), mm(10)}), b.part(b.smd, {mm(3), mm(3)})});
+  b.net("B", {b.part(tiny, {mm(10.4), mm(10)}), b.part(b.smd, {mm(17), mm(17)})});
+  RouterOptions options;
+  options.backend = Backend::reference;
+  std::vector<Coord> pitches;  // of every iteration run, kept or not
+  const RouteResult result = route_board(b.board, options, [&](const RouteIteration& it) { pitches.push_back(it.pitch); });
+  EXPECT_EQ(result.unrouted_nets.size(), 2u);
+  ASSERT_EQ(result.warnings.size(), 2u);
+  for (const std::string& warning : result.warnings) {
+    EXPECT_NE(warning.find("0.25 mm wide"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("no pitch helps"), std::string::npos) << warning;
+  }
+  ASSERT_FALSE(pitches.empty());
+  for (const Coord pitch : pitches) EXPECT_EQ(pitch, mm(0.45)) << "the default pitch: 0.25 mm wire + 0.2 mm clearance";
+}
+
 // Minisumo's two nets leaving neighbouring pins of a TSSOP share the one
 // grid node between the pins at the default pitch (wire plus clearance);
 // on a lattice of 3/4 that pitch both find their way.

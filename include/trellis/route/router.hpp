@@ -86,7 +86,9 @@ struct RouterOptions {
   int batch_size = 64;           // nets searched together (at most)
   bool miter_corners = true;     // cut right-angle corners at 45 degrees where the clearance allows
   // Without a pitch: a routing that leaves nets unrouted is tried again on
-  // a lattice of 3/4 the pitch, and the one with fewer unrouted nets kept.
+  // a lattice of 3/4 the pitch, and the one with fewer unrouted nets kept;
+  // not where each unrouted net has a pin that no wire of the net can leave
+  // at any pitch (too close to other copper even at the pad's centre).
   bool refine_pitch = true;
 };
 

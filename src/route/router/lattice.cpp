@@ -548,6 +548,10 @@ class Builder {
     const double claim_wire = static_cast<double>(widest_wire_) / 2 + static_cast<double>(largest_clearance_);
     const double claim_via = static_cast<double>(widest_via_) + static_cast<double>(largest_clearance_);
     std::vector<bool> reachable_pin(lattice_.pin_of.size(), false);
+    // Whether a wire of the pin's net could start at one of its pads'
+    // centres at all (else no pitch gives it a stub).
+    std::vector<bool> centre_clear(lattice_.pin_of.size(), false);
+    lattice_.pin_off_every_lattice.assign(board_.nets.size(), 0);
     for (std::size_t i = 0; i < pad_shapes_.size(); ++i) {
       const PinCopper& pad = *pad_shapes_[i];
       const int pad_node = lattice_.pad_base + static_cast<int>(i);
@@ -588,6 +592,9 @@ class Builder {
         }
         return true;
       };
+      if (!centre_clear[static_cast<std::size_t>(pad_pin_index_[i])]) {
+        centre_clear[static_cast<std::size_t>(pad_pin_index_[i])] = clear(std::nullopt, centre);
+      }
       bool straight = false;
       for_grid_points_near(around, 1.5 * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c) || !clear(std::nullopt, grid_point(r, c))) return;
@@ -621,11 +628,21 @@ class Builder {
     lattice_.mid_base = lattice_.node_count;
     claim_crossing_stubs();
     for (std::size_t p = 0; p < lattice_.pin_of.size(); ++p) {
-      if (!reachable_pin[p]) {
-        lattice_.warnings.push_back(fmt::format("pin {} of net '{}' has no way onto the lattice (too close to other copper "
-                                                "for a wire of its net); try a finer --pitch",
-                                                pin_name(board_, lattice_.pin_of[p]),
-                                                board_.nets[static_cast<std::size_t>(pin_net_[p])].name));
+      if (reachable_pin[p]) continue;
+      const int net = pin_net_[p];
+      const std::string pin = fmt::format("pin {} of net '{}'", pin_name(board_, lattice_.pin_of[p]),
+                                          board_.nets[static_cast<std::size_t>(net)].name);
+      if (centre_clear[p]) {
+        lattice_.warnings.push_back(fmt::format("{} has no way onto the lattice (too close to other copper for a wire "
+                                                "of its net); try a finer --pitch",
+                                                pin));
+      } else {
+        lattice_.pin_off_every_lattice[static_cast<std::size_t>(net)] = 1;
+        const RuleGroup& rules = lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
+        lattice_.warnings.push_back(fmt::format("{} has no way onto the lattice: a wire of its net, {} mm wide, comes "
+                                                "closer than its clearance to other copper even at the pad's centre, "
+                                                "so no pitch helps",
+                                                pin, millimetres(static_cast<double>(rules.width))));
       }
     }
   }

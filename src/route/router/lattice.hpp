@@ -96,6 +96,9 @@ struct Lattice {
   // absent. A midpoint claims nothing (its ends' claims cover the segment).
   std::vector<std::array<int, 2>> edge_midpoints;
   std::vector<std::string> warnings;  // pins no stub reaches, and the like
+  // Per net: a pin of it that no wire of the net can leave at any pitch (the
+  // wire comes too close to other copper even at the pad's centre).
+  std::vector<char> pin_off_every_lattice;
 
   bool is_grid(int node) const noexcept { return node < via_base; }
   bool is_via(int node) const noexcept { return node >= via_base && node < pad_base; }

@@ -809,8 +809,13 @@ class Negotiation {
 
 namespace {
 
+struct Routing {
+  RouteResult result;
+  bool finer_could_help = false;  // an unrouted net has no pin that no lattice can reach
+};
+
 // One routing on the lattice the options describe.
-RouteResult route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
+Routing route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
   router_detail::Lattice lattice = router_detail::build_lattice(board, options);
   Negotiation negotiation(board, options, std::move(lattice));
   RouteResult result = negotiation.run(progress);
@@ -833,7 +838,10 @@ RouteResult route_on_lattice(const Board& board, const RouterOptions& options, c
     }
   }
   result.warnings = built.warnings;
-  return result;
+  const bool finer_could_help = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(), [&](int net) {
+    return !built.pin_off_every_lattice[static_cast<std::size_t>(net)];
+  });
+  return {std::move(result), finer_could_help};
 }
 
 }  // namespace
@@ -841,16 +849,18 @@ RouteResult route_on_lattice(const Board& board, const RouterOptions& options, c
 RouteResult route_board(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
   check_options(options);
   const auto start = std::chrono::steady_clock::now();
-  RouteResult result = route_on_lattice(board, options, progress);
-  if (!options.pitch && options.refine_pitch && !result.unrouted_nets.empty()) {
+  Routing first = route_on_lattice(board, options, progress);
+  RouteResult result = std::move(first.result);
+  if (!options.pitch && options.refine_pitch && first.finer_could_help) {
     // Wires on a grid of one wire and clearance a step leave no room
     // between two neighbours' paths; a finer grid lets a net pass where
-    // the coarse one had a single node for two nets.
+    // the coarse one had a single node for two nets. (Not where every
+    // unrouted net has a pin no wire of it can leave at any pitch.)
     RouterOptions finer = options;
     finer.pitch = result.lattice.pitch * 3 / 4;
     std::optional<RouteResult> second;
     try {
-      second = route_on_lattice(board, finer, progress);
+      second = route_on_lattice(board, finer, progress).result;
     } catch (const UsageError&) {  // the finer lattice would be too large: keep the first
       result.warnings.push_back(fmt::format("a lattice of {} nm, tried after {} nets stayed unrouted, would be too large",
                                             *finer.pitch, result.unrouted_nets.size()));
