@@ -530,11 +530,7 @@ TEST(Router, SharedBoardRoutesWithoutViolations) {
   const Board board = read_dsn_file(file);
   RouterOptions options;
   options.backend = Backend::cpu;
-  const RouteResult result = route_board(board, options);
-  EXPECT_TRUE(result.converged);
-  const DrcReport drc = check(board, result);
-  EXPECT_TRUE(drc.routing.empty());
-  EXPECT_TRUE(drc.unconnected.empty());
+  expect_complete_and_clean(board, route_board(board, options));
 }
 
 // Pads 0.4 mm apart leave a 0.25 mm wire with 0.2 mm clearance no room even
@@ -575,13 +571,9 @@ TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   options.refine_pitch = true;
   const RouteResult refined = route_board(board, options);
   EXPECT_EQ(refined.lattice.pitch, coarse.lattice.pitch * 3 / 4);
-  EXPECT_TRUE(refined.unrouted_nets.empty());
-  EXPECT_TRUE(refined.converged);
   ASSERT_FALSE(refined.iterations.empty());
   EXPECT_EQ(refined.iterations.front().pitch, refined.lattice.pitch);
-  const DrcReport drc = check(board, refined);
-  EXPECT_TRUE(drc.routing.empty());
-  EXPECT_TRUE(drc.unconnected.empty());
+  expect_complete_and_clean(board, refined);
   // A pitch given by the user is kept, complete or not.
   options.pitch = coarse.lattice.pitch;
   EXPECT_EQ(route_board(board, options).lattice.pitch, coarse.lattice.pitch);
