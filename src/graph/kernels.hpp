@@ -24,8 +24,12 @@ struct SearchSpec {
 };
 
 // The edge weight as every backend must compute it: fl(w + cost[v]).
+// node_cost null: no costs (hot loops keep the pointer in a register).
+inline Weight effective_weight(Weight w, const Weight* node_cost, NodeId head) {
+  return node_cost == nullptr ? w : w + node_cost[head];
+}
 inline Weight effective_weight(Weight w, std::span<const Weight> node_cost, NodeId head) {
-  return node_cost.empty() ? w : w + node_cost[static_cast<std::size_t>(head)];
+  return effective_weight(w, node_cost.empty() ? nullptr : node_cost.data(), head);
 }
 
 namespace reference {

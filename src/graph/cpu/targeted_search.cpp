@@ -71,8 +71,7 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
     relaxed += last - first;
     for (RowOffset k = first; k < last; ++k) {
       const NodeId v = heads[k];
-      // effective_weight(): fl(w + cost[v])
-      const Weight candidate = d + (cost != nullptr ? weights[k] + cost[v] : weights[k]);
+      const Weight candidate = d + effective_weight(weights[k], cost, v);
       if (candidate < tentative(v)) lower(v, candidate);
     }
   }

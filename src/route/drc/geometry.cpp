@@ -92,6 +92,23 @@ Point rounded(Vec v, Point origin) {
   return {origin.x + std::llround(v.x), origin.y + std::llround(v.y)};
 }
 
+// Lowers best to segment s's closest approach to `core`'s segments
+// (relative to origin), stopping at contact. Nothing is allocated: the
+// router's lattice asks this millions of times.
+void approach(const Segment& s, const std::vector<Point>& core, Point origin, Closest& best) {
+  for (std::size_t j = 0; j < segment_count(core); ++j) {
+    const Closest c = segment_closest(s, segment_of(core, j, origin));
+    if (c.distance2 < best.distance2) best = c;
+    if (best.distance2 == 0) return;
+  }
+}
+
+// The separation of two cores grown by their radii.
+Separation grown_apart(const Closest& best, double first_radius, double second_radius, Point origin) {
+  const double distance = std::max(0.0, std::sqrt(best.distance2) - first_radius - second_radius);
+  return {distance, rounded(0.5 * (best.on_first + best.on_second), origin)};
+}
+
 Box core_box(std::span<const Point> core, double radius) {
   Box box;
   for (const Point p : core) box.include(p);
@@ -181,34 +198,18 @@ Separation separation(const Primitive& a, const Primitive& b) {
   if (a.core.size() >= 3 && polygon_contains(a.core, b.core.front())) return {0, b.core.front()};
   if (b.core.size() >= 3 && polygon_contains(b.core, a.core.front())) return {0, a.core.front()};
   Closest best;
-  // Segment by segment, nothing allocated: the router's lattice asks this
-  // millions of times.
-  for (std::size_t i = 0; i < segment_count(a.core); ++i) {
-    const Segment s = segment_of(a.core, i, origin);
-    for (std::size_t j = 0; j < segment_count(b.core); ++j) {
-      const Segment t = segment_of(b.core, j, origin);
-      const Closest c = segment_closest(s, t);
-      if (c.distance2 < best.distance2) best = c;
-      if (best.distance2 == 0) break;
-    }
-    if (best.distance2 == 0) break;
+  for (std::size_t i = 0; i < segment_count(a.core) && best.distance2 != 0; ++i) {
+    approach(segment_of(a.core, i, origin), b.core, origin, best);
   }
-  const double distance = std::max(0.0, std::sqrt(best.distance2) - a.radius - b.radius);
-  return {distance, rounded(0.5 * (best.on_first + best.on_second), origin)};
+  return grown_apart(best, a.radius, b.radius, origin);
 }
 
 Separation separation(Point a, const Primitive& b) {
   // separation(disc(a, 0), b), step for step, without building the disc.
   if (b.core.size() >= 3 && polygon_contains(b.core, a)) return {0, a};
   Closest best;
-  const Segment s{{0, 0}, {0, 0}};
-  for (std::size_t j = 0; j < segment_count(b.core); ++j) {
-    const Closest c = segment_closest(s, segment_of(b.core, j, a));
-    if (c.distance2 < best.distance2) best = c;
-    if (best.distance2 == 0) break;
-  }
-  const double distance = std::max(0.0, std::sqrt(best.distance2) - b.radius);
-  return {distance, rounded(0.5 * (best.on_first + best.on_second), a)};
+  approach(Segment{{0, 0}, {0, 0}}, b.core, a, best);
+  return grown_apart(best, 0, b.radius, a);
 }
 
 namespace {

@@ -338,6 +338,14 @@ class Negotiation {
     }
   }
 
+  // PathFinder's price of a node that `others` other nets' copper meets:
+  // its base cost (a step, a via) scaled by the present congestion, plus
+  // its history scaled the same way.
+  static float congestion_cost(float base, float others, float history, float present) {
+    const float penalty = 1.0f + present * others;
+    return base * (penalty - 1.0f) + history * penalty;
+  }
+
   graph::Weight node_cost(int net, const std::vector<int>& owner, int node, float present) const {
     const int who = owner[static_cast<std::size_t>(node)];
     if (who != kAnyNet && who != net) return kBlocked;
@@ -346,9 +354,8 @@ class Negotiation {
     if (lattice_.is_mid(node)) return 0;
     const float others = static_cast<float>(conflicts_at(net, node));
     if (forbid_conflicts_ && others > 0) return kBlocked;
-    const float penalty = 1.0f + present * others;
     const float base = lattice_.is_via(node) ? static_cast<float>(options_.via_cost) : lattice_.is_stub(node) ? 0.0f : 1.0f;
-    return base * (penalty - 1.0f) + history_[static_cast<std::size_t>(node)] * penalty;
+    return congestion_cost(base, others, history_[static_cast<std::size_t>(node)], present);
   }
 
   // node_cost() of `count` consecutive grid nodes or via sites from `first`
@@ -368,10 +375,22 @@ class Negotiation {
     const bool forbid = forbid_conflicts_;
     for (int i = 0; i < count; ++i) {
       const float others = static_cast<float>(uses[i] + claims[i] - (own[i] != kNotOwn ? 1 : 0) + near[i]);
-      const float penalty = 1.0f + present * others;
-      const float cost = base * (penalty - 1.0f) + history[i] * penalty;
+      // Priced for every node, then selected: a branch round the price
+      // keeps the compiler from vectorising the loop.
+      const float cost = congestion_cost(base, others, history[i], present);
       const bool allowed = (who[i] == kAnyNet || who[i] == net) && !(forbid && others > 0);
       out[i] = allowed ? cost : kBlocked;
+    }
+  }
+
+  // Calls visit(mid) for the midpoints of the edges of `count` consecutive
+  // grid nodes from `first` to the next column and row.
+  template <class Visit>
+  void for_each_midpoint(int first, int count, Visit&& visit) const {
+    for (int node = first; node < first + count; ++node) {
+      for (const int mid : lattice_.edge_midpoints[static_cast<std::size_t>(node)]) {
+        if (mid >= 0) visit(mid);
+      }
     }
   }
 
@@ -405,11 +424,7 @@ class Negotiation {
         }
         const int first = lattice_.grid_node(s, r, w.column0);
         fill_run(costs, net, group, first, count, present, 1.0f);
-        for (int node = first; node < first + count; ++node) {
-          for (const int mid : lattice_.edge_midpoints[static_cast<std::size_t>(node)]) {
-            if (mid >= 0) costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present);
-          }
-        }
+        for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present); });
       }
     }
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = 0;
@@ -425,11 +440,7 @@ class Negotiation {
         const int first = s < lattice_.layers ? lattice_.grid_node(s, r, w.column0) : lattice_.via_site(r, w.column0);
         std::fill_n(costs.begin() + first, count, kBlocked);
         if (s == lattice_.layers) continue;
-        for (int node = first; node < first + count; ++node) {
-          for (const int mid : lattice_.edge_midpoints[static_cast<std::size_t>(node)]) {
-            if (mid >= 0) costs[static_cast<std::size_t>(mid)] = kBlocked;
-          }
-        }
+        for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = kBlocked; });
       }
     }
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = kBlocked;
