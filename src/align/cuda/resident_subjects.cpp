@@ -43,8 +43,8 @@ std::int64_t padded_rows(std::int64_t query_length, KernelShape shape) {
 // The shape with the least estimated time, in units of one lane's work on
 // one row of one column. A lane's step covers two columns and costs their
 // rows plus about three rows' worth of shuffles and bookkeeping, one more for
-// each halving of the group (its inputs are fetched every G steps), and with
-// more than one pass about one more for the boundary row it reads and keeps.
+// each halving of the group (a fitted term), and with more than one pass
+// about one more for the boundary row it reads and keeps.
 // Two bounds: the device's throughput (every group's work spread over the
 // lanes it keeps resident, about 1,024 a multiprocessor at these register
 // counts), and the longest pair's own passes, which one group runs alone at

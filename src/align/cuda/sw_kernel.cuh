@@ -5,8 +5,9 @@
 // sweeps the entry's columns as a wavefront: at step t lane l works on
 // columns 2(t - l) and 2(t - l) + 1, and passes its last row's H and F (the
 // vertical gap entering the next row) at both to lane l + 1 by shuffle. A
-// query longer than G * R rows takes several passes over the columns; between passes the last row's H and F of
-// every column wait in device memory (`boundary`). The query profile (the
+// query longer than G * R rows takes several passes over the columns;
+// between passes the last row's H and F of every column wait in device
+// memory (`boundary`). The query profile (the
 // substitution score of every residue against every query row) of the
 // current pass sits in shared memory, which every group of the block shares,
 // so the block's groups run the passes in step.
@@ -43,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "sw_launch.hpp"
 
@@ -257,26 +259,61 @@ struct WideForm {
   }
 };
 
+// Lane 0's inputs for one step: the residue pairs of the step's two columns
+// and, where the pass reads a top row, the H and F above them. Past the
+// entry's end: padding, and the matrix's zero row. Other lanes load nothing
+// (the loads are predicated, not branched round).
+struct StepInputs {
+  unsigned first_residues;
+  unsigned second_residues;
+  uint2 top_first;
+  uint2 top_second;
+};
+
+template <bool kReadsTop>
+__device__ __forceinline__ void load_step_inputs(const std::uint16_t* residues, const uint2* boundary, int columns,
+                                                 bool loads, int pair_of_columns, uint2 zero_row, StepInputs& inputs) {
+  const int c = 2 * pair_of_columns;
+  const bool first = loads && c < columns;
+  const bool second = loads && c + 1 < columns;
+  inputs.first_residues = first ? residues[c] : kPadPair;
+  inputs.second_residues = second ? residues[c + 1] : kPadPair;
+  if constexpr (kReadsTop) {
+    inputs.top_first = first ? boundary[c] : zero_row;
+    inputs.top_second = second ? boundary[c + 1] : zero_row;
+  }
+}
+
 // One pass over the entry's columns for the G * R rows whose profile is in
 // shared memory, two columns a step: lane l works on columns 2(t - l) and
 // 2(t - l) + 1 at step t, so the shuffles and bookkeeping of a step serve
 // two columns, and the second column's rows can start while the first
 // column's F chain runs. kReadsTop: the rows above come from the previous
 // pass (else they are the matrix's zero row); kWritesBottom: the last row is
-// kept for the next pass. A column past an odd entry's end holds the padding
-// residue and is never stored.
+// kept for the next pass.
+//
+// Every lane of the warp computes at every one of the warp's `steps`, with
+// no branch round the recurrence: a lane before its first column sees
+// padding residues and the zero row from the lane above, which leave its
+// zero state as it is, and a lane past its entry's end (or with no entry)
+// scores padding columns, which only lose score. So the warp never diverges
+// inside the loop and its shuffles need no convergence check. Lane 0 loads
+// the next step's inputs while a step runs (two steps to an iteration, so
+// the two sets of inputs stay in their registers), and the last lane stores
+// its bottom row itself.
 template <int G, int R, class Lanes, class Form, bool kReadsTop, bool kWritesBottom>
 __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __restrict__ profile, const Entry entry,
-                                      const int lane, const unsigned mask, typename Lanes::Word& best) {
+                                      const int lane, const int steps, typename Lanes::Word& best) {
   using Word = typename Lanes::Word;
+  constexpr unsigned kWarp = 0xFFFFFFFFu;
   auto* const boundary = reinterpret_cast<uint2*>(p.boundary) + entry.first_column;
   const std::uint16_t* const residues = p.residues + entry.first_column;
   const Word minus_extend = Lanes::splat(-p.extend);
   const Word minus_open_extend = Lanes::splat(-p.open_extend);
   const auto* const lane_profile = Form::template lane_profile<G, R>(profile, lane);
   const int columns = entry.columns;
-  const int pairs_of_columns = (columns + 1) / 2;
   const uint2 zero_row = make_uint2(0u, static_cast<unsigned>(minus_open_extend));
+  const bool loads = lane == 0;
 
   Word h_left[R];  // this lane's rows at the previous column
   Word e[R];       // the horizontal gap entering the current column
@@ -290,98 +327,74 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __rest
   Word last_f[2] = {minus_open_extend, minus_open_extend};
   Word h_above_previous = Lanes::splat(0);  // H above the first row, one column back: the diagonal
   unsigned residues_of_step = kPadPair | (kPadPair << 16);  // two columns' residue pairs
-  unsigned residue_chunk = residues_of_step;
-  uint4 top_chunk = make_uint4(zero_row.x, zero_row.y, zero_row.x, zero_row.y);
-  uint4 bottom = make_uint4(0u, 0u, 0u, 0u);
 
-  const int steps = pairs_of_columns + G - 1;
-  for (int t = 0; t < steps; ++t) {
-    const int pair_of_columns = t - lane;
-    const int in_chunk = t % G;
-    if (in_chunk == 0) {  // the group fetches lane 0's inputs for the next G steps together
-      const int c = 2 * (t + lane);
-      const unsigned first = c < columns ? residues[c] : kPadPair;
-      const unsigned second = c + 1 < columns ? residues[c + 1] : kPadPair;
-      residue_chunk = first | (second << 16);
-      if constexpr (kReadsTop) {
-        const uint2 top_first = c < columns ? boundary[c] : zero_row;
-        const uint2 top_second = c + 1 < columns ? boundary[c + 1] : zero_row;
-        top_chunk = make_uint4(top_first.x, top_first.y, top_second.x, top_second.y);
+  const auto step = [&](const int t, const StepInputs& inputs, StepInputs& next) {
+    load_step_inputs<kReadsTop>(residues, boundary, columns, loads, t + 1, zero_row, next);
+    Word h_above[2] = {__shfl_up_sync(kWarp, last_h[0], 1, G), __shfl_up_sync(kWarp, last_h[1], 1, G)};
+    Word f[2] = {__shfl_up_sync(kWarp, last_f[0], 1, G), __shfl_up_sync(kWarp, last_f[1], 1, G)};
+    const unsigned passed_residues = __shfl_up_sync(kWarp, residues_of_step, 1, G);
+    if (loads) {
+      h_above[0] = static_cast<Word>(kReadsTop ? inputs.top_first.x : zero_row.x);
+      f[0] = static_cast<Word>(kReadsTop ? inputs.top_first.y : zero_row.y);
+      h_above[1] = static_cast<Word>(kReadsTop ? inputs.top_second.x : zero_row.x);
+      f[1] = static_cast<Word>(kReadsTop ? inputs.top_second.y : zero_row.y);
+    }
+    residues_of_step = loads ? inputs.first_residues | (inputs.second_residues << 16) : passed_residues;
+
+    Word scores[R];
+    Form::template column_scores<G, R, Lanes>(lane_profile, residues_of_step & 0xFFFFu, scores);
+    Form::template column_update<R, Lanes>(scores, h_above_previous, h_left, e, f[0], minus_open_extend, minus_extend,
+                                           best);
+    last_h[0] = h_left[R - 1];
+    last_f[0] = f[0];
+    Form::template column_scores<G, R, Lanes>(lane_profile, residues_of_step >> 16, scores);
+    Form::template column_update<R, Lanes>(scores, h_above[0], h_left, e, f[1], minus_open_extend, minus_extend,
+                                           best);
+    last_h[1] = h_left[R - 1];
+    last_f[1] = f[1];
+    h_above_previous = h_above[1];
+
+    if constexpr (kWritesBottom) {  // the last lane's rows are the next pass's top
+      const int c = 2 * (t - (G - 1));
+      const bool stores = lane == G - 1 && c >= 0;
+      if (stores && c < columns) {
+        boundary[c] = make_uint2(static_cast<unsigned>(last_h[0]), static_cast<unsigned>(last_f[0]));
+      }
+      if (stores && c + 1 < columns) {
+        boundary[c + 1] = make_uint2(static_cast<unsigned>(last_h[1]), static_cast<unsigned>(last_f[1]));
       }
     }
-    Word h_above[2] = {__shfl_up_sync(mask, last_h[0], 1, G), __shfl_up_sync(mask, last_h[1], 1, G)};
-    Word f[2] = {__shfl_up_sync(mask, last_f[0], 1, G), __shfl_up_sync(mask, last_f[1], 1, G)};
-    const unsigned passed_residues = __shfl_up_sync(mask, residues_of_step, 1, G);
-    const unsigned chunk_residues = __shfl_sync(mask, residue_chunk, in_chunk, G);
-    if constexpr (kReadsTop) {
-      const Word top_h0 = static_cast<Word>(__shfl_sync(mask, top_chunk.x, in_chunk, G));
-      const Word top_f0 = static_cast<Word>(__shfl_sync(mask, top_chunk.y, in_chunk, G));
-      const Word top_h1 = static_cast<Word>(__shfl_sync(mask, top_chunk.z, in_chunk, G));
-      const Word top_f1 = static_cast<Word>(__shfl_sync(mask, top_chunk.w, in_chunk, G));
-      if (lane == 0) {
-        h_above[0] = top_h0;
-        f[0] = top_f0;
-        h_above[1] = top_h1;
-        f[1] = top_f1;
-      }
-    } else if (lane == 0) {
-      h_above[0] = h_above[1] = Lanes::splat(0);
-      f[0] = f[1] = minus_open_extend;
-    }
-    residues_of_step = lane == 0 ? chunk_residues : passed_residues;
+  };
 
-    if (pair_of_columns >= 0 && pair_of_columns < pairs_of_columns) {
-      Word scores[R];
-      Form::template column_scores<G, R, Lanes>(lane_profile, residues_of_step & 0xFFFFu, scores);
-      Form::template column_update<R, Lanes>(scores, h_above_previous, h_left, e, f[0], minus_open_extend,
-                                             minus_extend, best);
-      last_h[0] = h_left[R - 1];
-      last_f[0] = f[0];
-      Form::template column_scores<G, R, Lanes>(lane_profile, residues_of_step >> 16, scores);
-      Form::template column_update<R, Lanes>(scores, h_above[0], h_left, e, f[1], minus_open_extend, minus_extend,
-                                             best);
-      last_h[1] = h_left[R - 1];
-      last_f[1] = f[1];
-      h_above_previous = h_above[1];
-    }
-
-    if constexpr (kWritesBottom) {
-      // The last lane's rows are the next pass's top: gather G steps of them
-      // across the group, then store them together.
-      const Word bottom_h0 = __shfl_sync(mask, last_h[0], G - 1, G);
-      const Word bottom_f0 = __shfl_sync(mask, last_f[0], G - 1, G);
-      const Word bottom_h1 = __shfl_sync(mask, last_h[1], G - 1, G);
-      const Word bottom_f1 = __shfl_sync(mask, last_f[1], G - 1, G);
-      const int written = t - (G - 1);
-      if (written >= 0) {
-        if (lane == written % G) {
-          bottom = make_uint4(static_cast<unsigned>(bottom_h0), static_cast<unsigned>(bottom_f0),
-                              static_cast<unsigned>(bottom_h1), static_cast<unsigned>(bottom_f1));
-        }
-        if (written % G == G - 1 || written == pairs_of_columns - 1) {
-          const int stored = written - written % G + lane;
-          const int c = 2 * stored;
-          if (stored <= written) {
-            boundary[c] = make_uint2(bottom.x, bottom.y);
-            if (c + 1 < columns) boundary[c + 1] = make_uint2(bottom.z, bottom.w);
-          }
-        }
-      }
-    }
+  StepInputs even{};
+  StepInputs odd{};
+  load_step_inputs<kReadsTop>(residues, boundary, columns, loads, 0, zero_row, even);
+  for (int t = 0; t < steps; t += 2) {
+    step(t, even, odd);
+    if (t + 1 == steps) break;
+    step(t + 1, odd, even);
   }
 }
+
+// Blocks a multiprocessor should hold at once, which caps the registers a
+// thread: six (85 registers) where the shape fits in them with little or no
+// spilling, for more warps to hide the recurrence's latencies (on an H200,
+// 5-23% faster for 12 rows a lane or fewer, 2% for the wide form's 16);
+// otherwise as many as the compiler's register count allows (larger shapes
+// spilled, and ran up to 25% slower).
+template <int R, class Form>
+inline constexpr int kMinBlocks = R <= 12 || (std::is_same_v<Form, WideForm> && R == 16) ? 6 : 0;
 
 // The profile of the current pass sits in dynamic shared memory, as Form
 // lays it out.
 template <int G, int R, class Lanes, class Form>
-__global__ void __launch_bounds__(kBlockThreads) sw_scores_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<R, Form>)) sw_scores_kernel(const KernelParams p) {
   static_assert(32 % G == 0 && G >= 8 && R % 4 == 0,
                 "groups tile a warp, and fill the eight lanes a 128-bit load serves; lanes load four rows at a time");
   using Word = typename Lanes::Word;
   extern __shared__ uint4 profile[];
 
   const int lane = static_cast<int>(threadIdx.x) % G;
-  const unsigned mask = G == 32 ? 0xFFFFFFFFu : ((1u << G) - 1u) << (static_cast<int>(threadIdx.x) % 32 / G * G);
   const std::int32_t entry_index = static_cast<std::int32_t>((blockIdx.x * blockDim.x + threadIdx.x) / G);
   const bool has_entry = entry_index < p.entries;
   Entry entry{0, 0};
@@ -389,32 +402,36 @@ __global__ void __launch_bounds__(kBlockThreads) sw_scores_kernel(const KernelPa
     entry.first_column = p.column_offsets[entry_index];
     entry.columns = static_cast<int>(p.column_offsets[entry_index + 1] - entry.first_column);
   }
+  // The warp's groups sweep together, as many steps as its longest entry
+  // takes; a warp with no entry has none.
+  const int warp_pairs_of_columns = static_cast<int>(__reduce_max_sync(0xFFFFFFFFu, (entry.columns + 1) / 2));
+  const bool warp_has_entry = __any_sync(0xFFFFFFFFu, has_entry);
+  const int steps = warp_pairs_of_columns + G - 1;
 
   Word best = Lanes::splat(0);
   for (int pass = 0; pass < p.passes; ++pass) {
     __syncthreads();  // every group is done with the previous pass's profile
     Form::template load_pass<G, R>(profile, p, pass);
     __syncthreads();
-    if (!has_entry) continue;
+    if (!warp_has_entry) continue;
     const bool first = pass == 0;
     const bool last = pass == p.passes - 1;
     if (first && last) {
-      sweep<G, R, Lanes, Form, false, false>(p, profile, entry, lane, mask, best);
+      sweep<G, R, Lanes, Form, false, false>(p, profile, entry, lane, steps, best);
     } else if (first) {
-      sweep<G, R, Lanes, Form, false, true>(p, profile, entry, lane, mask, best);
+      sweep<G, R, Lanes, Form, false, true>(p, profile, entry, lane, steps, best);
     } else if (last) {
-      sweep<G, R, Lanes, Form, true, false>(p, profile, entry, lane, mask, best);
+      sweep<G, R, Lanes, Form, true, false>(p, profile, entry, lane, steps, best);
     } else {
-      sweep<G, R, Lanes, Form, true, true>(p, profile, entry, lane, mask, best);
+      sweep<G, R, Lanes, Form, true, true>(p, profile, entry, lane, steps, best);
     }
   }
 
-  if (!has_entry) return;
 #pragma unroll
   for (int offset = G / 2; offset > 0; offset /= 2) {
-    best = Lanes::max(best, static_cast<Word>(__shfl_xor_sync(mask, best, offset, G)));
+    best = Lanes::max(best, static_cast<Word>(__shfl_xor_sync(0xFFFFFFFFu, best, offset, G)));
   }
-  if (lane == 0) Lanes::store(p, entry_index, best);
+  if (has_entry && lane == 0) Lanes::store(p, entry_index, best);
 }
 
 }  // namespace trellis::align::cuda::detail
