@@ -41,35 +41,42 @@ std::int64_t padded_rows(std::int64_t query_length, KernelShape shape) {
 }
 
 // The shape with the least estimated time, in units of one lane's work on
-// one row of one column. A lane's step covers two columns and costs their
-// rows plus about three rows' worth of shuffles and bookkeeping, one more for
-// each halving of the group (a fitted term), and with more than one pass
-// about one more for the boundary row it reads and keeps.
-// Two bounds: the device's throughput (every group's work spread over the
-// lanes it keeps resident, about 1,024 a multiprocessor at these register
-// counts), and the longest pair's own passes, which one group runs alone at
-// about five times the pace of a full device. The wide form does the same
-// work in about 0.85 of the time on a full device and in the same time
-// alone. Fitted to H200 timings of every shape on the mmseqs2 example
-// database (queries of 144 to 5,533 residues) and pseudo-databases of 256-
-// to 2,048-residue sequences: it picks the fastest shape or one within 11%.
+// one row of one column. A lane's step covers two columns. Two bounds:
+// - the device's throughput: every group's work spread over the lanes the
+//   device keeps resident (about 1,024 a multiprocessor), a step costing its
+//   rows plus about three quarters of a row of shuffles and bookkeeping, a
+//   quarter more for each halving of the group, and a quarter more where
+//   passes read and keep a boundary row; the wide form does the same work in
+//   0.85 of the time;
+// - the longest pair's own passes, whose steps (while the rest of the
+//   database shares its multiprocessor) cost their rows plus about ten rows
+//   of latency that a full device hides: fewer, longer passes pay off there.
+// Fitted to H200 timings of every shape (commit 8ee2065 plus loads two steps
+// ahead) on the mmseqs2 example database (20,000 sequences, queries of 144
+// to 4,291 residues), the same sequences repeated to 200 M residues, and
+// pseudo-databases of one million sequences of 128 to 2,048 residues: on
+// all 17 it picks the fastest shape or one within 2.5%.
 KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int64_t total_columns,
                          std::int64_t longest, int multiprocessors) {
-  constexpr double kAlonePace = 0.2;
+  constexpr double kStepRows = 0.75;
+  constexpr double kHalvingRows = 0.25;
+  constexpr double kPassBoundaryRows = 0.25;
   constexpr double kWideThroughput = 0.85;
-  constexpr double kPassBoundaryRows = 1.0;
+  constexpr double kAlonePace = 0.32;
+  constexpr double kAloneLatencyRows = 10.0;
   const double resident_lanes = 1024.0 * multiprocessors;
   KernelShape chosen = kernel_shapes().front();
   double least = std::numeric_limits<double>::infinity();
   for (const KernelShape& shape : kernel_shapes()) {
     const double passes = static_cast<double>(padded_rows(query_length, shape)) / (shape.lanes * shape.rows_per_lane);
-    const double per_column = shape.rows_per_lane + (3 + std::log2(32.0 / shape.lanes)) / 2 +
+    const double per_column = shape.rows_per_lane + kStepRows + kHalvingRows * std::log2(32.0 / shape.lanes) +
                               (passes > 1 ? kPassBoundaryRows : 0.0);
     const double steps = static_cast<double>(total_columns) / 2 + static_cast<double>(pairs) * (shape.lanes - 1);
     const bool wide = shape.form == KernelForm::wide;
     const double throughput =
         (wide ? kWideThroughput : 1.0) * passes * steps * shape.lanes * 2 * per_column / resident_lanes;
-    const double alone = kAlonePace * passes * (static_cast<double>(longest) / 2 + shape.lanes - 1) * 2 * per_column;
+    const double alone = kAlonePace * passes * (static_cast<double>(longest) / 2 + shape.lanes - 1) * 2 *
+                         (shape.rows_per_lane + kAloneLatencyRows);
     const double estimate = std::max(throughput, alone);
     if (estimate < least) {
       least = estimate;

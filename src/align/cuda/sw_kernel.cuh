@@ -44,7 +44,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "sw_launch.hpp"
 
@@ -298,9 +297,9 @@ __device__ __forceinline__ void load_step_inputs(const std::uint16_t* residues, 
 // zero state as it is, and a lane past its entry's end (or with no entry)
 // scores padding columns, which only lose score. So the warp never diverges
 // inside the loop and its shuffles need no convergence check. Lane 0 loads
-// the next step's inputs while a step runs (two steps to an iteration, so
-// the two sets of inputs stay in their registers), and the last lane stores
-// its bottom row itself.
+// its inputs two steps ahead (two steps to an iteration, so each set of
+// inputs keeps its registers), and the last lane stores its bottom row
+// itself.
 template <int G, int R, class Lanes, class Form, bool kReadsTop, bool kWritesBottom>
 __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __restrict__ profile, const Entry entry,
                                       const int lane, const int steps, typename Lanes::Word& best) {
@@ -328,8 +327,10 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __rest
   Word h_above_previous = Lanes::splat(0);  // H above the first row, one column back: the diagonal
   unsigned residues_of_step = kPadPair | (kPadPair << 16);  // two columns' residue pairs
 
-  const auto step = [&](const int t, const StepInputs& inputs, StepInputs& next) {
-    load_step_inputs<kReadsTop>(residues, boundary, columns, loads, t + 1, zero_row, next);
+  // `inputs` holds lane 0's inputs for step t; once taken, it is refilled
+  // for step t + 2, so the loads have two steps to arrive (the boundary row
+  // comes from device memory).
+  const auto step = [&](const int t, StepInputs& inputs) {
     Word h_above[2] = {__shfl_up_sync(kWarp, last_h[0], 1, G), __shfl_up_sync(kWarp, last_h[1], 1, G)};
     Word f[2] = {__shfl_up_sync(kWarp, last_f[0], 1, G), __shfl_up_sync(kWarp, last_f[1], 1, G)};
     const unsigned passed_residues = __shfl_up_sync(kWarp, residues_of_step, 1, G);
@@ -340,6 +341,7 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __rest
       f[1] = static_cast<Word>(kReadsTop ? inputs.top_second.y : zero_row.y);
     }
     residues_of_step = loads ? inputs.first_residues | (inputs.second_residues << 16) : passed_residues;
+    load_step_inputs<kReadsTop>(residues, boundary, columns, loads, t + 2, zero_row, inputs);
 
     Word scores[R];
     Form::template column_scores<G, R, Lanes>(lane_profile, residues_of_step & 0xFFFFu, scores);
@@ -369,26 +371,26 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __rest
   StepInputs even{};
   StepInputs odd{};
   load_step_inputs<kReadsTop>(residues, boundary, columns, loads, 0, zero_row, even);
+  load_step_inputs<kReadsTop>(residues, boundary, columns, loads, 1, zero_row, odd);
   for (int t = 0; t < steps; t += 2) {
-    step(t, even, odd);
+    step(t, even);
     if (t + 1 == steps) break;
-    step(t + 1, odd, even);
+    step(t + 1, odd);
   }
 }
 
 // Blocks a multiprocessor should hold at once, which caps the registers a
-// thread: six (85 registers) where the shape fits in them with little or no
-// spilling, for more warps to hide the recurrence's latencies (on an H200,
-// 5-23% faster for 12 rows a lane or fewer, 2% for the wide form's 16);
-// otherwise as many as the compiler's register count allows (larger shapes
-// spilled, and ran up to 25% slower).
-template <int R, class Form>
-inline constexpr int kMinBlocks = R <= 12 || (std::is_same_v<Form, WideForm> && R == 16) ? 6 : 0;
+// thread: six (80 registers) for 12 rows a lane or fewer, which fit in them
+// without spilling, for more warps to hide the recurrence's latencies (on an
+// H200 up to 23% faster); 0, the compiler's own choice, for larger shapes,
+// which spilled under the cap and ran up to 25% slower.
+template <int R>
+inline constexpr int kMinBlocks = R <= 12 ? 6 : 0;
 
 // The profile of the current pass sits in dynamic shared memory, as Form
 // lays it out.
 template <int G, int R, class Lanes, class Form>
-__global__ void __launch_bounds__(kBlockThreads, (kMinBlocks<R, Form>)) sw_scores_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(kBlockThreads, kMinBlocks<R>) sw_scores_kernel(const KernelParams p) {
   static_assert(32 % G == 0 && G >= 8 && R % 4 == 0,
                 "groups tile a warp, and fill the eight lanes a 128-bit load serves; lanes load four rows at a time");
   using Word = typename Lanes::Word;
