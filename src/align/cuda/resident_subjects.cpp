@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -43,34 +42,31 @@ std::int64_t padded_rows(std::int64_t query_length, KernelShape shape) {
 // The shape with the least estimated time, in units of one lane's work on
 // one row of one column. A lane's step covers two columns. Two bounds:
 // - the device's throughput: every group's work spread over the lanes the
-//   device keeps resident (about 1,024 a multiprocessor), a step costing its
-//   rows plus about three quarters of a row of shuffles and bookkeeping, a
-//   quarter more for each halving of the group, and a quarter more where
+//   device keeps resident (about 1,024 a multiprocessor), a column costing
+//   its rows plus about two rows of shuffles and bookkeeping, one more where
 //   passes read and keep a boundary row; the wide form does the same work in
-//   0.85 of the time;
-// - the longest pair's own passes, whose steps (while the rest of the
-//   database shares its multiprocessor) cost their rows plus about ten rows
-//   of latency that a full device hides: fewer, longer passes pay off there.
-// Fitted to H200 timings of every shape (commit 8ee2065 plus loads two steps
-// ahead) on the mmseqs2 example database (20,000 sequences, queries of 144
-// to 4,291 residues), the same sequences repeated to 200 M residues, and
-// pseudo-databases of one million sequences of 128 to 2,048 residues: on
-// all 17 it picks the fastest shape or one within 2.5%.
+//   0.9 of the time;
+// - the longest pair's own passes, whose columns (while the rest of the
+//   database shares its multiprocessor) cost their rows plus about twenty
+//   rows of latency that a full device hides: fewer, longer passes pay off.
+// Fitted to H200 timings of every shape on the mmseqs2 example database
+// (20,000 sequences, queries of 144 to 4,291 residues), the same sequences
+// repeated to 200 M residues, and pseudo-databases of one million sequences
+// of 256 to 2,048 residues: it picks the fastest shape on all 16 (and within
+// 2.5% on the 17 measured before the 20- and 24-row wide shapes existed).
 KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int64_t total_columns,
                          std::int64_t longest, int multiprocessors) {
-  constexpr double kStepRows = 0.75;
-  constexpr double kHalvingRows = 0.25;
-  constexpr double kPassBoundaryRows = 0.25;
-  constexpr double kWideThroughput = 0.85;
-  constexpr double kAlonePace = 0.32;
-  constexpr double kAloneLatencyRows = 10.0;
+  constexpr double kStepRows = 2.0;
+  constexpr double kPassBoundaryRows = 1.0;
+  constexpr double kWideThroughput = 0.9;
+  constexpr double kAlonePace = 0.12;
+  constexpr double kAloneLatencyRows = 20.0;
   const double resident_lanes = 1024.0 * multiprocessors;
   KernelShape chosen = kernel_shapes().front();
   double least = std::numeric_limits<double>::infinity();
   for (const KernelShape& shape : kernel_shapes()) {
     const double passes = static_cast<double>(padded_rows(query_length, shape)) / (shape.lanes * shape.rows_per_lane);
-    const double per_column = shape.rows_per_lane + kStepRows + kHalvingRows * std::log2(32.0 / shape.lanes) +
-                              (passes > 1 ? kPassBoundaryRows : 0.0);
+    const double per_column = shape.rows_per_lane + kStepRows + (passes > 1 ? kPassBoundaryRows : 0.0);
     const double steps = static_cast<double>(total_columns) / 2 + static_cast<double>(pairs) * (shape.lanes - 1);
     const bool wide = shape.form == KernelForm::wide;
     const double throughput =
