@@ -382,9 +382,9 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __rest
 // Blocks a multiprocessor should hold at once, which caps the registers a
 // thread: six (80 registers) for 12 rows a lane or fewer and five (96) for
 // 16, which fit without spilling, for more warps to hide the recurrence's
-// latencies (on an H200 up to 23% faster for the small shapes, 2% for 16
-// rows); 0, the compiler's own choice, for larger shapes, which spilled
-// under a cap of six and ran up to 25% slower.
+// latencies (on an H200 up to 30% less time for the small shapes, 2% for
+// 16 rows); 0, the compiler's own choice, for larger shapes, which spilled
+// under a cap of six and took up to 27% more time.
 template <int R>
 inline constexpr int kMinBlocks = R <= 12 ? 6 : (R == 16 ? 5 : 0);
 
