@@ -7,10 +7,10 @@
 // vertical gap entering the next row) at both to lane l + 1 by shuffle. A
 // query longer than G * R rows takes several passes over the columns;
 // between passes the last row's H and F of every column wait in device
-// memory (`boundary`). The query profile (the
-// substitution score of every residue against every query row) of the
-// current pass sits in shared memory, which every group of the block shares,
-// so the block's groups run the passes in step.
+// memory (`boundary`). The query profile (the substitution score of every
+// residue against every query row) of the current pass sits in shared
+// memory, which every group of the block shares, so the block's groups run
+// the passes in step.
 //
 // Recurrence per cell, with oe = gap open + extend and e = extend (BLAST's
 // convention: a gap of length k costs open + k * extend):
