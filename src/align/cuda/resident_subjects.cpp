@@ -17,6 +17,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -118,6 +119,11 @@ constexpr std::size_t kBoundaryBytes = sizeof(std::uint64_t);
 
 enum class HostColumns { pinned, pageable };
 
+// Where the kernel writes an entry's scores: at the subjects' own indices
+// (the database's layout: the host reads them in place, with no pass to put
+// them back in order), or entry by entry (a rescoring's few subjects).
+enum class ScoreOrder { subject, entry };
+
 // Subjects laid out for the kernel: entry e holds one subject (low byte of
 // every column) or two (high byte), columns as long as its longer subject.
 // Within budget_bytes the columns are uploaded once; beyond it they stay on
@@ -127,17 +133,22 @@ class EntryLayout {
  public:
   // members[e] lists the subjects of entry e (one or two; the longer first).
   // subjects_per_entry: 2 for the 16-bit kernel's pairs, 1 for the 32-bit one.
+  // With ScoreOrder::subject every subject of `subjects` belongs to an entry.
   EntryLayout(const SequenceSet& subjects, const std::vector<std::vector<std::size_t>>& members,
-              int subjects_per_entry, std::size_t budget_bytes, HostColumns host_columns, Pipeline& pipeline)
+              int subjects_per_entry, ScoreOrder order, std::size_t budget_bytes, HostColumns host_columns,
+              Pipeline& pipeline)
       : pipeline_(pipeline),
         subjects_per_entry_(subjects_per_entry),
+        order_(order),
         count_(static_cast<std::int32_t>(members.size())) {
     std::vector<std::int64_t> offsets{0};
     offsets.reserve(members.size() + 1);
     for (const auto& entry : members) offsets.push_back(offsets.back() + subjects.length(entry.front()));
     columns_ = offsets.back();
 
-    const std::size_t per_entry_bytes = sizeof(std::int64_t) + subjects_per_entry * sizeof(std::int32_t);
+    // Offsets, scores and, in subject order, the subject of every slot.
+    const std::size_t per_entry_bytes =
+        sizeof(std::int64_t) + (order == ScoreOrder::subject ? 2 : 1) * subjects_per_entry * sizeof(std::int32_t);
     const std::size_t resident_bytes = static_cast<std::size_t>(columns_) * (kResidueBytes + kBoundaryBytes) +
                                        static_cast<std::size_t>(count_) * per_entry_bytes + sizeof(std::int64_t);
     streamed_ = count_ > 0 && resident_bytes > budget_bytes;
@@ -169,7 +180,20 @@ class EntryLayout {
     }
     const Stream compute = pipeline_.compute.get();
     chunk_offsets_ = DeviceArray<std::int64_t>::from_host(chunk_offsets, compute);
-    scores_ = DeviceArray<std::int32_t>(static_cast<std::size_t>(count_) * subjects_per_entry);
+    const auto slots = static_cast<std::size_t>(count_) * static_cast<std::size_t>(subjects_per_entry);
+    if (order == ScoreOrder::subject) {
+      std::vector<std::int32_t> subject_of_slot(slots, -1);
+      for (std::size_t e = 0; e < members.size(); ++e) {
+        for (std::size_t s = 0; s < members[e].size(); ++s) {
+          subject_of_slot[e * static_cast<std::size_t>(subjects_per_entry) + s] =
+              static_cast<std::int32_t>(members[e][s]);
+        }
+      }
+      subject_of_slot_ = DeviceArray<std::int32_t>::from_host(subject_of_slot, compute);
+      scores_ = DeviceArray<std::int32_t>(subjects.size());
+    } else {
+      scores_ = DeviceArray<std::int32_t>(slots);
+    }
 
     if (!streamed_) {
       // A pageable source is staged by the driver before the copy returns,
@@ -203,17 +227,21 @@ class EntryLayout {
   // What the layout holds on the device, the boundary counted as allocated.
   std::size_t device_bytes() const noexcept {
     const std::size_t buffers = streamed_ ? 2 : 1;
-    return chunk_offsets_.bytes() + scores_.bytes() +
+    return chunk_offsets_.bytes() + scores_.bytes() + subject_of_slot_.bytes() +
            static_cast<std::size_t>(largest_chunk_) * (buffers * kResidueBytes + kBoundaryBytes);
   }
 
-  // Runs launch(params, blocks, stream) over every entry and returns the
-  // scores, subjects_per_entry an entry in entry order. params carries the
-  // profile, the passes and the penalties; the layout fills in the rest.
+  // Runs launch(params, blocks, stream) over every entry and copies the
+  // scores into `scores`: in ScoreOrder::subject one per subject of the set,
+  // at its index; in ScoreOrder::entry subjects_per_entry per entry, in entry
+  // order. params carries the profile, the passes and the penalties; the
+  // layout fills in the rest.
   template <typename Launch>
-  std::vector<std::int32_t> score(KernelParams params, KernelShape shape, Launch launch) {
-    std::vector<std::int32_t> scores(scores_.size());
-    if (count_ == 0) return scores;
+  void score(KernelParams params, KernelShape shape, Launch launch, std::span<std::int32_t> scores) {
+    if (scores.size() != scores_.size()) {
+      throw UsageError(fmt::format("{} scores for a layout of {}", scores.size(), scores_.size()));
+    }
+    if (count_ == 0) return;
     if (params.passes > 1 && boundary_.size() < static_cast<std::size_t>(largest_chunk_)) {
       boundary_ = DeviceArray<std::uint64_t>(static_cast<std::size_t>(largest_chunk_));
     }
@@ -241,14 +269,20 @@ class EntryLayout {
       params.column_offsets = chunk_offsets_.data() + chunk.first_entry + static_cast<std::int64_t>(c);
       params.entries = entries;
       params.boundary = boundary_.data();
-      params.scores = scores_.data() + static_cast<std::int64_t>(subjects_per_entry_) * chunk.first_entry;
+      const std::int64_t first_entry_slot = static_cast<std::int64_t>(subjects_per_entry_) * chunk.first_entry;
+      if (order_ == ScoreOrder::subject) {
+        params.scores = scores_.data();
+        params.subject_of_slot = subject_of_slot_.data() + first_entry_slot;
+      } else {
+        params.scores = scores_.data() + first_entry_slot;
+        params.subject_of_slot = nullptr;
+      }
       const unsigned blocks = (static_cast<unsigned>(entries) + groups_per_block - 1) / groups_per_block;
       launch(params, blocks, compute);
       if (streamed_) pipeline_.scored[slot].record(compute);
     }
     scores_.copy_to_host(scores, compute);
     device::synchronize(compute);
-    return scores;
   }
 
  private:
@@ -291,6 +325,7 @@ class EntryLayout {
 
   Pipeline& pipeline_;
   int subjects_per_entry_ = 2;
+  ScoreOrder order_ = ScoreOrder::entry;
   std::int32_t count_ = 0;
   std::int64_t columns_ = 0;
   bool streamed_ = false;
@@ -301,6 +336,7 @@ class EntryLayout {
   std::span<const std::uint16_t> host_;
   DeviceArray<std::int64_t> chunk_offsets_;
   DeviceArray<std::int32_t> scores_;
+  DeviceArray<std::int32_t> subject_of_slot_;  // ScoreOrder::subject: a subject's index per entry slot, or -1
   std::array<DeviceArray<std::uint16_t>, 2> buffers_;  // resident: all columns in the first
   DeviceArray<std::uint64_t> boundary_;                // allocated on the first query that needs two passes
 };
@@ -355,10 +391,6 @@ struct ResidentSubjects::State {
   const SequenceSet& subjects;
   Scoring scoring;
   std::vector<std::vector<std::size_t>> pairs;  // subject indices, longest pairs first
-  // The subject each packed score belongs to (2 per pair; kNoSubject for
-  // the empty half of an odd last pair): one flat pass per query.
-  static constexpr std::size_t kNoSubject = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> subject_of_score;
   int multiprocessors = 0;
   std::size_t budget_bytes = 0;
   Pipeline pipeline;
@@ -376,12 +408,8 @@ struct ResidentSubjects::State {
         budget_bytes(requested_budget != 0
                          ? requested_budget
                          : static_cast<std::size_t>(kAutomaticBudgetShare * static_cast<double>(device.free_memory))),
-        entries(subjects, pairs, 2, budget_bytes, HostColumns::pinned, pipeline) {
+        entries(subjects, pairs, 2, ScoreOrder::subject, budget_bytes, HostColumns::pinned, pipeline) {
     if (!pairs.empty()) longest = subjects.length(pairs.front().front());
-    subject_of_score.assign(2 * pairs.size(), kNoSubject);
-    for (std::size_t e = 0; e < pairs.size(); ++e) {
-      for (std::size_t s = 0; s < pairs[e].size(); ++s) subject_of_score[2 * e + s] = pairs[e][s];
-    }
   }
 
   // Uploads the profile for `rows` rows (on the compute stream, ahead of the
@@ -417,7 +445,8 @@ ResidentSubjects::ResidentSubjects(const SequenceSet& subjects, const Scoring& s
     pairs.push_back(i + 1 < order.size() ? std::vector<std::size_t>{order[i], order[i + 1]}
                                          : std::vector<std::size_t>{order[i]});
   }
-  if (pairs.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+  // Entries and subjects are indexed in 32 bits on the device.
+  if (subjects.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
     throw UsageError(fmt::format("{} subjects are more than the cuda engine indexes", subjects.size()));
   }
   state_ = std::make_unique<State>(subjects, scoring, std::move(pairs), current_device(), device_memory_bytes);
@@ -462,20 +491,14 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
   params.extend = std::min(state.scoring.gaps.extend, kClamp);
   params.overflow_threshold = std::numeric_limits<std::int16_t>::max() - std::max(0, state.scoring.matrix.max_score());
   if (clamped) params.overflow_threshold = std::min(params.overflow_threshold, kClamp);
-  const std::vector<std::int32_t> packed =
-      state.entries.score(params, shape, [&](const KernelParams& p, unsigned blocks, Stream stream) {
-        detail::launch_packed(shape, p, blocks, stream);
-      });
+  state.entries.score(
+      params, shape,
+      [&](const KernelParams& p, unsigned blocks, Stream stream) { detail::launch_packed(shape, p, blocks, stream); },
+      scores);
 
   std::vector<std::size_t> overflowed;
-  for (std::size_t i = 0; i < state.subject_of_score.size(); ++i) {
-    const std::size_t subject = state.subject_of_score[i];
-    if (subject == State::kNoSubject) continue;
-    if (packed[i] == detail::kOverflow) {
-      overflowed.push_back(subject);
-    } else {
-      scores[subject] = packed[i];
-    }
+  for (std::size_t subject = 0; subject < scores.size(); ++subject) {
+    if (scores[subject] == detail::kOverflow) overflowed.push_back(subject);
   }
   if (overflowed.empty()) return;
 
@@ -485,16 +508,18 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
   std::vector<std::vector<std::size_t>> singles;
   singles.reserve(overflowed.size());
   for (const std::size_t subject : overflowed) singles.push_back({subject});
-  EntryLayout exact(state.subjects, singles, 1, state.rescoring_budget(), HostColumns::pageable, state.pipeline);
+  EntryLayout exact(state.subjects, singles, 1, ScoreOrder::entry, state.rescoring_budget(), HostColumns::pageable,
+                    state.pipeline);
   const std::int64_t exact_rows = padded_rows(m, detail::kExactShape);
   KernelParams exact_params = state.prepare(query, exact_rows, detail::kExactShape);
   exact_params.open_extend = open_extend;
   exact_params.extend = state.scoring.gaps.extend;
   exact_params.overflow_threshold = std::numeric_limits<std::int32_t>::max();
-  const std::vector<std::int32_t> exact_scores =
-      exact.score(exact_params, detail::kExactShape, [](const KernelParams& p, unsigned blocks, Stream stream) {
-        detail::launch_exact(p, blocks, stream);
-      });
+  std::vector<std::int32_t> exact_scores(overflowed.size());
+  exact.score(
+      exact_params, detail::kExactShape,
+      [](const KernelParams& p, unsigned blocks, Stream stream) { detail::launch_exact(p, blocks, stream); },
+      exact_scores);
   for (std::size_t i = 0; i < overflowed.size(); ++i) scores[overflowed[i]] = exact_scores[i];
 }
 

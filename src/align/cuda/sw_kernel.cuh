@@ -81,7 +81,9 @@ struct PackedPairs {
   __device__ static void store(const KernelParams& p, std::int32_t entry, Word best) {
     const std::int32_t halves[2] = {static_cast<std::int16_t>(best & 0xFFFFu), static_cast<std::int16_t>(best >> 16)};
     for (int s = 0; s < 2; ++s) {
-      p.scores[2 * entry + s] = halves[s] >= p.overflow_threshold ? kOverflow : halves[s];
+      const std::int32_t slot = 2 * entry + s;
+      const std::int32_t at = p.subject_of_slot == nullptr ? slot : p.subject_of_slot[slot];
+      if (at >= 0) p.scores[at] = halves[s] >= p.overflow_threshold ? kOverflow : halves[s];
     }
   }
 };
@@ -102,7 +104,10 @@ struct Exact32 {
   __device__ static Word max3_relu(Word a, Word b, Word c) { return __vimax3_s32_relu(a, b, c); }
   __device__ static Word add_max_relu(Word a, Word b, Word c) { return __viaddmax_s32_relu(a, b, c); }
   __device__ static Word add_max(Word a, Word b, Word c) { return __viaddmax_s32(a, b, c); }
-  __device__ static void store(const KernelParams& p, std::int32_t entry, Word best) { p.scores[entry] = best; }
+  __device__ static void store(const KernelParams& p, std::int32_t entry, Word best) {
+    const std::int32_t at = p.subject_of_slot == nullptr ? entry : p.subject_of_slot[entry];
+    if (at >= 0) p.scores[at] = best;
+  }
 };
 
 // The group's state through one entry (one or two subjects).

@@ -30,7 +30,8 @@ struct KernelParams {
   const std::int64_t* column_offsets;  // entry e owns columns [column_offsets[e], column_offsets[e + 1])
   std::int32_t entries;
   std::uint64_t* boundary;             // per column: H (low word) and F (high word) of the previous pass's last row
-  std::int32_t* scores;                // per entry: 2 (A then B) for PackedPairs, 1 for Exact32
+  std::int32_t* scores;                // per entry slot (2, A then B, for PackedPairs; 1 for Exact32),
+  const std::int32_t* subject_of_slot;  // or, where not null, at subject_of_slot[slot] (nothing where < 0)
   std::int32_t open_extend;            // gap penalties as the lanes apply them (see PackedPairs)
   std::int32_t extend;
   std::int32_t overflow_threshold;     // PackedPairs: scores at or above it are reported as kOverflow
