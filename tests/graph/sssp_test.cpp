@@ -651,6 +651,33 @@ TEST(Sssp, RejectsBadQueries) {
   EXPECT_EQ(parse_sssp_algorithm("bellman-ford"), SsspAlgorithm::bellman_ford);
 }
 
+// Cost arrays of a million entries are checked on all cores: a bad entry
+// anywhere, the last one included, is still found and named.
+TEST(Sssp, ALargeCostArrayIsCheckedEntryByEntry) {
+  constexpr NodeId n = 1 << 20;
+  std::vector<NodeId> tails{0};
+  std::vector<NodeId> heads{1};
+  std::vector<Weight> weights{1};
+  const Graph graph = graph_from_edges(n, tails, heads, weights);
+  ShortestPaths engine(graph, {Backend::cpu, SsspAlgorithm::delta_stepping});
+  std::vector<Weight> costs(static_cast<std::size_t>(n), 0.5f);
+  const std::vector<SsspQuery> fine{{{0}, 1, costs}};
+  EXPECT_EQ(engine.paths(fine).front().distance, 1.5f);
+  for (const NodeId at : {NodeId{1}, n / 2 + 3, n - 1}) {
+    for (const Weight bad : {-0.25f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+      std::vector<Weight> with_bad = costs;
+      with_bad[static_cast<std::size_t>(at)] = bad;
+      const std::vector<SsspQuery> query{{{0}, 1, with_bad}};
+      try {
+        engine.paths(query);
+        ADD_FAILURE() << "cost " << bad << " at node " << at << " was accepted";
+      } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("of node " + std::to_string(at) + " "), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
 TEST(Sssp, CpuDeltaSteppingCopesWithHugeDistancesAndTinyDelta) {
   // Distances far beyond delta * the bucket window exercise the overflow list.
   std::vector<NodeId> tails{0, 1, 2, 0};
