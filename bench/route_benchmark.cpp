@@ -549,8 +549,10 @@ void route_backplane(const std::vector<Backend>& backends, const RouteBenchmarkO
       router_options.backend = backend;
       router_options.max_iterations = options.max_iterations;
       const auto progress = [&](const route::RouteIteration& it) {
-        log.line("{}: iteration {}: {} nets routed, {} overused nodes, {} failed connections, {:.2f} s", label,
-                 it.iteration, it.nets_routed, it.overused_nodes, it.failed_connections, it.seconds);
+        log.line("{}: iteration {}: {} nets routed, {} connections searched, {} overused nodes, {} failed connections, "
+                 "{:.2f} s",
+                 label, it.iteration, it.nets_routed, it.connections_searched, it.overused_nodes, it.failed_connections,
+                 it.seconds);
       };
       const route::RouteResult result = route::route_board(board, router_options, progress);
       SteadyTimer drc_timer;

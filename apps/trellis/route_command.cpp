@@ -50,6 +50,7 @@ nlohmann::json report_json(const Board& board, const route::RouteResult& result,
     iterations.push_back({{"iteration", it.iteration},
                           {"pitch_mm", static_cast<double>(it.pitch) / route::kNanometresPerMillimetre},
                           {"nets_routed", it.nets_routed},
+                          {"connections_searched", it.connections_searched},
                           {"overused_nodes", it.overused_nodes},
                           {"failed_connections", it.failed_connections},
                           {"present_factor", it.present_factor},
@@ -117,10 +118,10 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
     }
     if (first_pitch == 0) first_pitch = it.pitch;
     std::fprintf(stderr, "%s\n",
-                 fmt::format("iteration {:>3}: {:>5} nets routed, {:>6} overused nodes, {} failed connections, "
-                             "pres_fac {:.3g}, {:.3f} s",
-                             it.iteration, it.nets_routed, it.overused_nodes, it.failed_connections, it.present_factor,
-                             it.seconds)
+                 fmt::format("iteration {:>3}: {:>5} nets routed, {:>5} connections searched, {:>6} overused nodes, "
+                             "{} failed connections, pres_fac {:.3g}, {:.3f} s",
+                             it.iteration, it.nets_routed, it.connections_searched, it.overused_nodes,
+                             it.failed_connections, it.present_factor, it.seconds)
                      .c_str());
   };
   const route::RouteResult result = route::route_board(board, options, progress);

@@ -25,7 +25,9 @@
 // alone), the second present_factor, growing by present_factor_growth up to
 // present_factor_max. Multi-pin nets grow as trees: repeated searches from
 // the partial tree to the nearest unconnected pin. After the first iteration
-// only nets on overused nodes are ripped up and rerouted. Routing stops at
+// only nets on overused nodes are rerouted, and of those only the
+// connections on overuse and the ones that hang from them
+// (reroute_whole_nets rips up the whole net instead). Routing stops at
 // zero overuse or after max_iterations. Nets still in conflict then are
 // dropped (the most conflicted first, until none is left), and each dropped
 // net is tried once more alone with the other nets' copper forbidden rather
@@ -85,6 +87,9 @@ struct RouterOptions {
   int box_margin = 10;           // grid steps around a connection's pins
   int batch_size = 64;           // nets searched together (at most)
   bool miter_corners = true;     // cut right-angle corners at 45 degrees where the clearance allows
+  // After the first iteration a net on overuse is routed again whole (true)
+  // or only its connections on overuse and those that hang from them (false).
+  bool reroute_whole_nets = false;
   // Without a pitch: a routing that leaves nets unrouted is tried again on
   // a lattice of 3/4 the pitch, and the one with fewer unrouted nets kept;
   // not where each unrouted net has a pin that no wire of the net can leave
@@ -97,6 +102,7 @@ struct RouteIteration {
   int iteration = 0;               // 1-based, on the lattice of this pitch
   Coord pitch = 0;
   std::size_t nets_routed = 0;     // nets (re)routed in this iteration
+  std::size_t connections_searched = 0;  // path searches run, one connection of a net each
   std::size_t overused_nodes = 0;  // after it
   std::size_t failed_connections = 0;  // searches that found no path even with the widest box
   double present_factor = 0;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -13,6 +15,7 @@
 #include "miter_corners.hpp"
 #include "lattice.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/core/pinned_array.hpp"
 #include "trellis/graph/sssp.hpp"
 #include "trellis/route/router.hpp"
 
@@ -48,6 +51,25 @@ void check_options(const RouterOptions& o) {
   if (o.box_margin < 1) throw UsageError(fmt::format("the box margin must be at least 1 grid step, got {}", o.box_margin));
   if (o.batch_size < 1) throw UsageError(fmt::format("the batch size must be at least 1, got {}", o.batch_size));
 }
+
+// A search's node costs, blocked outside its window. The cuda backend copies
+// the whole array to the device for every search (a lattice of two million
+// nodes: 8 MB), which from page-locked memory runs at the copy engine's
+// full speed instead of through the driver's staging buffer; elsewhere, or
+// where the host will not lock that much, ordinary memory.
+class CostArray {
+ public:
+  CostArray(std::size_t nodes, bool page_locked) {
+    if (page_locked) pinned_ = PinnedArray<graph::Weight>::try_allocate(nodes);
+    if (pinned_.size() != nodes) plain_.resize(nodes);
+    std::fill_n(span().begin(), nodes, kBlocked);
+  }
+  std::span<graph::Weight> span() { return pinned_.size() != 0 ? pinned_.span() : std::span<graph::Weight>(plain_); }
+
+ private:
+  PinnedArray<graph::Weight> pinned_;
+  std::vector<graph::Weight> plain_;
+};
 
 // A net's routing as it grows.
 struct NetRoute {
@@ -106,9 +128,14 @@ class Negotiation {
     std::vector<int> to_route = nets_;
     for (int iteration = 1; iteration <= options_.max_iterations; ++iteration) {
       const auto start = std::chrono::steady_clock::now();
+      const std::size_t searched_before = searches_;
       if (iteration == 2) present = options_.present_factor;
       if (iteration > 2) present = std::min(present * options_.present_factor_growth, options_.present_factor_max);
-      for (const int net : to_route) rip_up(net);
+      if (iteration == 1 || options_.reroute_whole_nets) {
+        for (const int net : to_route) rip_up(net);
+      } else {
+        rip_up_congested_connections(to_route);
+      }
       for (std::vector<int> left = to_route; !left.empty();) {
         std::vector<int> batch = next_batch(left, present);
         // Nets whose search had to look further than their reach go back
@@ -121,6 +148,7 @@ class Negotiation {
       record.iteration = iteration;
       record.pitch = lattice_.pitch;
       record.nets_routed = to_route.size();
+      record.connections_searched = searches_ - searched_before;
       record.overused_nodes = overused;
       for (const int net : nets_) record.failed_connections += routes_[static_cast<std::size_t>(net)].failed.size();
       record.present_factor = present;
@@ -206,6 +234,38 @@ class Negotiation {
     route.tree = {pins.front()};
     route.pending.assign(pins.begin() + 1, pins.end());
     route.margin = margins_[static_cast<std::size_t>(net)];
+  }
+
+  // From the second iteration on, a net on overuse keeps the connections
+  // that are clear of it: only the paths whose copper is on an overused node
+  // go, and with them the paths that start on a path that goes (each path
+  // starts on the tree the earlier ones built). The pins left without a
+  // connection are searched again from what stays. A net of many pins with
+  // one connection in conflict then pays for one search, not for all of
+  // them. Which paths go is settled for every net before any is ripped up,
+  // so the nets' order does not matter.
+  void rip_up_congested_connections(const std::vector<int>& nets) {
+    std::vector<std::vector<std::vector<int>>> kept(nets.size());
+    std::vector<int> uses;
+    std::vector<int> claims;
+    const auto hot = [&](int node) { return overused(node); };
+    for (std::size_t i = 0; i < nets.size(); ++i) {
+      const int net = nets[i];
+      std::unordered_set<int> on_tree{lattice_.net_pins[static_cast<std::size_t>(net)].front()};
+      for (const std::vector<int>& path : routes_[static_cast<std::size_t>(net)].paths) {
+        if (!on_tree.contains(path.front())) continue;
+        uses.clear();
+        claims.clear();
+        path_copper(net, path, uses, claims);
+        if (std::any_of(uses.begin(), uses.end(), hot) || std::any_of(claims.begin(), claims.end(), hot)) continue;
+        on_tree.insert(path.begin(), path.end());
+        kept[i].push_back(path);
+      }
+    }
+    for (std::size_t i = 0; i < nets.size(); ++i) {
+      rip_up(nets[i]);
+      for (const std::vector<int>& path : kept[i]) add_path(nets[i], path);
+    }
   }
 
   // Grid indices around a point (floor and ceiling for points off the grid).
@@ -362,7 +422,7 @@ class Negotiation {
   // (base: a step's or a via's cost), with the same float operations, in a
   // loop the compiler vectorises: most of a search's time goes to filling
   // its window.
-  void fill_run(std::vector<graph::Weight>& costs, int net, std::size_t group, int first, int count, float present,
+  void fill_run(std::span<graph::Weight> costs, int net, std::size_t group, int first, int count, float present,
                 float base) const {
     const auto f = static_cast<std::size_t>(first);
     const int* const who = lattice_.owner[group].data() + f;
@@ -394,8 +454,16 @@ class Negotiation {
     }
   }
 
+  // Whether a window's costs are worth filling on all cores: from 65,536
+  // grid nodes and via sites, which take one core about a tenth of a
+  // millisecond, many times what starting the other threads costs.
+  bool large(const Window& w) const {
+    const auto nodes = static_cast<std::int64_t>(w.row1 - w.row0 + 1) * (w.column1 - w.column0 + 1) * (lattice_.layers + 1);
+    return nodes >= (1 << 16);
+  }
+
   // Fills the costs of a search window (everything else stays blocked).
-  void fill_costs(std::vector<graph::Weight>& costs, int net, const NetRoute& route, const Window& w, float present) {
+  void fill_costs(std::span<graph::Weight> costs, int net, const NetRoute& route, const Window& w, float present) {
     // The net's own copper does not conflict with itself: mark it for
     // conflicts_at (constant-time lookups), and clear the marks after.
     // Its copper near a node is taken out of near_uses_ the same way, and put
@@ -416,16 +484,21 @@ class Negotiation {
     } unmark{*this, route, group};
     const auto& owner = lattice_.owner[group];
     const int count = w.column1 - w.column0 + 1;
-    for (int s = 0; s <= lattice_.layers; ++s) {
-      for (int r = w.row0; r <= w.row1; ++r) {
-        if (s == lattice_.layers) {
-          fill_run(costs, net, group, lattice_.via_site(r, w.column0), count, present, static_cast<float>(options_.via_cost));
-          continue;
-        }
-        const int first = lattice_.grid_node(s, r, w.column0);
-        fill_run(costs, net, group, first, count, present, 1.0f);
-        for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present); });
+    const int rows = w.row1 - w.row0 + 1;
+    // Row by row, each row (and the midpoints of its nodes' edges) its own
+    // part of the array: on all cores where the window is large.
+    const int runs = (lattice_.layers + 1) * rows;
+#pragma omp parallel for schedule(static) if (large(w))
+    for (int run = 0; run < runs; ++run) {
+      const int s = run / rows;
+      const int r = w.row0 + run % rows;
+      if (s == lattice_.layers) {
+        fill_run(costs, net, group, lattice_.via_site(r, w.column0), count, present, static_cast<float>(options_.via_cost));
+        continue;
       }
+      const int first = lattice_.grid_node(s, r, w.column0);
+      fill_run(costs, net, group, first, count, present, 1.0f);
+      for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present); });
     }
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = 0;
     for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) {
@@ -433,15 +506,18 @@ class Negotiation {
     }
   }
 
-  void clear_costs(std::vector<graph::Weight>& costs, int net, const Window& w) const {
+  void clear_costs(std::span<graph::Weight> costs, int net, const Window& w) const {
     const int count = w.column1 - w.column0 + 1;
-    for (int s = 0; s <= lattice_.layers; ++s) {
-      for (int r = w.row0; r <= w.row1; ++r) {
-        const int first = s < lattice_.layers ? lattice_.grid_node(s, r, w.column0) : lattice_.via_site(r, w.column0);
-        std::fill_n(costs.begin() + first, count, kBlocked);
-        if (s == lattice_.layers) continue;
-        for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = kBlocked; });
-      }
+    const int rows = w.row1 - w.row0 + 1;
+    const int runs = (lattice_.layers + 1) * rows;
+#pragma omp parallel for schedule(static) if (large(w))
+    for (int run = 0; run < runs; ++run) {
+      const int s = run / rows;
+      const int r = w.row0 + run % rows;
+      const int first = s < lattice_.layers ? lattice_.grid_node(s, r, w.column0) : lattice_.via_site(r, w.column0);
+      std::fill_n(costs.begin() + first, count, kBlocked);
+      if (s == lattice_.layers) continue;
+      for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = kBlocked; });
     }
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = kBlocked;
     for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(node)] = kBlocked;
@@ -454,7 +530,7 @@ class Negotiation {
     std::vector<Window> reaches;
     for (const int net : batch) reaches.push_back(reach_of(net));
     while (cost_arrays_.size() < batch.size()) {
-      cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), kBlocked);
+      cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), backend_ == Backend::cuda);
     }
     for (;;) {
       std::vector<int> nets;
@@ -476,12 +552,13 @@ class Negotiation {
       std::vector<graph::SsspQuery> queries(nets.size());
       for (std::size_t q = 0; q < nets.size(); ++q) {
         const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
-        fill_costs(cost_arrays_[q], nets[q], route, windows[q], present);
+        fill_costs(cost_arrays_[q].span(), nets[q], route, windows[q], present);
         queries[q].sources = route.tree;
         queries[q].target = targets[q];
-        queries[q].node_cost = cost_arrays_[q];
+        queries[q].node_cost = cost_arrays_[q].span();
       }
       std::vector<graph::SsspPath> found = search_->paths(queries);
+      searches_ += queries.size();
       for (std::size_t q = 0; q < nets.size(); ++q) {
         NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
         const graph::Weight reached = found[q].distance;
@@ -491,7 +568,7 @@ class Negotiation {
                                   "or leaves the lattice's edges",
                                   board_.nets[static_cast<std::size_t>(nets[q])].name));
         }
-        clear_costs(cost_arrays_[q], nets[q], windows[q]);
+        clear_costs(cost_arrays_[q].span(), nets[q], windows[q]);
         if (reached < kBlocked / 2) {
           add_path(nets[q], path);
         } else if (windows[q].whole) {
@@ -522,11 +599,12 @@ class Negotiation {
     return true;
   }
 
-  void add_path(int net, const std::vector<graph::NodeId>& path) {
-    NetRoute& route = routes_[static_cast<std::size_t>(net)];
+  // The copper of a net's path: the grid nodes, via sites and stubs it is
+  // centred on (uses) and the nodes that copper keeps other nets from
+  // (claims), neither sorted.
+  void path_copper(int net, const std::vector<graph::NodeId>& path, std::vector<int>& uses,
+                   std::vector<int>& claims) const {
     const int group = lattice_.group_of_net[static_cast<std::size_t>(net)];
-    std::vector<int> uses;
-    std::vector<int> claims;
     const auto claim_around = [&](int slot, int row, int column, const std::vector<router_detail::Offset>& offsets, bool via) {
       for (const auto& o : offsets) {
         const int r = row + o.row;
@@ -535,9 +613,7 @@ class Negotiation {
         claims.push_back(via ? lattice_.via_site(r, c) : lattice_.grid_node(slot, r, c));
       }
     };
-    for (std::size_t i = 0; i < path.size(); ++i) {
-      const int node = path[i];
-      route.tree.push_back(node);
+    for (const int node : path) {
       if (lattice_.is_grid(node)) {
         const int slot = lattice_.slot[static_cast<std::size_t>(node)];
         const int row = lattice_.row_of(node);
@@ -559,11 +635,21 @@ class Negotiation {
         const auto& stub_claims = lattice_.stub_of(node).claims;
         claims.insert(claims.end(), stub_claims.begin(), stub_claims.end());
       }
+    }
+  }
+
+  void add_path(int net, const std::vector<graph::NodeId>& path) {
+    NetRoute& route = routes_[static_cast<std::size_t>(net)];
+    for (const int node : path) {
+      route.tree.push_back(node);
       if (lattice_.is_pin(node)) {
         const auto at = std::find(route.pending.begin(), route.pending.end(), node);
         if (at != route.pending.end()) route.pending.erase(at);
       }
     }
+    std::vector<int> uses;
+    std::vector<int> claims;
+    path_copper(net, path, uses, claims);
     // The net's copper grows by the path's: merge the path's (sorted, few)
     // into the net's (sorted), and count only what changed, not the whole
     // net out and in again (a net of many connections would pay for all
@@ -813,7 +899,8 @@ class Negotiation {
   std::vector<int> margins_;          // per board net: the box margin its searches start from
   bool forbid_conflicts_ = false;     // route_dropped_nets_around: other nets' copper blocks, not prices
   std::vector<int> nets_;             // the nets routed, in routing order
-  std::vector<std::vector<graph::Weight>> cost_arrays_;  // one per search of a batch, blocked outside its window
+  std::size_t searches_ = 0;  // path searches so far
+  std::vector<CostArray> cost_arrays_;  // one per search of a batch, blocked outside its window
 };
 
 }  // namespace
