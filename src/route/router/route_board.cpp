@@ -454,12 +454,24 @@ class Negotiation {
     }
   }
 
-  // Whether a window's costs are worth filling on all cores: from 65,536
-  // grid nodes and via sites, which take one core about a tenth of a
-  // millisecond, many times what starting the other threads costs.
-  bool large(const Window& w) const {
-    const auto nodes = static_cast<std::int64_t>(w.row1 - w.row0 + 1) * (w.column1 - w.column0 + 1) * (lattice_.layers + 1);
-    return nodes >= (1 << 16);
+  // Calls row(first, via_sites) for every row of a window, on each layer and
+  // among the via sites: `first` is the row's node in the window's first
+  // column, and the row's nodes follow it. Rows (and the midpoints of their
+  // nodes' edges) are disjoint parts of a cost array, so from 65,536 grid
+  // nodes and via sites (about a tenth of a millisecond on one core, many
+  // times what starting the other threads costs) they run on all cores.
+  template <class Row>
+  void for_each_window_row(const Window& w, Row&& row) const {
+    const int rows = w.row1 - w.row0 + 1;
+    const int runs = (lattice_.layers + 1) * rows;
+    const bool large = static_cast<std::int64_t>(runs) * (w.column1 - w.column0 + 1) >= (1 << 16);
+#pragma omp parallel for schedule(static) if (large)
+    for (int run = 0; run < runs; ++run) {
+      const int slot = run / rows;
+      const int r = w.row0 + run % rows;
+      const bool via_sites = slot == lattice_.layers;
+      row(via_sites ? lattice_.via_site(r, w.column0) : lattice_.grid_node(slot, r, w.column0), via_sites);
+    }
   }
 
   // Fills the costs of a search window (everything else stays blocked).
@@ -484,22 +496,14 @@ class Negotiation {
     } unmark{*this, route, group};
     const auto& owner = lattice_.owner[group];
     const int count = w.column1 - w.column0 + 1;
-    const int rows = w.row1 - w.row0 + 1;
-    // Row by row, each row (and the midpoints of its nodes' edges) its own
-    // part of the array: on all cores where the window is large.
-    const int runs = (lattice_.layers + 1) * rows;
-#pragma omp parallel for schedule(static) if (large(w))
-    for (int run = 0; run < runs; ++run) {
-      const int s = run / rows;
-      const int r = w.row0 + run % rows;
-      if (s == lattice_.layers) {
-        fill_run(costs, net, group, lattice_.via_site(r, w.column0), count, present, static_cast<float>(options_.via_cost));
-        continue;
+    for_each_window_row(w, [&](int first, bool via_sites) {
+      if (via_sites) {
+        fill_run(costs, net, group, first, count, present, static_cast<float>(options_.via_cost));
+        return;
       }
-      const int first = lattice_.grid_node(s, r, w.column0);
       fill_run(costs, net, group, first, count, present, 1.0f);
       for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present); });
-    }
+    });
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = 0;
     for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) {
       costs[static_cast<std::size_t>(node)] = lattice_.is_stub(node) ? node_cost(net, owner, node, present) : 0;
@@ -508,17 +512,10 @@ class Negotiation {
 
   void clear_costs(std::span<graph::Weight> costs, int net, const Window& w) const {
     const int count = w.column1 - w.column0 + 1;
-    const int rows = w.row1 - w.row0 + 1;
-    const int runs = (lattice_.layers + 1) * rows;
-#pragma omp parallel for schedule(static) if (large(w))
-    for (int run = 0; run < runs; ++run) {
-      const int s = run / rows;
-      const int r = w.row0 + run % rows;
-      const int first = s < lattice_.layers ? lattice_.grid_node(s, r, w.column0) : lattice_.via_site(r, w.column0);
+    for_each_window_row(w, [&](int first, bool via_sites) {
       std::fill_n(costs.begin() + first, count, kBlocked);
-      if (s == lattice_.layers) continue;
-      for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = kBlocked; });
-    }
+      if (!via_sites) for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = kBlocked; });
+    });
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = kBlocked;
     for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(node)] = kBlocked;
   }
