@@ -70,9 +70,6 @@ SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested, NodeId
   return requested;
 }
 
-// Cost arrays from this size on are checked by all cores.
-constexpr std::int64_t kCostsForAllCores = 1 << 18;
-
 void check_query(const Graph& graph, const SsspQuery& query) {
   const NodeId n = graph.node_count();
   if (query.sources.empty()) throw UsageError("a shortest-path query needs at least one source");
@@ -88,16 +85,10 @@ void check_query(const Graph& graph, const SsspQuery& query) {
     }
     // One branch-free pass over the bits (it vectorises; a router checks a
     // graph-sized array per search): infinity or NaN, or a sign bit on
-    // anything but zero. Then the first bad entry, when there is one. A
-    // large array is read by all cores unless the caller already runs
-    // queries side by side: one core cannot read memory at the rate many do.
+    // anything but zero. Then the first bad entry, when there is one.
     std::uint32_t any_bad = 0;
-    const Weight* const costs = query.node_cost.data();
-    const auto entries = static_cast<std::int64_t>(query.node_cost.size());
-    const bool all_cores = entries >= kCostsForAllCores && !omp_in_parallel();
-#pragma omp parallel for simd schedule(static) reduction(| : any_bad) if (all_cores)
-    for (std::int64_t v = 0; v < entries; ++v) {
-      const auto b = std::bit_cast<std::uint32_t>(costs[v]);
+    for (const Weight c : query.node_cost) {
+      const auto b = std::bit_cast<std::uint32_t>(c);
       any_bad |= static_cast<std::uint32_t>((b & 0x7fffffffu) >= 0x7f800000u) | static_cast<std::uint32_t>(b > 0x80000000u);
     }
     if (any_bad != 0) {

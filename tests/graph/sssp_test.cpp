@@ -651,8 +651,8 @@ TEST(Sssp, RejectsBadQueries) {
   EXPECT_EQ(parse_sssp_algorithm("bellman-ford"), SsspAlgorithm::bellman_ford);
 }
 
-// Cost arrays of a million entries are checked on all cores: a bad entry
-// anywhere, the last one included, is still found and named.
+// A cost array of a million entries: a bad entry anywhere, the last one
+// included, is found and named.
 TEST(Sssp, ALargeCostArrayIsCheckedEntryByEntry) {
   constexpr NodeId n = 1 << 20;
   std::vector<NodeId> tails{0};

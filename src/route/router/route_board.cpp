@@ -456,21 +456,14 @@ class Negotiation {
 
   // Calls row(first, via_sites) for every row of a window, on each layer and
   // among the via sites: `first` is the row's node in the window's first
-  // column, and the row's nodes follow it. Rows (and the midpoints of their
-  // nodes' edges) are disjoint parts of a cost array, so from 65,536 grid
-  // nodes and via sites (about a tenth of a millisecond on one core, many
-  // times what starting the other threads costs) they run on all cores.
+  // column, and the row's nodes follow it.
   template <class Row>
   void for_each_window_row(const Window& w, Row&& row) const {
-    const int rows = w.row1 - w.row0 + 1;
-    const int runs = (lattice_.layers + 1) * rows;
-    const bool large = static_cast<std::int64_t>(runs) * (w.column1 - w.column0 + 1) >= (1 << 16);
-#pragma omp parallel for schedule(static) if (large)
-    for (int run = 0; run < runs; ++run) {
-      const int slot = run / rows;
-      const int r = w.row0 + run % rows;
+    for (int slot = 0; slot <= lattice_.layers; ++slot) {
       const bool via_sites = slot == lattice_.layers;
-      row(via_sites ? lattice_.via_site(r, w.column0) : lattice_.grid_node(slot, r, w.column0), via_sites);
+      for (int r = w.row0; r <= w.row1; ++r) {
+        row(via_sites ? lattice_.via_site(r, w.column0) : lattice_.grid_node(slot, r, w.column0), via_sites);
+      }
     }
   }
 
