@@ -54,8 +54,9 @@ std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query,
   return SubjectScorer(subjects, scoring, backend).scores(query);
 }
 
-Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring) {
-  return cpu::sw_traceback(query, subject, scoring);
+Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring,
+                          std::optional<std::int32_t> known_score) {
+  return cpu::sw_traceback(query, subject, scoring, known_score);
 }
 
 std::int64_t rescore(const Alignment& alignment, std::span<const Residue> query, std::span<const Residue> subject,

@@ -48,8 +48,11 @@ void sw_scores(std::span<const Residue> query, const SequenceSet& subjects, cons
 
 // reference::sw_traceback's Alignment, every field the same for every input
 // (the same UsageError too), from a striped SIMD direction pass
-// (cpu/traceback.cpp); the reference itself where AVX2 is missing.
-Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring);
+// (cpu/traceback.cpp); the reference itself where AVX2 is missing. Given
+// the pair's score (known_score), the pass stops at the first row reaching
+// it, and an alignment of another score throws Error.
+Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring,
+                       std::optional<std::int32_t> known_score = std::nullopt);
 
 }  // namespace cpu
 

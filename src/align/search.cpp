@@ -103,7 +103,7 @@ std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceS
   for (std::size_t i = 0; i < pending.size(); ++i) {
     Hit& hit = *pending[i];
     try {
-      hit.alignment = local_alignment(queries.residues(hit.query), database.residues(hit.subject), scoring);
+      hit.alignment = local_alignment(queries.residues(hit.query), database.residues(hit.subject), scoring, hit.score);
     } catch (...) {
 #pragma omp critical(search_failure)
       if (!failure) failure = std::current_exception();

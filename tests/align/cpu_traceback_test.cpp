@@ -43,7 +43,8 @@ void expect_equal_alignments(const Alignment& actual, const Alignment& expected)
   EXPECT_EQ(actual.cigar, expected.cigar);
 }
 
-// cpu::sw_traceback and every instruction set this machine runs.
+// cpu::sw_traceback and every instruction set this machine runs, with and
+// without the pair's score given (which stops the direction pass early).
 void expect_same_alignment(const std::string& query_text, const std::string& subject_text, const Scoring& scoring) {
   const std::vector<Residue> query = encode_protein(query_text);
   const std::vector<Residue> subject = encode_protein(subject_text);
@@ -53,10 +54,13 @@ void expect_same_alignment(const std::string& query_text, const std::string& sub
                                     << "' subject " << subject_text.size() << " '" << subject_text.substr(0, 60)
                                     << "'");
   expect_equal_alignments(cpu::sw_traceback(query, subject, scoring), expected);
+  expect_equal_alignments(cpu::sw_traceback(query, subject, scoring, expected.score), expected);
   for (const cpu::TracebackPath path : cpu::supported_traceback_paths()) {
-    if (path == cpu::TracebackPath::reference) continue;
     SCOPED_TRACE(cpu::to_string(path));
-    expect_equal_alignments(cpu::sw_traceback_with(path, query, subject, scoring), expected);
+    if (path != cpu::TracebackPath::reference) {
+      expect_equal_alignments(cpu::sw_traceback_with(path, query, subject, scoring), expected);
+    }
+    expect_equal_alignments(cpu::sw_traceback_with(path, query, subject, scoring, expected.score), expected);
   }
 }
 
@@ -156,6 +160,21 @@ TEST(CpuTraceback, EqualsReferenceOnLongRelatedPairs) {
     const std::string subject =
         random_letters(random, 500) + relative_of(random, core, kCloseRelative) + random_letters(random, 500);
     expect_same_alignment(core, subject, scorings[scoring_index]);
+  }
+}
+
+// A score above the pair's best is never reached: the pass runs to the end
+// and the mismatch is an Error, on every path.
+TEST(CpuTraceback, AGivenScoreTheAlignmentDoesNotReachIsAnError) {
+  const Scoring scoring = testing::scorings_under_test().front();
+  const std::vector<Residue> query = encode_protein("MKVLAAGIVGLLLAQWERTY");
+  const std::vector<Residue> subject = encode_protein("PPMKVLAAGIVGALLAQWPP");
+  const std::int32_t best = reference::sw_traceback(query, subject, scoring).score;
+  ASSERT_GT(best, 0);
+  for (const cpu::TracebackPath path : cpu::supported_traceback_paths()) {
+    SCOPED_TRACE(cpu::to_string(path));
+    EXPECT_EQ(cpu::sw_traceback_with(path, query, subject, scoring, best).score, best);
+    EXPECT_THROW(cpu::sw_traceback_with(path, query, subject, scoring, best + 1), Error);
   }
 }
 

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -102,7 +103,12 @@ class SubjectScorer {
 };
 
 // The best local alignment with its traceback (see the tie rules above).
-Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring);
+// Where the pair's score is known already (a search's scores pass), give it
+// as known_score: the same alignment comes back for less work (the cells
+// beyond the first row reaching that score are not computed), and one of
+// any other score throws Error.
+Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring,
+                          std::optional<std::int32_t> known_score = std::nullopt);
 
 // Recomputes the score of an alignment from its CIGAR and start coordinates
 // against the sequences; throws UsageError when the alignment does not fit

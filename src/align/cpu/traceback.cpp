@@ -97,11 +97,11 @@ Alignment walk_back(std::span<const Residue> query, std::span<const Residue> sub
 template <class Mask>
 using DirectionPass = EndCell (*)(const std::int32_t* profile, std::size_t segments, const Residue* query,
                                   std::size_t query_length, std::size_t subject_length, const TracebackCosts& costs,
-                                  std::int32_t* workspace, DirectionMasks<Mask>* directions);
+                                  std::int32_t stop_score, std::int32_t* workspace, DirectionMasks<Mask>* directions);
 
 template <std::size_t lanes, class Mask>
 Alignment striped_traceback(DirectionPass<Mask> direction_pass, std::span<const Residue> query,
-                            std::span<const Residue> subject, const Scoring& scoring) {
+                            std::span<const Residue> subject, const Scoring& scoring, std::int32_t stop_score) {
   const std::size_t m = query.size();
   const std::size_t n = subject.size();
   const std::size_t segments = (n + lanes - 1) / lanes;
@@ -124,8 +124,39 @@ Alignment striped_traceback(DirectionPass<Mask> direction_pass, std::span<const 
   auto directions = aligned_array<DirectionMasks<Mask>>(m * segments);
   const TracebackCosts costs{scoring.gaps.open + scoring.gaps.extend, scoring.gaps.extend};
   const EndCell end =
-      direction_pass(profile.get(), segments, query.data(), m, n, costs, workspace.get(), directions.get());
+      direction_pass(profile.get(), segments, query.data(), m, n, costs, stop_score, workspace.get(), directions.get());
   return walk_back(query, subject, directions.get(), segments, end);
+}
+
+// The traceback on one path. With the pair's score known, the direction
+// pass stops after the first row that reaches it: the end is the first cell
+// of the first row reaching the best score, so the rows below cannot move it
+// and the walk back never reads them.
+Alignment traceback_on(TracebackPath path, std::span<const Residue> query, std::span<const Residue> subject,
+                       const Scoring& scoring, std::optional<std::int32_t> known_score) {
+  const auto m = static_cast<std::int64_t>(query.size());
+  const auto n = static_cast<std::int64_t>(subject.size());
+  if (m == 0 || n == 0) return {};
+
+  // The reference's preconditions, with its messages.
+  check_score_range(m, n, scoring.matrix);
+  if (m > kMaxTracebackCells / n) {
+    throw UsageError(fmt::format("a traceback of {} x {} residues needs {} cells of directions, more than the "
+                                 "limit of {}",
+                                 m, n, m * n, kMaxTracebackCells));
+  }
+  [[maybe_unused]] const std::int32_t stop_score = known_score ? *known_score : kNoStopScore;
+  switch (path) {
+#if defined(__x86_64__)
+    case TracebackPath::avx2:
+      return striped_traceback<avx2::kLanes, avx2::Mask>(avx2::traceback_directions, query, subject, scoring,
+                                                         stop_score);
+    case TracebackPath::avx512:
+      return striped_traceback<avx512::kLanes, avx512::Mask>(avx512::traceback_directions, query, subject,
+                                                             scoring, stop_score);
+#endif
+    default: return reference::sw_traceback(query, subject, scoring);
+  }
 }
 
 }  // namespace
@@ -149,32 +180,19 @@ std::vector<TracebackPath> supported_traceback_paths() {
 }
 
 Alignment sw_traceback_with(TracebackPath path, std::span<const Residue> query, std::span<const Residue> subject,
-                            const Scoring& scoring) {
-  const auto m = static_cast<std::int64_t>(query.size());
-  const auto n = static_cast<std::int64_t>(subject.size());
-  if (m == 0 || n == 0) return {};
-  // The reference's preconditions, with its messages.
-  check_score_range(m, n, scoring.matrix);
-  if (m > kMaxTracebackCells / n) {
-    throw UsageError(fmt::format("a traceback of {} x {} residues needs {} cells of directions, more than the "
-                                 "limit of {}",
-                                 m, n, m * n, kMaxTracebackCells));
+                            const Scoring& scoring, std::optional<std::int32_t> known_score) {
+  Alignment alignment = traceback_on(path, query, subject, scoring, known_score);
+  if (known_score && alignment.score != *known_score) {
+    throw Error(fmt::format("the traceback of a {} x {} pair found the best score {} where its score was given as {}",
+                            query.size(), subject.size(), alignment.score, *known_score));
   }
-  switch (path) {
-#if defined(__x86_64__)
-    case TracebackPath::avx2:
-      return striped_traceback<avx2::kLanes, avx2::Mask>(avx2::traceback_directions, query, subject, scoring);
-    case TracebackPath::avx512:
-      return striped_traceback<avx512::kLanes, avx512::Mask>(avx512::traceback_directions, query, subject,
-                                                             scoring);
-#endif
-    default: return reference::sw_traceback(query, subject, scoring);
-  }
+  return alignment;
 }
 
-Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring) {
+Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring,
+                       std::optional<std::int32_t> known_score) {
   static const TracebackPath widest = supported_traceback_paths().back();
-  return sw_traceback_with(widest, query, subject, scoring);
+  return sw_traceback_with(widest, query, subject, scoring, known_score);
 }
 
 }  // namespace trellis::align::cpu

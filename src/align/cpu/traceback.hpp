@@ -2,6 +2,8 @@
 // every path this machine supports (cpu::sw_traceback picks the widest).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,6 @@ std::vector<TracebackPath> supported_traceback_paths();
 
 // cpu::sw_traceback on a chosen path (it must be supported).
 Alignment sw_traceback_with(TracebackPath path, std::span<const Residue> query, std::span<const Residue> subject,
-                            const Scoring& scoring);
+                            const Scoring& scoring, std::optional<std::int32_t> known_score = std::nullopt);
 
 }  // namespace trellis::align::cpu

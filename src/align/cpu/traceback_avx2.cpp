@@ -41,9 +41,9 @@ struct Lanes32 {
 
 EndCell traceback_directions(const std::int32_t* profile, std::size_t segments, const Residue* query,
                              std::size_t query_length, std::size_t subject_length, const TracebackCosts& costs,
-                             std::int32_t* workspace, DirectionMasks<Mask>* directions) {
+                             std::int32_t stop_score, std::int32_t* workspace, DirectionMasks<Mask>* directions) {
   return striped_traceback_directions<Lanes32>(profile, segments, query, query_length, subject_length, costs,
-                                               workspace, directions);
+                                               stop_score, workspace, directions);
 }
 
 }  // namespace trellis::align::cpu::avx2

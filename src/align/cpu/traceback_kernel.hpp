@@ -65,10 +65,13 @@ struct DirectionMasks {
 // Far below any reachable score, yet subtracting a penalty cannot wrap (the
 // reference's value).
 inline constexpr std::int32_t kTracebackMinusInfinity = INT32_MIN / 2;
+inline constexpr std::int32_t kNoStopScore = INT32_MAX;
 
 #if defined(__x86_64__)
 // Each function fills directions[row * segments + k] for every query row and
-// returns the end cell. profile: for residue r, `segments` vectors of
+// returns the end cell; it stops after the first row that reaches
+// stop_score (the rows below cannot move the end: it is the first cell
+// reaching the best score), kNoStopScore for none. profile: for residue r, `segments` vectors of
 // scores against the striped subject at profile + r * segments * lanes
 // (padding columns hold kTracebackMinusInfinity). workspace: 4 * segments
 // vectors. Both are aligned to 64 bytes.
@@ -77,7 +80,7 @@ inline constexpr std::size_t kLanes = 8;
 using Mask = std::uint8_t;
 EndCell traceback_directions(const std::int32_t* profile, std::size_t segments, const Residue* query,
                              std::size_t query_length, std::size_t subject_length, const TracebackCosts& costs,
-                             std::int32_t* workspace, DirectionMasks<Mask>* directions);
+                             std::int32_t stop_score, std::int32_t* workspace, DirectionMasks<Mask>* directions);
 }  // namespace avx2
 
 namespace avx512 {
@@ -85,7 +88,7 @@ inline constexpr std::size_t kLanes = 16;
 using Mask = std::uint16_t;
 EndCell traceback_directions(const std::int32_t* profile, std::size_t segments, const Residue* query,
                              std::size_t query_length, std::size_t subject_length, const TracebackCosts& costs,
-                             std::int32_t* workspace, DirectionMasks<Mask>* directions);
+                             std::int32_t stop_score, std::int32_t* workspace, DirectionMasks<Mask>* directions);
 }  // namespace avx512
 #endif
 
@@ -96,8 +99,8 @@ EndCell traceback_directions(const std::int32_t* profile, std::size_t segments, 
 template <class Ops>
 EndCell striped_traceback_directions(const std::int32_t* profile, std::size_t segments, const Residue* query,
                                      std::size_t query_length, std::size_t subject_length,
-                                     const TracebackCosts& costs, std::int32_t* workspace,
-                                     DirectionMasks<typename Ops::Mask>* directions) {
+                                     const TracebackCosts& costs, std::int32_t stop_score,
+                                     std::int32_t* workspace, DirectionMasks<typename Ops::Mask>* directions) {
   using Vector = typename Ops::Vector;
   using Mask = typename Ops::Mask;
   constexpr std::size_t lanes = Ops::kLanes;
@@ -232,6 +235,7 @@ EndCell striped_traceback_directions(const std::int32_t* profile, std::size_t se
         end.column = column;
       }
     }
+    if (end.score >= stop_score) break;
     std::int32_t* const swap = h_previous;
     h_previous = h_current;
     h_current = swap;
