@@ -53,10 +53,11 @@ void check_options(const RouterOptions& o) {
 }
 
 // A search's node costs, blocked outside its window. The cuda backend copies
-// the whole array to the device for every search (a lattice of two million
-// nodes: 8 MB), which from page-locked memory runs at the copy engine's
-// full speed instead of through the driver's staging buffer; elsewhere, or
-// where the host will not lock that much, ordinary memory.
+// the whole array to the device for a search alone in its batch, as most
+// are after the first iteration (a lattice of two million nodes: 8 MB);
+// from page-locked memory that copy runs at the copy engine's full speed
+// instead of through the driver's staging buffer. Elsewhere, or where the
+// host will not lock that much, ordinary memory.
 class CostArray {
  public:
   CostArray(std::size_t nodes, bool page_locked) {
