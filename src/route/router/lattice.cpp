@@ -333,6 +333,42 @@ class Builder {
     }
   }
 
+  // Calls visit(row, column) for the grid points of the box around segment
+  // a-b grown by `reach` that can lie within `reach` of the segment: in each
+  // row only the columns near where the segment crosses that row's band of
+  // height 2 * reach (a superset, one column wider on each side for
+  // rounding), not the box's whole width. A long diagonal stub's claims are
+  // then found without testing every point of its box.
+  template <typename Visit>
+  void for_grid_points_near_segment(Point a, Point b, double reach, Visit visit) const {
+    Box box{a, a};
+    box.include(b);
+    const Box area = grown(box, reach);
+    const double p = static_cast<double>(lattice_.pitch);
+    const double ox = static_cast<double>(lattice_.origin.x);
+    const int c0 = std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.x - lattice_.origin.x) / p)));
+    const int r0 = std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.y - lattice_.origin.y) / p)));
+    const int c1 = std::min(lattice_.columns - 1, static_cast<int>(std::floor(static_cast<double>(area.max.x - lattice_.origin.x) / p)));
+    const int r1 = std::min(lattice_.rows - 1, static_cast<int>(std::floor(static_cast<double>(area.max.y - lattice_.origin.y) / p)));
+    const double ax = static_cast<double>(a.x), ay = static_cast<double>(a.y);
+    const double bx = static_cast<double>(b.x), by = static_cast<double>(b.y);
+    for (int r = r0; r <= r1; ++r) {
+      const double y = static_cast<double>(grid_point(r, 0).y);
+      // The part of the segment with |y' - y| <= reach, by its x extent.
+      double low = std::min(ax, bx);
+      double high = std::max(ax, bx);
+      if (ay != by) {
+        const double t0 = std::clamp((y - reach - ay) / (by - ay), 0.0, 1.0);
+        const double t1 = std::clamp((y + reach - ay) / (by - ay), 0.0, 1.0);
+        low = std::min(ax + t0 * (bx - ax), ax + t1 * (bx - ax));
+        high = std::max(ax + t0 * (bx - ax), ax + t1 * (bx - ax));
+      }
+      const int first = std::max(c0, static_cast<int>(std::floor((low - reach - ox) / p)) - 1);
+      const int last = std::min(c1, static_cast<int>(std::ceil((high + reach - ox) / p)) + 1);
+      for (int c = first; c <= last; ++c) visit(r, c);
+    }
+  }
+
   int slot_of(int board_layer) const {
     return board_layer >= 0 && static_cast<std::size_t>(board_layer) < slot_of_layer_.size()
                ? slot_of_layer_[static_cast<std::size_t>(board_layer)]
@@ -571,7 +607,8 @@ class Builder {
       const auto add_stub = [&](int r, int c, std::optional<Point> bend) {
         Stub stub{pad_node, lattice_.grid_node(slot, r, c), bend, {}};
         for (const Primitive& reach_wire : stub_segments(centre, bend, grid_point(r, c), 0)) {
-          for_grid_points_near(reach_wire.box, std::max(near_wire, half_width + claim_via), [&](int r2, int c2) {
+          const double reach = std::max(near_wire, half_width + claim_via);
+          for_grid_points_near_segment(reach_wire.core.front(), reach_wire.core.back(), reach, [&](int r2, int c2) {
             const double d = drc_detail::separation(grid_point(r2, c2), reach_wire).distance;
             if (d < near_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
             if (d < half_width + claim_via) stub.claims.push_back(lattice_.via_site(r2, c2));
@@ -671,28 +708,42 @@ class Builder {
       }
       return least;
     };
-    // Stubs sorted by the left edge of their box, swept left to right.
-    std::vector<std::size_t> order(count);
-    for (std::size_t i = 0; i < count; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return boxes[a].min.x < boxes[b].min.x; });
     const double reach = static_cast<double>(largest_clearance_);
-    for (std::size_t a = 0; a < count; ++a) {
-      const std::size_t i = order[a];
-      for (std::size_t b = a + 1; b < count; ++b) {
-        const std::size_t j = order[b];
-        if (static_cast<double>(boxes[j].min.x) > static_cast<double>(boxes[i].max.x) + reach) break;
-        if (nets[i] == nets[j] || lattice_.slot[static_cast<std::size_t>(lattice_.stubs[i].pad_node)] !=
-                                      lattice_.slot[static_cast<std::size_t>(lattice_.stubs[j].pad_node)]) {
-          continue;
+    const auto apart = [&](const Box& a, const Box& b) {
+      return static_cast<double>(b.min.x) > static_cast<double>(a.max.x) + reach ||
+             static_cast<double>(a.min.x) > static_cast<double>(b.max.x) + reach ||
+             static_cast<double>(b.min.y) > static_cast<double>(a.max.y) + reach ||
+             static_cast<double>(a.min.y) > static_cast<double>(b.max.y) + reach;
+    };
+    // The stubs come pad by pad, and a pad's stubs share its net and slot:
+    // only pairs from two pads of different nets on one slot, whose stubs'
+    // boxes come within the clearance, can be too close. (A large pad has a
+    // stub for each of hundreds of grid points inside it.)
+    struct Run {
+      std::size_t first = 0, last = 0;  // stubs [first, last)
+      Box box;
+    };
+    std::vector<Run> runs;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (runs.empty() || lattice_.stubs[i].pad_node != lattice_.stubs[runs.back().first].pad_node) runs.push_back({i, i, {}});
+      runs.back().last = i + 1;
+      runs.back().box.include(boxes[i]);
+    }
+    const auto slot_of_stub = [&](std::size_t i) {
+      return lattice_.slot[static_cast<std::size_t>(lattice_.stubs[i].pad_node)];
+    };
+    for (std::size_t a = 0; a < runs.size(); ++a) {
+      for (std::size_t b = a + 1; b < runs.size(); ++b) {
+        const std::size_t i0 = runs[a].first, j0 = runs[b].first;
+        if (nets[i0] == nets[j0] || slot_of_stub(i0) != slot_of_stub(j0) || apart(runs[a].box, runs[b].box)) continue;
+        const Coord needed = rules_.required(nets[i0], ClearanceType::wire, nets[j0], ClearanceType::wire);
+        for (std::size_t i = runs[a].first; i < runs[a].last; ++i) {
+          for (std::size_t j = runs[b].first; j < runs[b].last; ++j) {
+            if (apart(boxes[i], boxes[j]) || separation(i, j) >= static_cast<double>(needed)) continue;
+            lattice_.stubs[i].claims.push_back(lattice_.stub_base + static_cast<int>(j));
+            lattice_.stubs[j].claims.push_back(lattice_.stub_base + static_cast<int>(i));
+          }
         }
-        if (static_cast<double>(boxes[j].min.y) > static_cast<double>(boxes[i].max.y) + reach ||
-            static_cast<double>(boxes[i].min.y) > static_cast<double>(boxes[j].max.y) + reach) {
-          continue;
-        }
-        const Coord needed = rules_.required(nets[i], ClearanceType::wire, nets[j], ClearanceType::wire);
-        if (separation(i, j) >= static_cast<double>(needed)) continue;
-        lattice_.stubs[i].claims.push_back(lattice_.stub_base + static_cast<int>(j));
-        lattice_.stubs[j].claims.push_back(lattice_.stub_base + static_cast<int>(i));
       }
     }
     for (Stub& stub : lattice_.stubs) std::sort(stub.claims.begin(), stub.claims.end());
