@@ -319,17 +319,24 @@ class Builder {
     }
   }
 
+  // The grid rows and columns (inclusive) of the points inside a box.
+  struct GridRange {
+    int r0, r1, c0, c1;
+  };
+  GridRange grid_range(const Box& area) const {
+    const double p = static_cast<double>(lattice_.pitch);
+    return {std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.y - lattice_.origin.y) / p))),
+            std::min(lattice_.rows - 1, static_cast<int>(std::floor(static_cast<double>(area.max.y - lattice_.origin.y) / p))),
+            std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.x - lattice_.origin.x) / p))),
+            std::min(lattice_.columns - 1, static_cast<int>(std::floor(static_cast<double>(area.max.x - lattice_.origin.x) / p)))};
+  }
+
   // Calls visit(row, column) for the grid points within `reach` of the box.
   template <typename Visit>
   void for_grid_points_near(const Box& box, double reach, Visit visit) const {
-    const Box area = grown(box, reach);
-    const double p = static_cast<double>(lattice_.pitch);
-    const int c0 = std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.x - lattice_.origin.x) / p)));
-    const int r0 = std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.y - lattice_.origin.y) / p)));
-    const int c1 = std::min(lattice_.columns - 1, static_cast<int>(std::floor(static_cast<double>(area.max.x - lattice_.origin.x) / p)));
-    const int r1 = std::min(lattice_.rows - 1, static_cast<int>(std::floor(static_cast<double>(area.max.y - lattice_.origin.y) / p)));
-    for (int r = r0; r <= r1; ++r) {
-      for (int c = c0; c <= c1; ++c) visit(r, c);
+    const GridRange g = grid_range(grown(box, reach));
+    for (int r = g.r0; r <= g.r1; ++r) {
+      for (int c = g.c0; c <= g.c1; ++c) visit(r, c);
     }
   }
 
@@ -343,16 +350,12 @@ class Builder {
   void for_grid_points_near_segment(Point a, Point b, double reach, Visit visit) const {
     Box box{a, a};
     box.include(b);
-    const Box area = grown(box, reach);
+    const GridRange g = grid_range(grown(box, reach));
     const double p = static_cast<double>(lattice_.pitch);
     const double ox = static_cast<double>(lattice_.origin.x);
-    const int c0 = std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.x - lattice_.origin.x) / p)));
-    const int r0 = std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.y - lattice_.origin.y) / p)));
-    const int c1 = std::min(lattice_.columns - 1, static_cast<int>(std::floor(static_cast<double>(area.max.x - lattice_.origin.x) / p)));
-    const int r1 = std::min(lattice_.rows - 1, static_cast<int>(std::floor(static_cast<double>(area.max.y - lattice_.origin.y) / p)));
     const double ax = static_cast<double>(a.x), ay = static_cast<double>(a.y);
     const double bx = static_cast<double>(b.x), by = static_cast<double>(b.y);
-    for (int r = r0; r <= r1; ++r) {
+    for (int r = g.r0; r <= g.r1; ++r) {
       const double y = static_cast<double>(grid_point(r, 0).y);
       // The part of the segment with |y' - y| <= reach, by its x extent.
       double low = std::min(ax, bx);
@@ -363,8 +366,8 @@ class Builder {
         low = std::min(ax + t0 * (bx - ax), ax + t1 * (bx - ax));
         high = std::max(ax + t0 * (bx - ax), ax + t1 * (bx - ax));
       }
-      const int first = std::max(c0, static_cast<int>(std::floor((low - reach - ox) / p)) - 1);
-      const int last = std::min(c1, static_cast<int>(std::ceil((high + reach - ox) / p)) + 1);
+      const int first = std::max(g.c0, static_cast<int>(std::floor((low - reach - ox) / p)) - 1);
+      const int last = std::min(g.c1, static_cast<int>(std::ceil((high + reach - ox) / p)) + 1);
       for (int c = first; c <= last; ++c) visit(r, c);
     }
   }
