@@ -500,7 +500,19 @@ class Negotiation {
     });
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = 0;
     for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) {
-      costs[static_cast<std::size_t>(node)] = lattice_.is_stub(node) ? node_cost(net, owner, node, present) : 0;
+      if (!lattice_.is_stub(node)) {
+        costs[static_cast<std::size_t>(node)] = 0;
+        continue;
+      }
+      // A stub whose grid node is outside the window leads nowhere (that node
+      // is blocked), so no path to the target uses it: it stays blocked, and
+      // its cost, a sum over everything it claims, is not worked out. (A net
+      // with pads all over the board has thousands of stubs.)
+      const int grid = lattice_.stub_of(node).grid_node;
+      const int row = lattice_.row_of(grid);
+      const int column = lattice_.column_of(grid);
+      if (row < w.row0 || row > w.row1 || column < w.column0 || column > w.column1) continue;
+      costs[static_cast<std::size_t>(node)] = node_cost(net, owner, node, present);
     }
   }
 
