@@ -381,7 +381,7 @@ void expect_batch_matches_reference(const Combo& combo, const LatticeSpec& spec,
 // On cuda, each size below takes another of the batch's regimes.
 TEST_P(BatchParity, BatchOnAGraphThatFitsOneBlockWhole) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam().backend);
-  expect_batch_matches_reference(GetParam(), lattice_spec(30, 20, 3, 0.1, 2), 9);  // 1,800 nodes: graph in one block
+  expect_batch_matches_reference(GetParam(), lattice_spec(30, 20, 3, 0.1, 2), 9);  // 1,800 nodes: pull sweeps
 }
 
 TEST_P(BatchParity, BatchEqualsSeparateReferenceRuns) {
@@ -399,6 +399,59 @@ TEST_P(BatchParity, BatchOnAGraphLargerThanACluster) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam().backend);
   // 910,000 nodes: more labels than 16 blocks' shared memory holds.
   expect_batch_matches_reference(GetParam(), lattice_spec(700, 650, 2, 0.02, 6), 3);
+}
+
+// Small graphs of every in-degree bound and size the cuda engine's pull
+// sweeps are compiled for (in-degree 3, 4, 6, 8 on one to four nodes a
+// thread of 1,024), and beyond them (in-degree 9, and a hub of 300, which
+// take the push kernels): chains for depth, random in-edges with ties, zero
+// weights, duplicates and self-loops, a node nobody reaches.
+TEST_P(BatchParity, SmallGraphsOfEveryInDegree) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam().backend);
+  const float ties[] = {0.0f, 0.5f, 1.0f, 1.0f, 3.0f};
+  for (const NodeId n : {700, 1800, 3500}) {
+    for (const int in_degree : {3, 4, 6, 8, 9, 300}) {
+      std::mt19937_64 rng(static_cast<std::uint64_t>(n * 1000 + in_degree));
+      std::uniform_int_distribution<NodeId> node(0, n - 2);  // node n - 1 has no in-edge
+      std::uniform_int_distribution<int> tie(0, 4);
+      std::vector<NodeId> tails, heads;
+      std::vector<Weight> weights;
+      const auto add = [&](NodeId u, NodeId v) {
+        tails.push_back(u);
+        heads.push_back(v);
+        weights.push_back(ties[tie(rng)]);
+      };
+      for (NodeId v = 1; v + 1 < n; ++v) add(v - 1, v);
+      // The bound reached at one node; the others take up to three more.
+      const int hub_edges = std::min(in_degree, static_cast<int>(n) - 2) - 1;
+      for (int e = 0; e < hub_edges; ++e) add(node(rng), n / 2);
+      std::uniform_int_distribution<int> more(0, std::min(in_degree, 4) - 1);
+      for (NodeId v = 0; v + 1 < n; ++v) {
+        if (v == n / 2) continue;
+        const int extra = more(rng);
+        for (int e = 0; e < extra; ++e) add(e == 1 ? v : node(rng), v);  // e == 1: a self-loop
+      }
+      const Graph graph = graph_from_edges(n, tails, heads, weights);
+      std::vector<SsspQuery> queries;
+      std::vector<Weight> cost(static_cast<std::size_t>(n));
+      for (Weight& x : cost) x = 0.25f * static_cast<float>(tie(rng));
+      queries.push_back({{0}, -1, {}});
+      queries.push_back({{node(rng), node(rng)}, node(rng), {}});
+      queries.push_back({{node(rng)}, n - 1, cost});
+      queries.push_back({{node(rng)}, -1, cost});
+      ShortestPaths engine(graph, {GetParam().backend, GetParam().algorithm});
+      const std::vector<SsspResult> batch = engine.run_batch(queries);
+      ASSERT_EQ(batch.size(), queries.size());
+      for (std::size_t q = 0; q < queries.size(); ++q) {
+        expect_same_result(reference_run(graph, queries[q]), batch[q],
+                           "n " + std::to_string(n) + ", in-degree " + std::to_string(in_degree) + ", query " +
+                               std::to_string(q));
+      }
+      // One query alone takes the same kernels on cuda's Bellman-Ford.
+      expect_same_result(reference_run(graph, queries[1]), engine.run(queries[1]),
+                         "n " + std::to_string(n) + ", in-degree " + std::to_string(in_degree) + ", alone");
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Combos, BatchParity, ::testing::ValuesIn(combos()),

@@ -3,7 +3,9 @@
 // warp, block or cluster barrier instead of a grid-wide one. (A cluster
 // barrier is no cheap one: a round's wait there measured about 0.8 us on an
 // H200, against 1.0 us for a grid-wide barrier. What a cluster buys is the
-// labels' latency.) Four regimes, by what fits shared memory (plan_blocks):
+// labels' latency.) Graphs of at most 4,096 nodes and in-degree 8 do not
+// come here: pull sweeps (sweep_solver.cu) solve them faster. Four regimes,
+// by what fits shared memory (plan_blocks):
 // - whole graph in one block (whole_graph_bellman_ford): labels, frontier
 //   and CSR all in shared memory, one warp searching;
 // - labels in one block (block_bellman_ford<true>): labels and frontier

@@ -167,6 +167,7 @@ struct GraphOnDevice::State {
     DeviceArray<Weight> distances;
   } scratch;
   std::optional<TiledOnDevice> tiled;  // made on the first search that wants it
+  std::optional<std::optional<SweepLayout>> sweep;  // made on the first batch; nullopt inside: the graph has none
   device::OwnedStream stream;
   EventTimer timer;
 
@@ -466,8 +467,13 @@ void GraphOnDevice::search_in_blocks(std::span<const SearchSpec> searches, const
 
   BlockBatch batch{g.row_offsets,    g.col_indices, g.values,          st.nodes, g.nnz,    up.sources,
                    up.source_offsets, up.device_targets, up.costs,      up.cost_offsets, keys, bits, relaxed};
+  if (!st.sweep) st.sweep = make_sweep_layout(st.host_csr.view(), stream);
   st.timer.start(stream);
-  run_block_batch(batch, queries, stream);
+  if (*st.sweep) {
+    run_sweep_batch(**st.sweep, batch, queries, stream);
+  } else {
+    run_block_batch(batch, queries, stream);
+  }
   st.timer.stop(stream);
   std::vector<unsigned long long> relaxed_host(queries);
   device::copy_to_host(relaxed_host.data(), relaxed, queries * sizeof(unsigned long long), stream);

@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "sssp_device.cuh"
+#include "trellis/core/device_array.hpp"
 #include "trellis/core/stream.hpp"
 
 namespace trellis::graph::cuda {
@@ -68,6 +70,20 @@ struct BlockPlan {
 };
 BlockPlan plan_blocks(NodeId nodes, RowOffset edges, unsigned queries);
 void run_block_batch(const BlockBatch& batch, unsigned queries, Stream stream);
+
+// K searches by pull sweeps, one block each (sweep_solver.cu), on graphs of
+// at most 4,096 nodes and in-degree 8: every node's in-edges, padded to
+// edges_per_node, laid out for the thread that owns the node. nullopt for
+// graphs outside those bounds (and graphs without edges).
+struct SweepLayout {
+  int slots = 0;           // nodes a thread owns
+  int edges_per_node = 0;  // in-edge slots a node
+  DeviceArray<std::uint16_t> tails;
+  DeviceArray<Weight> weights;
+};
+std::optional<SweepLayout> make_sweep_layout(const CsrView<Weight>& g, Stream stream);
+// batch's CSR fields are not read: the layout holds the graph.
+void run_sweep_batch(const SweepLayout& layout, const BlockBatch& batch, unsigned queries, Stream stream);
 
 // One search on a tiled graph (../tiling.hpp), one block a tile
 // (tiled_bellman_ford.cu). Ids are tiled ones except where said.
