@@ -74,6 +74,7 @@ struct TiledOnDevice {
   int tiles = 0;
   NodeId capacity_nodes = 0;
   RowOffset capacity_edges = 0;  // 0: the edges stay in global memory
+  std::optional<SweptTileLayout> swept;  // set: the tiles are searched by pull sweeps, not queues
   std::vector<NodeId> new_of_old;
   DeviceArray<NodeId> tile_first;
   DeviceArray<NodeId> old_of_new;
@@ -94,19 +95,24 @@ TiledOnDevice make_tiled(const CsrMatrix<Weight>& host, const NodeCoordinates* c
   TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   TiledGraph graph = tile_graph(host.view(), coordinates, multiprocessors);
   TiledOnDevice t;
+  t.swept = make_swept_tiles(graph, stream);
   RowOffset edges = graph.most_tile_edges;
-  if (tiled_shared_bytes(graph.largest_tile, edges, graph.tiles) == 0) edges = 0;
-  if (edges == 0 && tiled_shared_bytes(graph.largest_tile, 0, graph.tiles) == 0) return t;
+  if (!t.swept) {
+    if (tiled_shared_bytes(graph.largest_tile, edges, graph.tiles) == 0) edges = 0;
+    if (edges == 0 && tiled_shared_bytes(graph.largest_tile, 0, graph.tiles) == 0) return t;
+  }
   t.tiles = graph.tiles;
   t.capacity_nodes = graph.largest_tile;
   t.capacity_edges = edges;
   const auto tiled = static_cast<std::size_t>(graph.tiled_nodes());
   t.tile_first = DeviceArray<NodeId>::from_host(graph.tile_first, stream);
   t.old_of_new = DeviceArray<NodeId>::from_host(graph.old_of_new, stream);
-  t.row_offsets = DeviceArray<RowOffset>::from_host(graph.row_offsets, stream);
-  t.heads = DeviceArray<std::uint32_t>::from_host(graph.heads, stream);
-  t.weights = DeviceArray<Weight>::from_host(graph.weights, stream);
-  t.cost = DeviceArray<Weight>(edges == 0 ? tiled : 0);
+  if (!t.swept) {  // the queue kernel's CSR; the sweeps have their own layout
+    t.row_offsets = DeviceArray<RowOffset>::from_host(graph.row_offsets, stream);
+    t.heads = DeviceArray<std::uint32_t>::from_host(graph.heads, stream);
+    t.weights = DeviceArray<Weight>::from_host(graph.weights, stream);
+    t.cost = DeviceArray<Weight>(edges == 0 ? tiled : 0);
+  }
   t.offers = DeviceArray<Key>(tiled);
   t.inbox = DeviceArray<unsigned>(tiled / 32);
   t.flags = DeviceArray<int>(2);
@@ -434,7 +440,11 @@ bool GraphOnDevice::search_tiled(const SearchSpec& spec, const Output& out) {
                            tiled.capacity_edges,
                            kTiledTimeoutNs};
   st.timer.start(stream);
-  run_tiled_bellman_ford(search, tiled.tiles, stream);
+  if (tiled.swept) {
+    run_swept_tiles(search, *tiled.swept, tiled.tiles, stream);
+  } else {
+    run_tiled_bellman_ford(search, tiled.tiles, stream);
+  }
   st.timer.stop(stream);
   unsigned long long relaxed = 0;
   int flags[2] = {0, 0};

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "../tiling.hpp"
 #include "sssp_device.cuh"
 #include "trellis/core/device_array.hpp"
 #include "trellis/core/stream.hpp"
@@ -113,6 +114,35 @@ struct TiledSearch {
 // multiprocessors at once). Pass capacity_edges 0 for edges in global memory.
 std::size_t tiled_shared_bytes(NodeId capacity_nodes, RowOffset capacity_edges, int tiles);
 void run_tiled_bellman_ford(const TiledSearch& search, int tiles, Stream stream);
+
+// One search on a tiled graph by pull sweeps inside the tiles
+// (swept_tiles.cu): tiles of at most 3,968 nodes whose nodes have at most 8
+// in-edges from their own tile (4 where a tile has more than 1,984 nodes).
+// Reads sources, source_count, target, node_cost, old_of_new, tile_first,
+// offers, inbox, pending, failed, keys, relaxed and timeout_ns of the
+// TiledSearch.
+struct SweptTileLayout {
+  int slots = 0;           // nodes a worker thread owns
+  int edges_per_node = 0;  // in-edge slots a node
+  unsigned most_remote_edges = 0;  // a tile's edges to other tiles, at most
+  std::size_t shared_bytes = 0;    // a block's dynamic shared memory
+  DeviceArray<std::uint16_t> tails;     // [tile][edge slot][slot * 992 + worker]: local tail, or the padding label
+  DeviceArray<Weight> weights;          // beside tails
+  DeviceArray<unsigned> remote_offsets; // tiled nodes + 1: each node's out-edges to other tiles
+  DeviceArray<NodeId> remote_heads;     // tiled ids
+  DeviceArray<Weight> remote_weights;
+};
+struct SweptTiles {  // the layout's device pointers
+  const std::uint16_t* tails;
+  const Weight* weights;
+  const unsigned* remote_offsets;
+  const NodeId* remote_heads;
+  const Weight* remote_weights;
+};
+// nullopt where the tiles are too large, their in-degree too high, or the
+// device cannot hold a block of every tile at once.
+std::optional<SweptTileLayout> make_swept_tiles(const TiledGraph& graph, Stream stream);
+void run_swept_tiles(const TiledSearch& search, const SweptTileLayout& layout, int tiles, Stream stream);
 
 // Parents by the parity rule for K searches with final distances
 // (tight_parents.cu): one block per search, a breadth-first search over the
