@@ -23,6 +23,35 @@ inline constexpr int kWarp = 32;
 __device__ inline Key make_key(Weight distance) { return __float_as_uint(distance); }
 __device__ inline Weight key_distance(Key key) { return __uint_as_float(key); }
 
+// A global word other blocks change: read from L2, never from a stale L1 line.
+__device__ inline unsigned relaxed_load(const unsigned* p) {
+  unsigned value;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(p) : "memory");
+  return value;
+}
+__device__ inline int relaxed_load(const int* p) {
+  int value;
+  asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(p) : "memory");
+  return value;
+}
+
+// The global timer, for the persistent kernels' time limits.
+__device__ inline unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Shared words other warps change: read and written past any register copy.
+template <typename T>
+__device__ T volatile_load(const T& x) {
+  return *static_cast<const volatile T*>(&x);
+}
+template <typename T>
+__device__ void volatile_store(T& x, T value) {
+  *static_cast<volatile T*>(&x) = value;
+}
+
 // What one search needs on the device.
 struct DeviceSearch {
   const RowOffset* row_offsets;

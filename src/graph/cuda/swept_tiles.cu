@@ -54,32 +54,6 @@ constexpr unsigned kAll = 0xffffffffu;
 constexpr std::array<int, 3> kSlotChoices = {1, 2, 4};
 constexpr std::array<int, 3> kEdgeChoices = {4, 6, 8};
 
-__device__ unsigned relaxed_load(const unsigned* p) {
-  unsigned value;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(p) : "memory");
-  return value;
-}
-__device__ int relaxed_load(const int* p) {
-  int value;
-  asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(p) : "memory");
-  return value;
-}
-
-__device__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-template <typename T>
-__device__ T volatile_load(const T& x) {
-  return *static_cast<const volatile T*>(&x);
-}
-template <typename T>
-__device__ void volatile_store(T& x, T value) {
-  *static_cast<volatile T*>(&x) = value;
-}
-
 // The workers' own barrier (id 1), and the same with an OR of `value`.
 __device__ void workers_sync() { asm volatile("bar.sync 1, %0;" ::"n"(kWorkers) : "memory"); }
 __device__ bool workers_or(bool value) {

@@ -111,33 +111,6 @@ __device__ TileShare carve(unsigned char* base, NodeId nodes, unsigned slots, Ro
   return t;
 }
 
-template <typename T>
-__device__ T volatile_load(const T& x) {
-  return *static_cast<const volatile T*>(&x);
-}
-template <typename T>
-__device__ void volatile_store(T& x, T value) {
-  *static_cast<volatile T*>(&x) = value;
-}
-
-// A global word other blocks change: read from L2, never from a stale L1 line.
-__device__ unsigned relaxed_load(const unsigned* p) {
-  unsigned value;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(p) : "memory");
-  return value;
-}
-__device__ int relaxed_load(const int* p) {
-  int value;
-  asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(p) : "memory");
-  return value;
-}
-
-__device__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 // Puts node l into queue slot `at` (taken from queue_tail), waiting for the
 // slot's last reader to have emptied it.
 __device__ void enqueue(const TileShare& t, unsigned slots, unsigned at, NodeId l) {
