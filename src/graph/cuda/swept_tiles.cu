@@ -329,25 +329,36 @@ __global__ void __launch_bounds__(kTileThreads, 1) swept_tiles(TiledSearch s, Sw
     unsigned repeats = 0;     // bits this lane's sends found already set
     Key published = kNoKey;   // the least bound this courier wrote
     for (unsigned pass = 0;; ++pass) {
+      // This pass's loads from L2 first, so that their waits overlap the
+      // sends: the tile's inbox words, the target's label and, when the
+      // tile is idle, pending.
+      constexpr int kPollWords = (kWidth / 32 + kWarp - 1) / kWarp;
+      unsigned polled[kPollWords];
+#pragma unroll
+      for (int j = 0; j < kPollWords; ++j) {
+        const NodeId w = j * kWarp + lane;
+        polled[j] = w < words ? relaxed_load(&s.inbox[first / 32 + w]) : 0u;
+      }
+      const Key bound = lane == 0 && s.target >= 0 ? relaxed_load(&s.offers[s.target]) : kNoKey;
+      const bool idle_at_start = !holds;
+      const int pending_seen = idle_at_start && lane == 0 ? relaxed_load(s.pending) : 1;
+
       relaxed += send_flagged(s, t, kWidth, repeats);
 
       // The target's best label, every tile's bound.
-      if (s.target >= 0) {
-        const Key bound = lane == 0 ? relaxed_load(&s.offers[s.target]) : kNoKey;
-        if (lane == 0 && bound < published) {
-          volatile_store(ctl.bound, bound);
-          published = bound;
-        }
+      if (lane == 0 && bound < published) {
+        volatile_store(ctl.bound, bound);
+        published = bound;
       }
 
       // The inbox: take the flagged nodes' offers into their mail; wake the
       // workers when that lowered any.
       unsigned took = 0;
       unsigned listed = 0;
-      for (NodeId base = 0; base < words; base += kWarp) {
-        const NodeId w = base + lane;
-        unsigned bits = w < words ? relaxed_load(&s.inbox[first / 32 + w]) : 0u;
-        if (bits != 0) bits = atomicExch(&s.inbox[first / 32 + w], 0u);
+#pragma unroll
+      for (int j = 0; j < kPollWords; ++j) {
+        const NodeId w = j * kWarp + lane;
+        const unsigned bits = polled[j] != 0 ? atomicExch(&s.inbox[first / 32 + w], 0u) : 0u;
         took += static_cast<unsigned>(__popc(bits));
         listed = append_bits(bits, w, t.list, listed);
       }
@@ -389,9 +400,11 @@ __global__ void __launch_bounds__(kTileThreads, 1) swept_tiles(TiledSearch s, Sw
           repeats = 0;
         }
       }
+      // Idle all pass long with pending 0 when it began: every tile is idle
+      // and nothing is in flight.
       bool finished = false;
       if (!holds && lane == 0) {
-        finished = relaxed_load(s.pending) == 0;
+        finished = idle_at_start && pending_seen == 0;
         if (pass % 256 == 255 && (now_ns() - started > s.timeout_ns || relaxed_load(s.failed) != 0)) {
           atomicExch(s.failed, 1u);
           finished = true;
