@@ -169,7 +169,7 @@ class GraphOnDevice {
   void search_in_blocks(std::span<const SearchSpec> searches, const Output& out);
   // One Bellman-Ford search on the tiled graph; false (nothing done) when
   // the graph's tiles do not fit the device.
-  bool search_tiled(const SearchSpec& spec, const Output& out);
+  bool search_tiled(const SearchSpec& spec, const Output& out, bool swept_only);
   // The searches as the kernels read them (device pointers into reused
   // scratch), and their targets on the host.
   struct Uploaded {

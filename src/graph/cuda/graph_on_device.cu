@@ -25,6 +25,15 @@ namespace {
 // hundreds of millions of nodes.)
 constexpr unsigned long long kTiledTimeoutNs = 300'000'000'000ull;
 
+// Graphs the sweep solver takes whole (see make_sweep_layout).
+constexpr NodeId kSweptGraphNodes = 4096;
+// The fewest nodes a tile is cut to. Measured on the H200 (seed lattices,
+// corner to corner, swept tiles; at least 512 nodes a tile against a tile a
+// multiprocessor): seed-8k 170 us (one block, no tiles) -> 74 (15 tiles;
+// 92 at 256 nodes, 80 at 1,024), seed-30k 370 -> 146 (58 tiles; 173 at 256,
+// 163 at 1,024), seed-60k 197 with 117 tiles or 132.
+constexpr NodeId kTileNodes = 512;
+
 unsigned grid_for(std::int64_t items) {
   return static_cast<unsigned>(std::min<std::int64_t>((items + kThreads - 1) / kThreads, 132 * 16));
 }
@@ -93,9 +102,17 @@ TiledOnDevice make_tiled(const CsrMatrix<Weight>& host, const NodeCoordinates* c
   int multiprocessors = 0;
   TRELLIS_CUDA_CHECK(cudaGetDevice(&device));
   TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  TiledGraph graph = tile_graph(host.view(), coordinates, multiprocessors);
+  // For sweeps, two tiles a multiprocessor (smaller tiles sweep faster), but
+  // none smaller than kTileNodes nodes: on small graphs the hand-overs
+  // between tiles cost more than larger tiles' sweeps. The queue kernel
+  // takes a tile a multiprocessor.
+  const auto tiles_for = [&](int most) {
+    return static_cast<int>(std::min<NodeId>(most, std::max<NodeId>(1, host.rows / kTileNodes)));
+  };
+  TiledGraph graph = tile_graph(host.view(), coordinates, tiles_for(2 * multiprocessors));
   TiledOnDevice t;
   t.swept = make_swept_tiles(graph, stream);
+  if (!t.swept && graph.tiles > multiprocessors) graph = tile_graph(host.view(), coordinates, multiprocessors);
   RowOffset edges = graph.most_tile_edges;
   if (!t.swept) {
     if (tiled_shared_bytes(graph.largest_tile, edges, graph.tiles) == 0) edges = 0;
@@ -341,8 +358,11 @@ void GraphOnDevice::run(SsspAlgorithm algorithm, Weight delta, std::span<const S
   if (searches.empty()) return;
   const BlockPlan::Kind kind = plan_blocks(state_->nodes, state_->csr.view().nnz, 1).kind;
   const bool in_one_block = kind == BlockPlan::Kind::whole_graph_in_block || kind == BlockPlan::Kind::labels_in_block;
-  if (searches.size() == 1 && algorithm == SsspAlgorithm::bellman_ford && !in_one_block &&
-      search_tiled(searches[0], out.part(0))) {
+  // One Bellman-Ford search: tiles, except on graphs that one block solves
+  // by sweeps (sweep_solver.cu) and, among those that fit one block, where
+  // the tiles could not be swept.
+  if (searches.size() == 1 && algorithm == SsspAlgorithm::bellman_ford && state_->nodes > kSweptGraphNodes &&
+      search_tiled(searches[0], out.part(0), /*swept_only=*/in_one_block)) {
     return;
   }
   const bool in_shared = kind != BlockPlan::Kind::labels_in_global;
@@ -407,12 +427,12 @@ void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const 
   out.set_work(0, static_cast<std::int64_t>(relaxed), st.timer.elapsed_ms());
 }
 
-bool GraphOnDevice::search_tiled(const SearchSpec& spec, const Output& out) {
+bool GraphOnDevice::search_tiled(const SearchSpec& spec, const Output& out, bool swept_only) {
   State& st = *state_;
   const Stream stream = st.stream.get();
   if (!st.tiled) st.tiled = make_tiled(st.host_csr, st.coordinates, stream);
   TiledOnDevice& tiled = *st.tiled;
-  if (tiled.tiles == 0) return false;
+  if (tiled.tiles == 0 || (swept_only && !tiled.swept)) return false;
 
   std::vector<NodeId> sources = distinct_sources(spec);
   for (NodeId& v : sources) v = tiled.new_of_old[static_cast<std::size_t>(v)];

@@ -2,8 +2,15 @@
 // a tile, every block resident at once (a cooperative launch), no
 // device-wide barrier once it runs.
 //
+// A block is 1,024 threads, or 512 where there are more tiles than
+// multiprocessors (two tiles share each one; a tile alone on its
+// multiprocessor then sweeps in about half the time: seed-401k 665 -> 541
+// us with 260 tiles instead of 130; 256 threads and four tiles a
+// multiprocessor gave 532 us at 401k but 380 against 356 at 180k).
+//
 // In a block:
-// - 31 worker warps sweep the tile as sweep_solver.cu sweeps a small graph:
+// - The worker warps (all but the last) sweep the tile as sweep_solver.cu
+//   sweeps a small graph:
 //   each worker thread owns up to four of the tile's nodes, keeps their
 //   in-edges from the tile in registers, and recomputes their labels every
 //   sweep from those edges and from the node's mail (the least offer other
@@ -45,9 +52,9 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr int kTileThreads = 1024;
-constexpr int kWorkerWarps = kTileThreads / kWarp - 1;
-constexpr int kWorkers = kWorkerWarps * kWarp;  // 992; the last warp is the courier
+// Block sizes compiled: 1,024 threads (31 worker warps and the courier), or
+// 512 (15 and the courier) where two tiles share a multiprocessor.
+constexpr int workers_of(int threads) { return threads - kWarp; }
 constexpr unsigned kAll = 0xffffffffu;
 // Nodes a worker owns and in-edge slots a node, as compiled (the registers
 // allow 4 x 4 at most, as in sweep_solver.cu with the courier's needs).
@@ -55,7 +62,9 @@ constexpr std::array<int, 3> kSlotChoices = {1, 2, 4};
 constexpr std::array<int, 3> kEdgeChoices = {4, 6, 8};
 
 // The workers' own barrier (id 1), and the same with an OR of `value`.
+template <int kWorkers>
 __device__ void workers_sync() { asm volatile("bar.sync 1, %0;" ::"n"(kWorkers) : "memory"); }
+template <int kWorkers>
 __device__ bool workers_or(bool value) {
   unsigned result;
   asm volatile(
@@ -173,8 +182,11 @@ __device__ unsigned send_flagged(const TiledSearch& s, const TileShare& t, int w
   return relaxed;
 }
 
-template <int kSlots, int kEdges>
-__global__ void __launch_bounds__(kTileThreads, 1) swept_tiles(TiledSearch s, SweptTiles st, unsigned remote) {
+template <int kThreads, int kSlots, int kEdges>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSearch s, SweptTiles st, unsigned remote) {
+  constexpr int kTileThreads = kThreads;
+  constexpr int kWorkers = workers_of(kThreads);
+  constexpr int kWorkerWarps = kWorkers / kWarp;
   constexpr int kWidth = kSlots * kWorkers;
   constexpr int kSlotsAtOnce = kSlots * kEdges <= 8 ? kSlots : 1;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -300,7 +312,7 @@ __global__ void __launch_bounds__(kTileThreads, 1) swept_tiles(TiledSearch s, Sw
       }
       // Mail lowered since the last sweep began: one more sweep.
       const bool mailed = threadIdx.x == 0 && atomicExch(&ctl.dirty, 0u) != 0;
-      if (workers_or(changed != 0 || mailed)) continue;
+      if (workers_or<kWorkers>(changed != 0 || mailed)) continue;
       // Idle: worker 0 waits for mail or the end.
       if (threadIdx.x == 0) {
         __threadfence_block();  // the bits of the sweeps before
@@ -310,7 +322,7 @@ __global__ void __launch_bounds__(kTileThreads, 1) swept_tiles(TiledSearch s, Sw
         volatile_store(ctl.workers_idle, 0u);
         __threadfence_block();  // before the next sweep takes the dirty flag
       }
-      workers_sync();
+      workers_sync<kWorkers>();
       if (volatile_load(ctl.done) != 0) break;
     }
 #pragma unroll
@@ -422,25 +434,36 @@ __global__ void __launch_bounds__(kTileThreads, 1) swept_tiles(TiledSearch s, Sw
 
 using SweptKernel = void (*)(TiledSearch, SweptTiles, unsigned);
 
-// By slot and edge choice; none where the edges would not fit in registers.
-constexpr std::array<std::array<SweptKernel, kEdgeChoices.size()>, kSlotChoices.size()> kKernels = {{
-    {swept_tiles<1, 4>, swept_tiles<1, 6>, swept_tiles<1, 8>},
-    {swept_tiles<2, 4>, swept_tiles<2, 6>, swept_tiles<2, 8>},
-    {swept_tiles<4, 4>, nullptr, nullptr},
+// By block size, slot and edge choice; none where the edges would not fit
+// in registers.
+template <int kThreads>
+constexpr std::array<std::array<SweptKernel, kEdgeChoices.size()>, kSlotChoices.size()> kKernelsOf = {{
+    {swept_tiles<kThreads, 1, 4>, swept_tiles<kThreads, 1, 6>, swept_tiles<kThreads, 1, 8>},
+    {swept_tiles<kThreads, 2, 4>, swept_tiles<kThreads, 2, 6>, swept_tiles<kThreads, 2, 8>},
+    {swept_tiles<kThreads, 4, 4>, nullptr, nullptr},
 }};
 
-SweptKernel kernel_of(int slots, int edges) {
+SweptKernel kernel_of(int threads, int slots, int edges) {
   const auto slot = std::find(kSlotChoices.begin(), kSlotChoices.end(), slots) - kSlotChoices.begin();
   const auto edge = std::find(kEdgeChoices.begin(), kEdgeChoices.end(), edges) - kEdgeChoices.begin();
   if (slot >= static_cast<long>(kSlotChoices.size()) || edge >= static_cast<long>(kEdgeChoices.size())) return nullptr;
-  return kKernels.at(static_cast<std::size_t>(slot)).at(static_cast<std::size_t>(edge));
+  const auto& kernels = threads == 512 ? kKernelsOf<512> : kKernelsOf<1024>;
+  return kernels.at(static_cast<std::size_t>(slot)).at(static_cast<std::size_t>(edge));
 }
 
 }  // namespace
 
 std::optional<SweptTileLayout> make_swept_tiles(const TiledGraph& g, Stream stream) {
+  int device = 0;
+  int multiprocessors = 0;
+  TRELLIS_CUDA_CHECK(cudaGetDevice(&device));
+  TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  // Two tiles a multiprocessor in blocks of 512 threads where there are
+  // more tiles than multiprocessors.
+  const int threads = g.tiles > multiprocessors ? 512 : 1024;
+  const int workers = workers_of(threads);
   const auto slots = std::find_if(kSlotChoices.begin(), kSlotChoices.end(),
-                                  [&](int s) { return static_cast<NodeId>(s) * kWorkers >= g.largest_tile; });
+                                  [&](int s) { return static_cast<NodeId>(s) * workers >= g.largest_tile; });
   if (g.tiles == 0 || slots == kSlotChoices.end()) return std::nullopt;
   const NodeId tiled = g.tiled_nodes();
   std::vector<int> local_in(static_cast<std::size_t>(tiled), 0);
@@ -466,14 +489,15 @@ std::optional<SweptTileLayout> make_swept_tiles(const TiledGraph& g, Stream stre
   }
   const int most = local_in.empty() ? 0 : *std::max_element(local_in.begin(), local_in.end());
   const auto edges = std::find_if(kEdgeChoices.begin(), kEdgeChoices.end(), [&](int e) { return e >= most; });
-  if (edges == kEdgeChoices.end() || kernel_of(*slots, *edges) == nullptr) return std::nullopt;
+  if (edges == kEdgeChoices.end() || kernel_of(threads, *slots, *edges) == nullptr) return std::nullopt;
 
   SweptTileLayout layout;
+  layout.threads = threads;
   layout.slots = *slots;
   layout.edges_per_node = *edges;
   layout.most_remote_edges = most_remote;
-  layout.shared_bytes = tile_share_bytes(layout.slots * kWorkers, most_remote);
-  const std::size_t width = static_cast<std::size_t>(layout.slots) * kWorkers;
+  layout.shared_bytes = tile_share_bytes(layout.slots * workers, most_remote);
+  const std::size_t width = static_cast<std::size_t>(layout.slots) * workers;
   const std::size_t per_tile = width * static_cast<std::size_t>(layout.edges_per_node);
   // Padding edges come from label `width`, which stays +inf, with weight 0.
   std::vector<std::uint16_t> tails(per_tile * static_cast<std::size_t>(g.tiles), static_cast<std::uint16_t>(width));
@@ -510,20 +534,18 @@ std::optional<SweptTileLayout> make_swept_tiles(const TiledGraph& g, Stream stre
   layout.remote_weights = DeviceArray<Weight>::from_host(remote_weights, stream);
   device::synchronize(stream);  // the host vectors go out of scope
 
-  // Every tile's block resident at once, one a multiprocessor at most.
-  int device = 0;
-  int multiprocessors = 0;
+  // Every tile's block resident at once.
   int optin = 0;
   int per_multiprocessor = 0;
   TRELLIS_CUDA_CHECK(cudaGetDevice(&device));
   TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   if (layout.shared_bytes > static_cast<std::size_t>(optin)) return std::nullopt;
-  const SweptKernel kernel = kernel_of(layout.slots, layout.edges_per_node);
+  const SweptKernel kernel = kernel_of(threads, layout.slots, layout.edges_per_node);
   TRELLIS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(layout.shared_bytes)));
   TRELLIS_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kTileThreads, layout.shared_bytes));
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, threads, layout.shared_bytes));
   if (static_cast<long long>(per_multiprocessor) * multiprocessors < g.tiles) return std::nullopt;
   return layout;
 }
@@ -534,8 +556,8 @@ void run_swept_tiles(const TiledSearch& search, const SweptTileLayout& layout, i
                 layout.remote_weights.data()};
   unsigned remote = layout.most_remote_edges;
   void* args[] = {&s, &st, &remote};
-  const auto kernel = reinterpret_cast<const void*>(kernel_of(layout.slots, layout.edges_per_node));
-  TRELLIS_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, tiles, kTileThreads, args, layout.shared_bytes, stream));
+  const auto kernel = reinterpret_cast<const void*>(kernel_of(layout.threads, layout.slots, layout.edges_per_node));
+  TRELLIS_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, tiles, layout.threads, args, layout.shared_bytes, stream));
 }
 
 }  // namespace trellis::graph::cuda
