@@ -168,7 +168,8 @@ class GraphOnDevice {
   void search_on_grid(SsspAlgorithm algorithm, Weight delta, const SearchSpec& spec, const Output& out);
   void search_in_blocks(std::span<const SearchSpec> searches, const Output& out);
   // One Bellman-Ford search on the tiled graph; false (nothing done) when
-  // the graph's tiles do not fit the device.
+  // the graph's tiles do not fit the device, or with swept_only when they
+  // cannot be swept (swept_tiles.cu).
   bool search_tiled(const SearchSpec& spec, const Output& out, bool swept_only);
   // The searches as the kernels read them (device pointers into reused
   // scratch), and their targets on the host.
