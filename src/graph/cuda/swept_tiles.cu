@@ -297,7 +297,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
         }
       }
       if (__any_sync(kAll, (changed & has_remote) != 0)) {
-        __threadfence_block();  // the labels before their bits
+        // Every lane's labels before lane 0 sets their bits.
+        __threadfence_block();
+        __syncwarp();
 #pragma unroll
         for (int slot = 0; slot < kSlots; ++slot) {
           const unsigned flagged = __ballot_sync(kAll, ((changed & has_remote) >> slot) & 1u);
