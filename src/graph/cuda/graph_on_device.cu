@@ -25,8 +25,6 @@ namespace {
 // hundreds of millions of nodes.)
 constexpr unsigned long long kTiledTimeoutNs = 300'000'000'000ull;
 
-// Graphs the sweep solver takes whole (see make_sweep_layout).
-constexpr NodeId kSweptGraphNodes = 4096;
 // The fewest nodes a tile is cut to. Measured on the H200 (seed lattices,
 // corner to corner, swept tiles; at least 512 nodes a tile against a tile a
 // multiprocessor): seed-8k 170 us (one block, no tiles) -> 74 (15 tiles;
@@ -361,7 +359,7 @@ void GraphOnDevice::run(SsspAlgorithm algorithm, Weight delta, std::span<const S
   // One Bellman-Ford search: tiles, except on graphs that one block solves
   // by sweeps (sweep_solver.cu) and, among those that fit one block, where
   // the tiles could not be swept.
-  if (searches.size() == 1 && algorithm == SsspAlgorithm::bellman_ford && state_->nodes > kSweptGraphNodes &&
+  if (searches.size() == 1 && algorithm == SsspAlgorithm::bellman_ford && state_->nodes > kSweepMaxNodes &&
       search_tiled(searches[0], out.part(0), /*swept_only=*/in_one_block)) {
     return;
   }

@@ -72,8 +72,12 @@ struct BlockPlan {
 BlockPlan plan_blocks(NodeId nodes, RowOffset edges, unsigned queries);
 void run_block_batch(const BlockBatch& batch, unsigned queries, Stream stream);
 
+// The most nodes a graph searched by pull sweeps in one block may have (four
+// a thread of 1,024).
+inline constexpr NodeId kSweepMaxNodes = 4096;
+
 // K searches by pull sweeps, one block each (sweep_solver.cu), on graphs of
-// at most 4,096 nodes and in-degree 8: every node's in-edges, padded to
+// at most kSweepMaxNodes nodes and in-degree 8: every node's in-edges, padded to
 // edges_per_node, laid out for the thread that owns the node. nullopt for
 // graphs outside those bounds (and graphs without edges).
 struct SweepLayout {

@@ -33,6 +33,7 @@ constexpr int kSweepThreads = 1024;
 // that a warp's lanes read neighbouring labels from different banks), and
 // in-edge slots a node, as compiled.
 constexpr std::array<int, 3> kSlotChoices = {1, 2, 4};
+static_assert(kSlotChoices.back() * kSweepThreads == kSweepMaxNodes);
 constexpr std::array<int, 4> kEdgeChoices = {3, 4, 6, 8};
 
 template <int kSlots, int kEdges>
