@@ -150,10 +150,11 @@ struct CompactForm {
   // The query's scores against one column's residue pair, for this lane's R
   // rows: profile words hold two consecutive rows, a byte permute pairs the
   // rows' scores against subject A's residue with B's.
-  template <int G, int R, class Lanes>
-  __device__ static void column_scores(const uint2* __restrict__ lane_profile, const unsigned residue_pair,
+  template <int G, int R, class Lanes, int kColumn>
+  __device__ static void column_scores(const uint2* __restrict__ lane_profile, const unsigned residues,
                                        typename Lanes::Word (&scores)[R]) {
     constexpr int kWordsPerResidue = G * R / 4;
+    const unsigned residue_pair = residues >> (16 * kColumn);
     const uint2* const profile_a = lane_profile + (residue_pair & 0xFFu) * kWordsPerResidue;
     const uint2* const profile_b = lane_profile + ((residue_pair >> 8) & 0xFFu) * kWordsPerResidue;
     if constexpr (R % 8 == 0) {  // 128-bit loads: half the shared-memory requests
@@ -203,6 +204,17 @@ struct CompactForm {
   }
 };
 
+// 128 bits of shared memory at a 32-bit shared-memory address. Volatile: a
+// pass's profile replaces the previous one at the same addresses, so no load
+// may be merged with or moved past another pass's.
+__device__ __forceinline__ uint4 load_shared(const unsigned address) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(address));
+  return v;
+}
+
 // WideForm: the profile of a pass in shared memory is kProfileResidues x
 // G * R scores, 32 bits each, laid out as wide_profile_index() says (the four rows
 // a lane loads at once sit beside the next lane's, so the eight lanes a
@@ -211,9 +223,11 @@ struct WideForm {
   template <int G, int R>
   static constexpr int kSharedWords = kProfileResidues * G * R / 4;  // 128-bit words
 
+  // A lane's profile as a shared-memory address (32 bits), so that a
+  // residue's scores are one multiply-add away from it.
   template <int G, int R>
-  __device__ static const uint4* lane_profile(const uint4* shared, int lane) {
-    return shared + lane;
+  __device__ static unsigned lane_profile(const uint4* shared, int lane) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(shared + lane));
   }
 
   // The host lays every pass out as shared memory holds it: one copy.
@@ -224,16 +238,21 @@ struct WideForm {
     for (int i = static_cast<int>(threadIdx.x); i < kWords; i += kBlockThreads) shared[i] = source[i];
   }
 
-  template <int G, int R, class Lanes>
-  __device__ static void column_scores(const uint4* __restrict__ lane_profile, const unsigned residue_pair,
+  // `residues` holds two columns' residue pairs; kColumn picks one. Each
+  // residue is taken out by one byte permute and becomes an address in one
+  // multiply-add (a mask, a shift and two adds before).
+  template <int G, int R, class Lanes, int kColumn>
+  __device__ static void column_scores(const unsigned lane_profile, const unsigned residues,
                                        typename Lanes::Word (&scores)[R]) {
-    constexpr int kPerResidue = R / 4 * G;
-    const uint4* const profile_a = lane_profile + (residue_pair & 0xFFu) * kPerResidue;
-    const uint4* const profile_b = lane_profile + ((residue_pair >> 8) & 0xFFu) * kPerResidue;
+    constexpr unsigned kResidueBytes = R / 4 * G * sizeof(uint4);
+    const unsigned residue_a = __byte_perm(residues, 0, 0x4440 + 2 * kColumn);
+    const unsigned residue_b = __byte_perm(residues, 0, 0x4441 + 2 * kColumn);
+    const unsigned profile_a = residue_a * kResidueBytes + lane_profile;
+    const unsigned profile_b = residue_b * kResidueBytes + lane_profile;
 #pragma unroll
     for (int q = 0; q < R / 4; ++q) {
-      const uint4 a = profile_a[q * G];
-      const uint4 b = Lanes::kSubjectsPerEntry == 2 ? profile_b[q * G] : a;
+      const uint4 a = load_shared(profile_a + q * G * sizeof(uint4));
+      const uint4 b = Lanes::kSubjectsPerEntry == 2 ? load_shared(profile_b + q * G * sizeof(uint4)) : a;
       scores[4 * q] = Lanes::pair(a.x, b.x);
       scores[4 * q + 1] = Lanes::pair(a.y, b.y);
       scores[4 * q + 2] = Lanes::pair(a.z, b.z);
@@ -274,17 +293,23 @@ struct StepInputs {
   uint2 top_second;
 };
 
-template <bool kReadsTop>
-__device__ __forceinline__ void load_step_inputs(const std::uint16_t* residues, const uint2* boundary, int columns,
-                                                 bool loads, int pair_of_columns, uint2 zero_row, StepInputs& inputs) {
+// Lane 0 loads the columns below `residue_columns` and, where it reads a top
+// row, below `top_columns`; both are 0 elsewhere, which makes each
+// predicate one comparison.
+template <bool kPasses>
+__device__ __forceinline__ void load_step_inputs(const std::uint16_t* residues, const uint2* boundary,
+                                                 int residue_columns, int top_columns, int pair_of_columns,
+                                                 StepInputs& inputs) {
   const int c = 2 * pair_of_columns;
-  const bool first = loads && c < columns;
-  const bool second = loads && c + 1 < columns;
-  inputs.first_residues = first ? residues[c] : kPadPair;
-  inputs.second_residues = second ? residues[c + 1] : kPadPair;
-  if constexpr (kReadsTop) {
-    inputs.top_first = first ? boundary[c] : zero_row;
-    inputs.top_second = second ? boundary[c + 1] : zero_row;
+  inputs.first_residues = c < residue_columns ? residues[c] : kPadPair;
+  inputs.second_residues = c + 1 < residue_columns ? residues[c + 1] : kPadPair;
+  // Past the entry's end the row above keeps the last one loaded: the
+  // padding columns below it score -1 a cell, so nothing there reaches a
+  // score the entry's real cells have not. Not assigning saves a move a
+  // load. A pass that reads no top row keeps the zero row it started with.
+  if constexpr (kPasses) {
+    if (c < top_columns) inputs.top_first = boundary[c];
+    if (c + 1 < top_columns) inputs.top_second = boundary[c + 1];
   }
 }
 
@@ -292,9 +317,13 @@ __device__ __forceinline__ void load_step_inputs(const std::uint16_t* residues, 
 // shared memory, two columns a step: lane l works on columns 2(t - l) and
 // 2(t - l) + 1 at step t, so the shuffles and bookkeeping of a step serve
 // two columns, and the second column's rows can start while the first
-// column's F chain runs. kReadsTop: the rows above come from the previous
-// pass (else they are the matrix's zero row); kWritesBottom: the last row is
-// kept for the next pass.
+// column's F chain runs. Where the query takes several passes (kPasses),
+// reads_top says the rows above come from the previous pass (else they are
+// the matrix's zero row) and writes_bottom that the last row is kept for the
+// next pass. These two are flags at run time, not template parameters: one
+// loop serves every pass, so the multiprocessor's instruction cache holds
+// one loop where passes in different phases would otherwise run three
+// (a loop of 32 rows a lane is about 16 KB of code).
 //
 // Every lane of the warp computes at every one of the warp's `steps`, with
 // no branch round the recurrence: a lane before its first column sees
@@ -305,19 +334,23 @@ __device__ __forceinline__ void load_step_inputs(const std::uint16_t* residues, 
 // its inputs two steps ahead (two steps to an iteration, so each set of
 // inputs keeps its registers), and the last lane stores its bottom row
 // itself.
-template <int G, int R, class Lanes, class Form, bool kReadsTop, bool kWritesBottom>
+template <int G, int R, class Lanes, class Form, bool kPasses>
 __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __restrict__ profile, const Entry entry,
-                                      const int lane, const int steps, typename Lanes::Word& best) {
+                                      const int lane, const int steps, const bool reads_top, const bool writes_bottom,
+                                      typename Lanes::Word& best) {
   using Word = typename Lanes::Word;
   constexpr unsigned kWarp = 0xFFFFFFFFu;
   auto* const boundary = reinterpret_cast<uint2*>(p.boundary) + entry.first_column;
   const std::uint16_t* const residues = p.residues + entry.first_column;
   const Word minus_extend = Lanes::splat(-p.extend);
   const Word minus_open_extend = Lanes::splat(-p.open_extend);
-  const auto* const lane_profile = Form::template lane_profile<G, R>(profile, lane);
+  const auto lane_profile = Form::template lane_profile<G, R>(profile, lane);
   const int columns = entry.columns;
   const uint2 zero_row = make_uint2(0u, static_cast<unsigned>(minus_open_extend));
   const bool loads = lane == 0;
+  const int residue_columns = loads ? columns : 0;
+  const int top_columns = loads && reads_top ? columns : 0;
+  const unsigned bottom_columns = writes_bottom && lane == G - 1 ? columns : 0;
 
   Word h_left[R];  // this lane's rows at the previous column
   Word e[R];       // the horizontal gap entering the current column
@@ -340,43 +373,42 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __rest
     Word f[2] = {__shfl_up_sync(kWarp, last_f[0], 1, G), __shfl_up_sync(kWarp, last_f[1], 1, G)};
     const unsigned passed_residues = __shfl_up_sync(kWarp, residues_of_step, 1, G);
     if (loads) {
-      h_above[0] = static_cast<Word>(kReadsTop ? inputs.top_first.x : zero_row.x);
-      f[0] = static_cast<Word>(kReadsTop ? inputs.top_first.y : zero_row.y);
-      h_above[1] = static_cast<Word>(kReadsTop ? inputs.top_second.x : zero_row.x);
-      f[1] = static_cast<Word>(kReadsTop ? inputs.top_second.y : zero_row.y);
+      h_above[0] = static_cast<Word>(kPasses ? inputs.top_first.x : zero_row.x);
+      f[0] = static_cast<Word>(kPasses ? inputs.top_first.y : zero_row.y);
+      h_above[1] = static_cast<Word>(kPasses ? inputs.top_second.x : zero_row.x);
+      f[1] = static_cast<Word>(kPasses ? inputs.top_second.y : zero_row.y);
     }
     residues_of_step = loads ? inputs.first_residues | (inputs.second_residues << 16) : passed_residues;
-    load_step_inputs<kReadsTop>(residues, boundary, columns, loads, t + 2, zero_row, inputs);
+    load_step_inputs<kPasses>(residues, boundary, residue_columns, top_columns, t + 2, inputs);
 
     Word scores[R];
-    Form::template column_scores<G, R, Lanes>(lane_profile, residues_of_step & 0xFFFFu, scores);
+    Form::template column_scores<G, R, Lanes, 0>(lane_profile, residues_of_step, scores);
     Form::template column_update<R, Lanes>(scores, h_above_previous, h_left, e, f[0], minus_open_extend, minus_extend,
                                            best);
     last_h[0] = h_left[R - 1];
     last_f[0] = f[0];
-    Form::template column_scores<G, R, Lanes>(lane_profile, residues_of_step >> 16, scores);
+    Form::template column_scores<G, R, Lanes, 1>(lane_profile, residues_of_step, scores);
     Form::template column_update<R, Lanes>(scores, h_above[0], h_left, e, f[1], minus_open_extend, minus_extend,
                                            best);
     last_h[1] = h_left[R - 1];
     last_f[1] = f[1];
     h_above_previous = h_above[1];
 
-    if constexpr (kWritesBottom) {  // the last lane's rows are the next pass's top
-      const int c = 2 * (t - (G - 1));
-      const bool stores = lane == G - 1 && c >= 0;
-      if (stores && c < columns) {
+    if constexpr (kPasses) {  // the last lane's rows are the next pass's top
+      const int c = 2 * (t - (G - 1));  // negative before the last lane's first column
+      if (static_cast<unsigned>(c) < bottom_columns) {
         boundary[c] = make_uint2(static_cast<unsigned>(last_h[0]), static_cast<unsigned>(last_f[0]));
       }
-      if (stores && c + 1 < columns) {
+      if (static_cast<unsigned>(c + 1) < bottom_columns) {
         boundary[c + 1] = make_uint2(static_cast<unsigned>(last_h[1]), static_cast<unsigned>(last_f[1]));
       }
     }
   };
 
-  StepInputs even{};
-  StepInputs odd{};
-  load_step_inputs<kReadsTop>(residues, boundary, columns, loads, 0, zero_row, even);
-  load_step_inputs<kReadsTop>(residues, boundary, columns, loads, 1, zero_row, odd);
+  StepInputs even{kPadPair, kPadPair, zero_row, zero_row};
+  StepInputs odd = even;
+  load_step_inputs<kPasses>(residues, boundary, residue_columns, top_columns, 0, even);
+  load_step_inputs<kPasses>(residues, boundary, residue_columns, top_columns, 1, odd);
   for (int t = 0; t < steps; t += 2) {
     step(t, even);
     if (t + 1 == steps) break;
@@ -422,16 +454,10 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocks<R>) sw_scores_kernel
     Form::template load_pass<G, R>(profile, p, pass);
     __syncthreads();
     if (!warp_has_entry) continue;
-    const bool first = pass == 0;
-    const bool last = pass == p.passes - 1;
-    if (first && last) {
-      sweep<G, R, Lanes, Form, false, false>(p, profile, entry, lane, steps, best);
-    } else if (first) {
-      sweep<G, R, Lanes, Form, false, true>(p, profile, entry, lane, steps, best);
-    } else if (last) {
-      sweep<G, R, Lanes, Form, true, false>(p, profile, entry, lane, steps, best);
+    if (p.passes == 1) {
+      sweep<G, R, Lanes, Form, false>(p, profile, entry, lane, steps, false, false, best);
     } else {
-      sweep<G, R, Lanes, Form, true, true>(p, profile, entry, lane, steps, best);
+      sweep<G, R, Lanes, Form, true>(p, profile, entry, lane, steps, pass > 0, pass < p.passes - 1, best);
     }
   }
 

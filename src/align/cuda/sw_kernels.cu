@@ -41,11 +41,12 @@ constexpr CompiledShape compiled() {
 }
 
 // Short queries want short groups (less padding, more pairs in flight); long
-// ones want many rows per pass (fewer passes over the boundary row). 32 rows
-// a lane took 127 registers and was never the fastest on an H200. The wide
-// form pays off where the device is full, which takes 16 or more rows a lane
-// to make the most of: 24 rows in groups of 8 lanes were the fastest shape
-// on one million 2,048-residue sequences.
+// ones want many rows per pass (fewer passes over the boundary row). The
+// wide form pays off where the device is full, which takes 16 or more rows a
+// lane to make the most of: 32 rows in groups of 8 lanes (162 registers,
+// three blocks a multiprocessor) are the fastest shape on an H200 for one
+// million sequences of 512 to 2,048 residues and for long queries against
+// the 200 M-residue database; compact 32-row shapes were never the fastest.
 constexpr std::array kCompiled = {
     compiled<8, 4>(),   compiled<8, 8>(),   compiled<8, 16>(),  compiled<8, 24>(),
     compiled<16, 4>(),  compiled<16, 8>(),  compiled<16, 12>(), compiled<16, 16>(),
@@ -54,7 +55,8 @@ constexpr std::array kCompiled = {
 
     compiled<8, 16, WideForm>(),  compiled<8, 20, WideForm>(),  compiled<8, 24, WideForm>(),
     compiled<16, 16, WideForm>(), compiled<16, 20, WideForm>(), compiled<16, 24, WideForm>(),
-    compiled<32, 16, WideForm>(), compiled<32, 20, WideForm>(),
+    compiled<32, 16, WideForm>(), compiled<32, 20, WideForm>(), compiled<8, 32, WideForm>(),
+    compiled<16, 32, WideForm>(),
 };
 
 const std::array<KernelShape, kCompiled.size()> kShapes = [] {
