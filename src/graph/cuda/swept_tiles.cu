@@ -12,9 +12,10 @@
 // - The worker warps (all but the last) sweep the tile as sweep_solver.cu
 //   sweeps a small graph:
 //   each worker thread owns up to four of the tile's nodes, keeps their
-//   in-edges from the tile in registers, and recomputes their labels every
-//   sweep from those edges and from the node's mail (the least offer other
-//   tiles made it); a barrier of the workers ends the sweep. A node whose
+//   in-edges from the tile in registers, and recomputes their labels
+//   (kPullsPerSweep times a sweep) from those edges and from the node's
+//   mail (the least offer other tiles made it); a barrier of the workers
+//   ends the sweep. A node whose
 //   label dropped and that has edges to other tiles gets a bit in the
 //   block's send bitmap. Workers touch shared memory only.
 // - A courier warp does everything that waits on global memory: it sends
@@ -60,6 +61,14 @@ constexpr unsigned kAll = 0xffffffffu;
 // allow 4 x 4 at most, as in sweep_solver.cu with the courier's needs).
 constexpr std::array<int, 3> kSlotChoices = {1, 2, 4};
 constexpr std::array<int, 3> kEdgeChoices = {4, 6, 8};
+// Pulls a worker makes between the workers' barriers. A label moves one
+// hop a pull where its path crosses from one thread's nodes to another's
+// (the second pull reads what the first wrote), and a pull costs less than
+// the barrier and the flags around it. H200, corner to corner, 1 / 2 / 3 /
+// 6 pulls: seed-60k 232 / 215 / 203 / 218 us, seed-180k 341 / 341 / 330 /
+// 296, seed-401k 569 / 501 / 492 / 483; beyond three the tiles off the
+// critical path only do more work.
+constexpr int kPullsPerSweep = 3;
 
 // The workers' own barrier (id 1), and the same with an OR of `value`.
 template <int kWorkers>
@@ -270,29 +279,32 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       ++sweeps;
       const Weight bound = key_distance(volatile_load(ctl.bound));  // NaN while the target is unreached
       unsigned changed = 0;  // bit per slot: this thread's label dropped this sweep
+#pragma unroll 1
+      for (int pull = 0; pull < kPullsPerSweep; ++pull) {
 #pragma unroll
-      for (int group = 0; group < kSlots; group += kSlotsAtOnce) {
-        // A group's loads first, so that they wait together; the whole sweep
-        // is one group unless its loaded labels would spill registers.
-        Weight tail_label[kSlotsAtOnce][kEdges];
-        Key mail[kSlotsAtOnce];
+        for (int group = 0; group < kSlots; group += kSlotsAtOnce) {
+          // A group's loads first, so that they wait together; the whole sweep
+          // is one group unless its loaded labels would spill registers.
+          Weight tail_label[kSlotsAtOnce][kEdges];
+          Key mail[kSlotsAtOnce];
 #pragma unroll
-        for (int i = 0; i < kSlotsAtOnce; ++i) {
+          for (int i = 0; i < kSlotsAtOnce; ++i) {
 #pragma unroll
-          for (int j = 0; j < kEdges; ++j) tail_label[i][j] = t.labels[tail[group + i][j]];
-          mail[i] = volatile_load(t.mail[(group + i) * kWorkers + me]);
-        }
+            for (int j = 0; j < kEdges; ++j) tail_label[i][j] = t.labels[tail[group + i][j]];
+            mail[i] = volatile_load(t.mail[(group + i) * kWorkers + me]);
+          }
 #pragma unroll
-        for (int i = 0; i < kSlotsAtOnce; ++i) {
-          const int slot = group + i;
-          // Mail kNoKey reads as NaN, which fminf passes over.
-          Weight best = fminf(mine[slot], key_distance(mail[i]));
+          for (int i = 0; i < kSlotsAtOnce; ++i) {
+            const int slot = group + i;
+            // Mail kNoKey reads as NaN, which fminf passes over.
+            Weight best = fminf(mine[slot], key_distance(mail[i]));
 #pragma unroll
-          for (int j = 0; j < kEdges; ++j) best = fminf(best, tail_label[i][j] + weight[slot][j]);
-          if (best < mine[slot] && !(best > bound)) {
-            mine[slot] = best;
-            t.labels[slot * kWorkers + me] = best;
-            changed |= 1u << slot;
+            for (int j = 0; j < kEdges; ++j) best = fminf(best, tail_label[i][j] + weight[slot][j]);
+            if (best < mine[slot] && !(best > bound)) {
+              mine[slot] = best;
+              t.labels[slot * kWorkers + me] = best;
+              changed |= 1u << slot;
+            }
           }
         }
       }
@@ -334,7 +346,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       const NodeId v = s.old_of_new[first + l];
       if (v >= 0) s.keys[v] = mine[slot] == infinity ? kNoKey : make_key(mine[slot]);
     }
-    relaxed = static_cast<unsigned long long>(sweeps) * own_edges;
+    relaxed = static_cast<unsigned long long>(sweeps) * kPullsPerSweep * own_edges;
   } else {
     // ---- Courier ----
     const NodeId words = size / 32;
