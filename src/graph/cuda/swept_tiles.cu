@@ -15,9 +15,9 @@
 //   in-edges from the tile in registers, and recomputes their labels
 //   (kPullsPerSweep times a sweep) from those edges and from the node's
 //   mail (the least offer other tiles made it); a barrier of the workers
-//   ends the sweep. A node whose
-//   label dropped and that has edges to other tiles gets a bit in the
-//   block's send bitmap. Workers touch shared memory only.
+//   ends the sweep. A node whose label dropped and that has edges to other
+//   tiles gets a bit in the block's send bitmap. Workers touch shared
+//   memory only.
 // - A courier warp does everything that waits on global memory: it sends
 //   the flagged nodes' labels along their edges into other tiles (atomicMin
 //   on the head's global offer, and the head's inbox bit when that lowered
@@ -66,8 +66,9 @@ constexpr std::array<int, 3> kEdgeChoices = {4, 6, 8};
 // (the second pull reads what the first wrote), and a pull costs less than
 // the barrier and the flags around it. H200, corner to corner, 1 / 2 / 3 /
 // 6 pulls: seed-60k 232 / 215 / 203 / 218 us, seed-180k 341 / 341 / 330 /
-// 296, seed-401k 569 / 501 / 492 / 483; beyond three the tiles off the
-// critical path only do more work.
+// 296, seed-401k 569 / 501 / 492 / 483. Three is the best at 60k and
+// within 2% of six at 401k; more pulls are also more work for the tiles
+// off the critical path, which share the multiprocessors.
 constexpr int kPullsPerSweep = 3;
 
 // The workers' own barrier (id 1), and the same with an OR of `value`.
