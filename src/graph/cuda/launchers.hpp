@@ -120,19 +120,19 @@ std::size_t tiled_shared_bytes(NodeId capacity_nodes, RowOffset capacity_edges, 
 void run_tiled_bellman_ford(const TiledSearch& search, int tiles, Stream stream);
 
 // One search on a tiled graph by pull sweeps inside the tiles
-// (swept_tiles.cu): tiles of at most four nodes a worker thread (3,968 nodes
-// in blocks of 1,024 threads, 1,920 in blocks of 512) whose nodes have at
+// (swept_tiles.cu): tiles of at most four nodes a worker thread (3,840 nodes
+// in blocks of 1,024 threads, 1,792 in blocks of 512) whose nodes have at
 // most 8 in-edges from their own tile (4 at four nodes a thread).
 // Reads sources, source_count, target, node_cost, old_of_new, tile_first,
 // offers, inbox, pending, failed, keys, relaxed and timeout_ns of the
 // TiledSearch.
 struct SweptTileLayout {
-  int threads = 0;         // a tile's block: 1,024 or 512 threads, the last warp the courier
+  int threads = 0;         // a tile's block: 1,024 or 512 threads, the last two warps the couriers
   int slots = 0;           // nodes a worker thread owns
   int edges_per_node = 0;  // in-edge slots a node
   unsigned most_remote_edges = 0;  // a tile's edges to other tiles, at most
   std::size_t shared_bytes = 0;    // a block's dynamic shared memory
-  DeviceArray<std::uint16_t> tails;     // [tile][edge slot][slot * 992 + worker]: local tail, or the padding label
+  DeviceArray<std::uint16_t> tails;     // [tile][edge slot][slot * workers + worker]: local tail, or the padding label
   DeviceArray<Weight> weights;          // beside tails
   DeviceArray<unsigned> remote_offsets; // tiled nodes + 1: each node's out-edges to other tiles
   DeviceArray<NodeId> remote_heads;     // tiled ids

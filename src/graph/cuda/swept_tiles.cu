@@ -9,7 +9,7 @@
 // multiprocessor gave 532 us at 401k but 380 against 356 at 180k).
 //
 // In a block:
-// - The worker warps (all but the last) sweep the tile as sweep_solver.cu
+// - The worker warps (all but the last two) sweep the tile as sweep_solver.cu
 //   sweeps a small graph:
 //   each worker thread owns up to four of the tile's nodes, keeps their
 //   in-edges from the tile in registers, and recomputes their labels
@@ -18,11 +18,17 @@
 //   ends the sweep. A node whose label dropped and that has edges to other
 //   tiles gets a bit in the block's send bitmap. Workers touch shared
 //   memory only.
-// - A courier warp does everything that waits on global memory: it sends
-//   the flagged nodes' labels along their edges into other tiles (atomicMin
-//   on the head's global offer, and the head's inbox bit when that lowered
-//   it), takes this tile's inbox bits and their offers into the mail, and
-//   wakes the workers when mail lowered.
+// - Two courier warps do everything that waits on global memory. The
+//   sender sends the flagged nodes' labels along their edges into other
+//   tiles (atomicMin on the head's global offer, and the head's inbox bit
+//   when that lowered it). The receiver takes this tile's inbox bits and
+//   their offers into the mail, wakes the workers when mail lowered, and
+//   keeps the tile's token (below). Apart, neither waits for the other's
+//   round trips to L2: a label's hand-over from one tile to the next is a
+//   send and a take, where one courier doing both made it wait for a whole
+//   pass of the other's work on each side (H200, corner to corner, one
+//   courier -> two: seed-60k 183 -> 147 us, seed-180k 313 -> 237, seed-401k
+//   482 -> 375; the two workers' warps they take cost nothing measurable).
 //
 // Why: in the queue-driven tiles (tiled_bellman_ford.cu) a hop inside a
 // tile was a chain of about 20 dependent shared-memory operations of one
@@ -33,11 +39,12 @@
 // Termination is tiled_bellman_ford.cu's: `pending` counts busy tiles plus
 // inbox bits not yet taken (a sender adds its lowered offers before setting
 // their bits, and gives back at its release the bits it found already set).
-// The courier holds its tile's token from its sources or the first mail it
-// takes until the workers are idle after a sweep that saw all mail, and the
-// send bitmap is empty; then it gives back the token and the bits it took.
-// An idle courier that reads pending == 0 knows every tile is idle and
-// nothing is in flight: the labels are the least fixed point.
+// The receiver holds its tile's token from its sources or the first mail it
+// takes until the workers are idle after a sweep that saw all mail, the
+// send bitmap is empty and the sender is not sending; then it gives back
+// the token, the bits it took and the sender's repeats. An idle receiver
+// that reads pending == 0 knows every tile is idle and nothing is in
+// flight: the labels are the least fixed point.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -53,9 +60,9 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-// Block sizes compiled: 1,024 threads (31 worker warps and the courier), or
-// 512 (15 and the courier) where two tiles share a multiprocessor.
-constexpr int workers_of(int threads) { return threads - kWarp; }
+// Block sizes compiled: 1,024 threads (30 worker warps, the sender and the
+// receiver), or 512 (14 and the two) where two tiles share a multiprocessor.
+constexpr int workers_of(int threads) { return threads - 2 * kWarp; }
 constexpr unsigned kAll = 0xffffffffu;
 // Nodes a worker owns and in-edge slots a node, as compiled (the registers
 // allow 4 x 4 at most, as in sweep_solver.cu with the courier's needs).
@@ -87,9 +94,11 @@ __device__ bool workers_or(bool value) {
 
 // Words the block's warps coordinate through.
 struct Control {
-  unsigned dirty;         // set by the courier after it lowered mail; taken by worker 0 at a sweep's end
+  unsigned dirty;         // set by the receiver after it lowered mail; taken by worker 0 at a sweep's end
   unsigned workers_idle;  // 1 while the workers wait for mail
-  unsigned done;          // set by the courier: the search is over
+  unsigned done;          // set by the receiver: the search is over
+  unsigned sending;       // 1 while the sender holds taken bits not yet sent
+  unsigned repeats;       // the sender's sends that found their inbox bit set, for the receiver to give back
   Key bound;              // the target's best known label (kNoKey: none yet)
 };
 
@@ -99,7 +108,8 @@ struct TileShare {
   Weight* labels;         // width + 1: +inf where not reached; the last stays +inf (the padding edges' tail)
   Key* mail;              // width: the least offer taken from other tiles
   unsigned* send_bits;    // width / 32: nodes whose label goes to other tiles
-  NodeId* list;           // width: the courier's list of nodes to send
+  NodeId* list;           // width: the sender's list of nodes to send
+  NodeId* inbox_list;     // width: the receiver's list of nodes with mail
   unsigned* remote_first; // width + 1: a node's edges to other tiles in remote_heads
   NodeId* remote_heads;   // tiled ids
   Weight* remote_weights; // with the head's cost added
@@ -108,7 +118,7 @@ struct TileShare {
 
 __host__ __device__ std::size_t tile_share_bytes(int width, unsigned remote) {
   const auto w = static_cast<std::size_t>(width);
-  return (w + 1) * sizeof(Weight) + w * sizeof(Key) + (w / 32) * sizeof(unsigned) + w * sizeof(NodeId) +
+  return (w + 1) * sizeof(Weight) + w * sizeof(Key) + (w / 32) * sizeof(unsigned) + 2 * w * sizeof(NodeId) +
          (w + 1) * sizeof(unsigned) + remote * (sizeof(NodeId) + sizeof(Weight)) + sizeof(Control);
 }
 
@@ -119,7 +129,8 @@ __device__ TileShare carve(unsigned char* base, int width, unsigned remote) {
   t.mail = words + width + 1;
   t.send_bits = t.mail + width;
   t.list = reinterpret_cast<NodeId*>(t.send_bits + width / 32);
-  t.remote_first = reinterpret_cast<unsigned*>(t.list + width);
+  t.inbox_list = t.list + width;
+  t.remote_first = reinterpret_cast<unsigned*>(t.inbox_list + width);
   t.remote_heads = reinterpret_cast<NodeId*>(t.remote_first + width + 1);
   t.remote_weights = reinterpret_cast<Weight*>(t.remote_heads + remote);
   t.control = reinterpret_cast<Control*>(t.remote_weights + remote);
@@ -142,7 +153,7 @@ __device__ unsigned append_bits(unsigned bits, int w, NodeId* list, unsigned lis
   return listed + __shfl_sync(kAll, before, kWarp - 1);
 }
 
-// The courier's sends: the nodes whose bits are set in the send bitmap, each
+// The sender's sends: the nodes whose bits are set in the send bitmap, each
 // label along each of its edges to other tiles, a node a lane so that the
 // atomics' waits overlap. Returns the edges relaxed.
 __device__ unsigned send_flagged(const TiledSearch& s, const TileShare& t, int width, unsigned& repeats) {
@@ -227,7 +238,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
     t.remote_heads[k] = head;
     t.remote_weights[k] = s.node_cost != nullptr ? w + __ldg(&s.node_cost[s.old_of_new[head]]) : w;
   }
-  if (threadIdx.x == 0) ctl = Control{0, 0, 0, kNoKey};
+  if (threadIdx.x == 0) ctl = Control{0, 0, 0, 0, 0, kNoKey};
   __syncthreads();
   bool sourced = false;
   for (unsigned i = threadIdx.x; i < s.source_count; i += kTileThreads) {
@@ -348,17 +359,40 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       if (v >= 0) s.keys[v] = mine[slot] == infinity ? kNoKey : make_key(mine[slot]);
     }
     relaxed = static_cast<unsigned long long>(sweeps) * kPullsPerSweep * own_edges;
+  } else if (threadIdx.x < kWorkers + kWarp) {
+    // ---- Sender ----
+    unsigned repeats = 0;  // bits this lane's sends found already set
+    while (true) {
+      unsigned flagged = 0;
+      for (int w = lane; w < kWidth / 32; w += kWarp) flagged |= volatile_load(t.send_bits[w]);
+      if (!__any_sync(kAll, flagged != 0)) {
+        if (volatile_load(ctl.done) != 0) break;
+        continue;
+      }
+      // Sending before any bit is taken: the receiver, reading the bitmap
+      // empty and then this flag clear, knows no send is under way.
+      if (lane == 0) volatile_store(ctl.sending, 1u);
+      __threadfence_block();
+      __syncwarp();
+      relaxed += send_flagged(s, t, kWidth, repeats);
+      const unsigned found_set = __reduce_add_sync(kAll, repeats);
+      repeats = 0;
+      if (lane == 0) {
+        if (found_set != 0) atomicAdd(&ctl.repeats, found_set);
+        __threadfence();  // the sends and their repeats before the flag clears
+        volatile_store(ctl.sending, 0u);
+      }
+      __syncwarp();
+    }
   } else {
-    // ---- Courier ----
+    // ---- Receiver ----
     const NodeId words = size / 32;
     bool holds = sourced;     // the tile's busy token
     unsigned taken = 0;       // inbox bits this lane took since the last release
-    unsigned repeats = 0;     // bits this lane's sends found already set
-    Key published = kNoKey;   // the least bound this courier wrote
+    Key published = kNoKey;   // the least bound this receiver wrote
     for (unsigned pass = 0;; ++pass) {
-      // This pass's loads from L2 first, so that their waits overlap the
-      // sends: the tile's inbox words, the target's label and, when the
-      // tile is idle, pending.
+      // This pass's loads from L2 together: the tile's inbox words, the
+      // target's label and, when the tile is idle, pending.
       constexpr int kPollWords = (kWidth / 32 + kWarp - 1) / kWarp;
       unsigned polled[kPollWords];
 #pragma unroll
@@ -369,8 +403,6 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       const Key bound = lane == 0 && s.target >= 0 ? relaxed_load(&s.offers[s.target]) : kNoKey;
       const bool idle_at_start = !holds;
       const int pending_seen = idle_at_start && lane == 0 ? relaxed_load(s.pending) : 1;
-
-      relaxed += send_flagged(s, t, kWidth, repeats);
 
       // The target's best label, every tile's bound.
       if (lane == 0 && bound < published) {
@@ -387,14 +419,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
         const NodeId w = j * kWarp + lane;
         const unsigned bits = polled[j] != 0 ? atomicExch(&s.inbox[first / 32 + w], 0u) : 0u;
         took += static_cast<unsigned>(__popc(bits));
-        listed = append_bits(bits, w, t.list, listed);
+        listed = append_bits(bits, w, t.inbox_list, listed);
       }
       bool lowered = false;
       if (listed != 0) {
         __syncwarp();
         __threadfence();  // the offers were written before their bits
         for (unsigned i = static_cast<unsigned>(lane); i < listed; i += kWarp) {
-          const NodeId l = t.list[i];
+          const NodeId l = t.inbox_list[i];
           const Key offer = relaxed_load(&s.offers[first + l]);
           if (atomicMin(&t.mail[l], offer) > offer) lowered = true;
         }
@@ -410,8 +442,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       }
 
       // The token goes back once the workers are idle after a sweep that
-      // saw all mail (only this courier raises dirty) and every flagged
-      // node has been sent.
+      // saw all mail (only this receiver raises dirty), every flagged node
+      // has been taken (the bitmap first) and sent (then the sender's flag).
       if (holds) {
         bool idle = volatile_load(ctl.dirty) == 0;
         __threadfence_block();
@@ -419,12 +451,16 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
         __threadfence_block();  // the workers' bits before they went idle
         bool unsent = false;
         for (int w = lane; w < kWidth / 32; w += kWarp) unsent = unsent || volatile_load(t.send_bits[w]) != 0;
+        __threadfence_block();  // the bitmap before the sender's flag
+        unsent = unsent || volatile_load(ctl.sending) != 0;
         if (idle && !__any_sync(kAll, unsent)) {
-          const unsigned returned = __reduce_add_sync(kAll, taken + repeats);
-          if (lane == 0) atomicSub(s.pending, static_cast<int>(1 + returned));
+          unsigned returned = __reduce_add_sync(kAll, taken);
+          if (lane == 0) {
+            returned += atomicExch(&ctl.repeats, 0u);
+            atomicSub(s.pending, static_cast<int>(1 + returned));
+          }
           holds = false;
           taken = 0;
-          repeats = 0;
         }
       }
       // Idle all pass long with pending 0 when it began: every tile is idle
