@@ -3,6 +3,7 @@
 // tracebacks that rescore to the reported score.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -78,6 +79,32 @@ TEST(Search, KeepsTheBestTop) {
   // Equal subjects come in database order, whichever of them the cut falls in.
   const SequenceSet same = set_of({"WWWW", "WWWW", "WWWW", "WWWW", "WWWW"});
   EXPECT_EQ(subjects_of(search(queries, same, blosum62(), {.top = 3})[0]), (std::vector<std::size_t>{0, 1, 2}));
+}
+
+// Enough subjects for the ranking to run in several stretches, drawn from a
+// few patterns so that their scores tie in long runs: the best `top` by
+// score, then subject index, are those a sort of every score gives.
+TEST(Search, RanksAManyStretchDatabaseAsASortOfEveryScoreDoes) {
+  std::mt19937 random(7);
+  const std::vector<std::string> patterns = {"W", "WW", "AWA", "GWWG", "WWW", "C", "WAW", "WWWW", "G"};
+  std::vector<std::string> subjects;
+  for (int i = 0; i < 150000; ++i) subjects.push_back(patterns[random() % patterns.size()]);
+  const SequenceSet database = set_of(subjects);
+  const SequenceSet queries = set_of({"WWWW"});
+  const Scoring scoring = blosum62();
+  const std::vector<std::int32_t> scores = local_alignment_scores(queries.residues(0), database, scoring, Backend::cpu);
+  std::vector<std::size_t> sorted;
+  for (std::size_t s = 0; s < scores.size(); ++s) {
+    if (scores[s] > 0) sorted.push_back(s);
+  }
+  std::stable_sort(sorted.begin(), sorted.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  for (const std::int32_t top : {1, 50, 40000, 200000}) {
+    SCOPED_TRACE("top " + std::to_string(top));
+    const auto hits = search(queries, database, scoring,
+                             {.top = top, .max_evalue = std::numeric_limits<double>::infinity(), .backend = Backend::cpu});
+    const std::size_t reported = std::min(sorted.size(), static_cast<std::size_t>(top));
+    EXPECT_EQ(subjects_of(hits[0]), std::vector<std::size_t>(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(reported)));
+  }
 }
 
 TEST(Search, StatisticsComeFromThePublishedParameters) {
