@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstddef>
 #include <exception>
 #include <limits>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,48 +25,30 @@ void validate(const SearchOptions& options) {
 
 namespace {
 
-// Subjects a stretch of the ranking's first pass: below this a thread's
-// share costs less than starting it.
-constexpr std::size_t kRankingStretch = std::size_t{1} << 15;
-
 // The best `keep` subjects scoring above zero, best first, ties by index
-// (the rest are never reported). Each stretch of the scores keeps its best
-// `keep` in a heap whose top is the worst kept (a database of millions
-// costs a comparison a subject, not a sort), the stretches side by side on
-// the threads (one pass over 441,633 scores took 0.7-0.9 ms on the H200
-// machine's host, a fifth of a 144-residue query's search); then the picks
-// of every stretch are ranked together. The order is total, so the result
-// is the one a single pass gives.
+// (the rest are never reported).
 std::vector<std::size_t> ranked_subjects(const std::vector<std::int32_t>& scores, std::size_t keep) {
   const auto better = [&](std::size_t a, std::size_t b) {
     return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
   };
-  if (keep == 0) return {};
-  const std::size_t stretches = std::max<std::size_t>(1, (scores.size() + kRankingStretch - 1) / kRankingStretch);
-  std::vector<std::vector<std::size_t>> picks(stretches);
-#pragma omp parallel for schedule(dynamic, 1) if (stretches > 1)
-  for (std::size_t t = 0; t < stretches; ++t) {
-    std::vector<std::size_t>& kept = picks[t];
-    kept.reserve(std::min(keep, kRankingStretch));
-    const std::size_t end = std::min(scores.size(), (t + 1) * kRankingStretch);
-    for (std::size_t s = t * kRankingStretch; s < end; ++s) {
-      if (scores[s] <= 0) continue;
-      if (kept.size() < keep) {
-        kept.push_back(s);
-        std::push_heap(kept.begin(), kept.end(), better);
-      } else if (better(s, kept.front())) {
-        std::pop_heap(kept.begin(), kept.end(), better);
-        kept.back() = s;
-        std::push_heap(kept.begin(), kept.end(), better);
-      }
+  // One pass keeping the best `keep` in a heap whose top is the worst kept:
+  // a database of millions costs a comparison a subject, not a sort.
+  std::vector<std::size_t> kept;
+  if (keep == 0) return kept;
+  kept.reserve(keep);
+  for (std::size_t s = 0; s < scores.size(); ++s) {
+    if (scores[s] <= 0) continue;
+    if (kept.size() < keep) {
+      kept.push_back(s);
+      std::push_heap(kept.begin(), kept.end(), better);
+    } else if (better(s, kept.front())) {
+      std::pop_heap(kept.begin(), kept.end(), better);
+      kept.back() = s;
+      std::push_heap(kept.begin(), kept.end(), better);
     }
   }
-  std::vector<std::size_t> ranked;
-  for (const std::vector<std::size_t>& kept : picks) ranked.insert(ranked.end(), kept.begin(), kept.end());
-  const std::size_t reported = std::min(keep, ranked.size());
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(reported), ranked.end(), better);
-  ranked.resize(reported);
-  return ranked;
+  std::sort_heap(kept.begin(), kept.end(), better);
+  return kept;
 }
 
 }  // namespace

@@ -81,10 +81,10 @@ TEST(Search, KeepsTheBestTop) {
   EXPECT_EQ(subjects_of(search(queries, same, blosum62(), {.top = 3})[0]), (std::vector<std::size_t>{0, 1, 2}));
 }
 
-// Enough subjects for the ranking to run in several stretches, drawn from a
-// few patterns so that their scores tie in long runs: the best `top` by
-// score, then subject index, are those a sort of every score gives.
-TEST(Search, RanksAManyStretchDatabaseAsASortOfEveryScoreDoes) {
+// Many subjects drawn from a few patterns, so that their scores tie in long
+// runs: the best `top` by score, then subject index, are those a sort of
+// every score gives.
+TEST(Search, RanksManyTiedSubjectsAsASortOfEveryScoreDoes) {
   std::mt19937 random(7);
   const std::vector<std::string> patterns = {"W", "WW", "AWA", "GWWG", "WWW", "C", "WAW", "WWWW", "G"};
   std::vector<std::string> subjects;
