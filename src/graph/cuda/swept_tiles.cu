@@ -28,7 +28,8 @@
 //   send and a take, where one courier doing both made it wait for a whole
 //   pass of the other's work on each side (H200, corner to corner, one
 //   courier -> two: seed-60k 183 -> 147 us, seed-180k 313 -> 237, seed-401k
-//   482 -> 375; the two workers' warps they take cost nothing measurable).
+//   482 -> 375). The warp the workers give up leaves every seed lattice's
+//   tiles at the same nodes a worker thread, so no sweep is longer.
 //
 // Why: in the queue-driven tiles (tiled_bellman_ford.cu) a hop inside a
 // tile was a chain of about 20 dependent shared-memory operations of one
