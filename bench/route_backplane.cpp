@@ -45,10 +45,11 @@ route::Shape circle(Coord diameter) {
   return shape;
 }
 
-route::Padstack all_layer_circle(const std::string& name, Coord diameter, int layers) {
+// A circle on layers first to last.
+route::Padstack circles(const std::string& name, Coord diameter, int first, int last) {
   route::Padstack padstack;
   padstack.name = name;
-  for (int layer = 0; layer < layers; ++layer) padstack.shapes.push_back({layer, circle(diameter)});
+  for (int layer = first; layer <= last; ++layer) padstack.shapes.push_back({layer, circle(diameter)});
   return padstack;
 }
 
@@ -95,11 +96,14 @@ route::Board backplane_board(const BackplaneSpec& spec) {
   board.rules.width = kWireWidth;
   board.rules.clearance = kClearance;
 
-  board.padstacks.push_back(
-      all_layer_circle(fmt::format("Via[0-{}]_600um", spec.layers - 1), kViaDiameter, spec.layers));
-  board.via_padstacks = {0};
-  board.padstacks.push_back(all_layer_circle("Pin_1000um", kPinDiameter, spec.layers));
-  const int pin_padstack = 1;
+  board.padstacks.push_back(circles("Pin_1000um", kPinDiameter, 0, spec.layers - 1));
+  const int pin_padstack = 0;
+  const int via_spans = spec.buried_vias ? spec.layers - 1 : 1;
+  for (int first = 0; first < via_spans; ++first) {
+    const int last = spec.buried_vias ? first + 1 : spec.layers - 1;
+    board.via_padstacks.push_back(static_cast<int>(board.padstacks.size()));
+    board.padstacks.push_back(circles(fmt::format("Via[{}-{}]_600um", first, last), kViaDiameter, first, last));
+  }
 
   // One connector image: pin 1 at the origin, columns along +x, rows along
   // +y (away from the board edge once placed), numbered row by row.

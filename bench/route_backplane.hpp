@@ -12,7 +12,10 @@
 // every layer. The bottom row of connectors faces the top row across an
 // open routing area; bottom pin i connects to top pin permutation[i], a
 // seeded Fisher-Yates shuffle (the same on every platform). Vias are
-// 0.6 mm circles on every layer.
+// 0.6 mm circles: buried ones joining each pair of neighbouring layers, as
+// OrthoRoute's backplane uses (a layer change takes room on the two layers
+// it joins, and a longer one stacks them), or one through via on every
+// layer.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +34,7 @@ struct BackplaneSpec {
   // comes nearest this (never less than the connectors need).
   std::int64_t target_grid_nodes = 450'000;
   std::uint64_t seed = 1;
+  bool buried_vias = true;  // false: one through via
 };
 
 // Throws UsageError when the spec cannot hold its nets or is out of range.

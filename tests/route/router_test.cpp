@@ -63,6 +63,34 @@ struct BoardBuilder {
   }
 };
 
+// Four signal layers and the vias given as (first, last) layer pairs, each a
+// 0.6 mm circle on the layers it joins.
+void four_layers(BoardBuilder& b, const std::vector<std::pair<int, int>>& vias) {
+  b.board.layers = {{"F.Cu", LayerType::signal, 0},
+                    {"In1.Cu", LayerType::signal, 1},
+                    {"In2.Cu", LayerType::signal, 2},
+                    {"B.Cu", LayerType::signal, 3}};
+  b.board.via_padstacks.clear();
+  for (const auto& [first, last] : vias) {
+    std::vector<LayerShape> shapes;
+    for (int layer = first; layer <= last; ++layer) shapes.push_back({layer, circle(mm(0.6))});
+    const std::string name = "Via[" + std::to_string(first) + "-" + std::to_string(last) + "]";
+    b.board.via_padstacks.push_back(b.padstack(name, std::move(shapes)));
+  }
+}
+
+// The layers a via's padstack covers, as (first, last).
+std::pair<int, int> via_span(const Board& board, const Via& via) {
+  const auto& shapes = board.padstacks[static_cast<std::size_t>(via.padstack)].shapes;
+  int first = shapes.front().layer;
+  int last = first;
+  for (const LayerShape& s : shapes) {
+    first = std::min(first, s.layer);
+    last = std::max(last, s.layer);
+  }
+  return {first, last};
+}
+
 // Two SMD nets that must cross: one of them needs the back layer.
 Board crossing_board() {
   BoardBuilder b;
@@ -71,9 +99,18 @@ Board crossing_board() {
   return b.board;
 }
 
-// Many multi-pin nets at seeded random places, through-hole and SMD.
-Board random_board(unsigned seed, int nets, int pins_per_net) {
+// Many multi-pin nets at seeded random places, through-hole and SMD. On four
+// layers: SMD on the top or the bottom, and blind, buried and through vias.
+Board random_board(unsigned seed, int nets, int pins_per_net, bool four_layer = false) {
   BoardBuilder b(30);
+  int bottom = b.smd;
+  if (four_layer) {
+    four_layers(b, {{0, 1}, {1, 2}, {2, 3}, {0, 3}});
+    std::vector<LayerShape> every_layer;
+    for (int layer = 0; layer < 4; ++layer) every_layer.push_back({layer, circle(mm(1.2))});
+    b.through = b.padstack("pth4", std::move(every_layer));
+    bottom = b.padstack("bottom smd", {{3, circle(mm(0.8))}});
+  }
   std::mt19937 random(seed);
   std::uniform_int_distribution<int> cell(1, 13);  // a 2 mm placement grid, away from the edge
   std::vector<Point> used;
@@ -85,7 +122,8 @@ Board random_board(unsigned seed, int nets, int pins_per_net) {
         at = {mm(2.0 * cell(random)), mm(2.0 * cell(random))};
       } while (std::find(used.begin(), used.end(), at) != used.end());
       used.push_back(at);
-      parts.push_back(b.part(random() % 2 ? b.smd : b.through, at));
+      const unsigned kind = random() % (four_layer ? 3 : 2);
+      parts.push_back(b.part(kind == 0 ? b.through : kind == 1 ? b.smd : bottom, at));
     }
     b.net("N" + std::to_string(n), parts);
   }
@@ -117,6 +155,7 @@ void expect_same_copper(const RoutedCopper& a, const RoutedCopper& b) {
   for (std::size_t i = 0; i < a.vias.size(); ++i) {
     EXPECT_EQ(a.vias[i].position, b.vias[i].position);
     EXPECT_EQ(a.vias[i].net, b.vias[i].net);
+    EXPECT_EQ(a.vias[i].padstack, b.vias[i].padstack);
   }
 }
 
@@ -188,6 +227,56 @@ TEST(Router, WithoutViasCrossingNetsCannotBothRoute) {
   // What is handed back is still clean: the conflicting net was left out.
   EXPECT_TRUE(check(board, result).routing.empty());
   EXPECT_EQ(result.overused_nodes, 0u);
+}
+
+// The spans of the vias of a net from the top layer to the bottom one, on
+// four layers with the given vias; the routing must be complete and clean.
+std::vector<std::pair<int, int>> spans_from_top_to_bottom(const std::vector<std::pair<int, int>>& vias) {
+  BoardBuilder b;
+  four_layers(b, vias);
+  const int bottom = b.padstack("bottom smd", {{3, circle(mm(0.8))}});
+  b.net("A", {b.part(b.smd, {mm(3), mm(10)}), b.part(bottom, {mm(17), mm(10)})});
+  RouterOptions options;
+  options.backend = Backend::reference;
+  const RouteResult result = route_board(b.board, options);
+  expect_complete_and_clean(b.board, result);
+  std::vector<std::pair<int, int>> spans;
+  for (const Via& via : result.copper.vias) spans.push_back(via_span(b.board, via));
+  std::sort(spans.begin(), spans.end());
+  return spans;
+}
+
+TEST(Router, StackedBlindAndBuriedViasCarryANetFromTopToBottom) {
+  // One via of each kind, each on its own layers.
+  const std::vector<std::pair<int, int>> buried{{0, 1}, {1, 2}, {2, 3}};
+  EXPECT_EQ(spans_from_top_to_bottom(buried), buried);
+}
+
+TEST(Router, AThroughViaIsPreferredToAStackOfBuriedOnes) {
+  EXPECT_EQ(spans_from_top_to_bottom({{0, 1}, {1, 2}, {2, 3}, {0, 3}}), (std::vector<std::pair<int, int>>{{0, 3}}));
+}
+
+// The outer layers are kept out of everywhere, so a through via fits
+// nowhere; a buried via joins the inner layers alone.
+TEST(Router, ABuriedViaGoesWhereAThroughViaCannot) {
+  for (const bool buried : {false, true}) {
+    BoardBuilder b;
+    four_layers(b, {{buried ? 1 : 0, buried ? 2 : 3}});
+    for (const int layer : {0, 3}) {
+      b.board.keepouts.push_back({KeepoutKind::keepout, "outer", layer, rect({0, 0}, {mm(20), mm(20)})});
+    }
+    const int inner1 = b.padstack("inner1 smd", {{1, circle(mm(0.8))}});
+    const int inner2 = b.padstack("inner2 smd", {{2, circle(mm(0.8))}});
+    b.net("A", {b.part(inner1, {mm(3), mm(10)}), b.part(inner2, {mm(17), mm(10)})});
+    RouterOptions options;
+    options.backend = Backend::reference;
+    options.max_iterations = 4;
+    const RouteResult result = route_board(b.board, options);
+    SCOPED_TRACE(buried ? "buried via" : "through via");
+    EXPECT_EQ(result.unrouted_nets.size(), buried ? 0u : 1u);
+    EXPECT_EQ(result.via_count, buried ? 1u : 0u);
+    if (buried) expect_complete_and_clean(b.board, result);
+  }
 }
 
 // One layer, two nets crossing in a plus: one has to go round the other's
@@ -459,8 +548,9 @@ class RouterBackends : public ::testing::TestWithParam<Backend> {};
 
 TEST_P(RouterBackends, RandomBoardsRouteCleanlyAndMatchTheReference) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
-  for (const unsigned seed : {1u, 2u, 3u, 4u}) {
-    const Board board = random_board(seed, 12, 2 + static_cast<int>(seed % 3));
+  for (const unsigned seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
+    // Seeds 5 and 6: four layers with blind, buried and through vias.
+    const Board board = random_board(seed, 12, 2 + static_cast<int>(seed % 3), seed > 4);
     RouterOptions options;
     options.backend = Backend::reference;
     options.max_iterations = 12;

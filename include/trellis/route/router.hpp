@@ -3,9 +3,8 @@
 //
 // Lattice. A square grid of pitch p (default: the smallest wire width plus
 // clearance of any net's rules, so such wires on neighbouring grid lines
-// keep the clearance) on every signal layer, edges between grid neighbours, a
-// via site at every grid point where the via keeps its clearance on all
-// layers, and for every pad one node at its centre per layer it covers,
+// keep the clearance) on every signal layer, edges between grid neighbours,
+// via sites, and for every pad one node at its centre per layer it covers,
 // joined to the lattice nodes a straight stub can reach without coming near
 // another net's copper (where no straight stub can, a stub that leaves along
 // one axis and turns once: fine-pitch pads between grid lines). A node is
@@ -14,6 +13,12 @@
 // from them), and an edge when its whole segment does; an edge that fewer
 // nets may use than may use both its ends runs through a midpoint node
 // that carries the edge's restriction, since the searches price nodes.
+// Vias: a net may use the via padstacks its class lists (the board's where
+// its class lists none), the first of each set of layers they join: a
+// through via, blind and buried ones. Each such set of layers is a via kind
+// with a site at every grid point, usable where the via keeps its clearance
+// on its layers; a via takes room on its own layers only, and a longer
+// layer change can stack vias of several kinds.
 //
 // Negotiation. Every node has capacity one. A net's wire claims the nodes
 // and via sites another net could not use at the same time (its own nodes,
@@ -52,9 +57,8 @@
 // error).
 //
 // Geometry. Paths become wires of the net's width (collinear steps merged
-// into one segment) and vias of the net's class padstack (the first via
-// padstack the class or board allows); a via whose layers the path does not
-// change is never emitted. With miter_corners, right-angle corners are then
+// into one segment) and vias of the padstack of their kind; a via whose
+// layers the path does not change is never emitted. With miter_corners, right-angle corners are then
 // cut at 45 degrees from the middle of one leg to the middle of the other
 // (a staircase of grid steps becomes a diagonal), except where a junction
 // of the net lies on the part cut away; the design-rule check runs on the

@@ -77,7 +77,8 @@ Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vec
     flush();
   }
   for (const int site : via_sites) {
-    copper.vias.push_back(Via{group.via_padstack, lattice.position[static_cast<std::size_t>(site)], net, WiringType::normal});
+    const int padstack = group.via_padstacks[static_cast<std::size_t>(lattice.via_kind_of(site))];
+    copper.vias.push_back(Via{padstack, lattice.position[static_cast<std::size_t>(site)], net, WiringType::normal});
   }
   return length;
 }

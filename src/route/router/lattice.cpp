@@ -101,14 +101,33 @@ class Builder {
     if (lattice_.layers == 0) throw UsageError(fmt::format("board '{}' has no signal layer to route on", board_.name));
   }
 
-  // Width, clearance and via of each net with two or more pins.
+  // The slots a via padstack covers (ascending).
+  std::vector<int> slots_covered(int padstack) const {
+    std::vector<bool> reached(static_cast<std::size_t>(lattice_.layers), false);
+    for (const LayerShape& s : board_.padstacks[static_cast<std::size_t>(padstack)].shapes) {
+      const int slot = slot_of(s.layer);
+      if (s.layer == kAllLayers) reached.assign(reached.size(), true);
+      if (slot >= 0) reached[static_cast<std::size_t>(slot)] = true;
+    }
+    std::vector<int> slots;
+    for (int s = 0; s < lattice_.layers; ++s) {
+      if (reached[static_cast<std::size_t>(s)]) slots.push_back(s);
+    }
+    return slots;
+  }
+
+  // Width, clearance and vias of each net with two or more pins. A net may
+  // use the vias its class lists (the board's where no class lists any),
+  // the first of each set of layers: one through via, or several blind and
+  // buried ones. A padstack on fewer than two signal layers joins nothing.
   void choose_groups() {
     std::vector<std::vector<const NetClass*>> classes(board_.nets.size());
     for (const NetClass& net_class : board_.classes) {
       for (const int net : net_class.nets) classes[static_cast<std::size_t>(net)].push_back(&net_class);
     }
     lattice_.group_of_net.assign(board_.nets.size(), -1);
-    std::map<std::tuple<Coord, Coord, int>, int> group_of_rules;
+    std::map<std::vector<int>, int> kind_of_slots;
+    std::map<std::tuple<Coord, Coord, std::vector<int>>, int> group_of_rules;
     for (std::size_t n = 0; n < board_.nets.size(); ++n) {
       const Net& net = board_.nets[n];
       std::vector<PinRef> pins = net.pins;
@@ -117,34 +136,63 @@ class Builder {
       });
       if (std::unique(pins.begin(), pins.end()) - pins.begin() < 2) continue;
       std::optional<Coord> width = net.rules.width;
-      int via = -1;
+      const std::vector<int>* listed = nullptr;
       for (const NetClass* net_class : classes[n]) {
         if (!width) width = net_class->rules.width;
-        if (via < 0 && !net_class->vias.empty()) via = net_class->vias.front();
+        if (!listed && !net_class->vias.empty()) listed = &net_class->vias;
       }
       if (!width) width = board_.rules.width;
       if (!width || *width <= 0) {
         throw UsageError(fmt::format("board '{}' gives net '{}' no wire width (a rule (width ...) is needed)", board_.name,
                                      net.name));
       }
-      if (via < 0 && !board_.via_padstacks.empty()) via = board_.via_padstacks.front();
+      if (!listed) listed = &board_.via_padstacks;
+      std::vector<int> vias;  // one padstack per set of slots, in the listed order
+      std::vector<std::vector<int>> spans;
+      for (const int padstack : *listed) {
+        std::vector<int> slots = slots_covered(padstack);
+        if (slots.size() < 2 || std::find(spans.begin(), spans.end(), slots) != spans.end()) continue;
+        spans.push_back(std::move(slots));
+        vias.push_back(padstack);
+      }
       const int net_index = static_cast<int>(n);
       const Coord clearance = std::max(rules_.required(net_index, ClearanceType::wire, net_index, ClearanceType::wire),
                                        rules_.required(net_index, ClearanceType::via, net_index, ClearanceType::via));
-      const auto key = std::make_tuple(*width, clearance, via);
+      const auto key = std::make_tuple(*width, clearance, vias);
       auto [at, inserted] = group_of_rules.emplace(key, static_cast<int>(lattice_.groups.size()));
       if (inserted) {
         RuleGroup group;
         group.width = *width;
         group.clearance = clearance;
-        group.via_padstack = via;
-        group.via_radius = via >= 0 ? padstack_radius(board_.padstacks[static_cast<std::size_t>(via)]) : 0;
+        for (std::size_t v = 0; v < vias.size(); ++v) {
+          const auto [at_kind, added] = kind_of_slots.emplace(spans[v], static_cast<int>(lattice_.via_kinds.size()));
+          if (added) lattice_.via_kinds.push_back({spans[v]});
+          const auto kind = static_cast<std::size_t>(at_kind->second);
+          group.via_padstacks.resize(std::max(group.via_padstacks.size(), kind + 1), -1);
+          group.via_padstacks[kind] = vias[v];
+          const Padstack& padstack = board_.padstacks[static_cast<std::size_t>(vias[v])];
+          group.via_radius = std::max(group.via_radius, padstack_radius(padstack));
+        }
         lattice_.groups.push_back(group);
       }
       lattice_.groups[static_cast<std::size_t>(at->second)].nets.push_back(net_index);
       lattice_.group_of_net[n] = at->second;
     }
-    for (const RuleGroup& group : lattice_.groups) {
+    const std::size_t kinds = lattice_.via_kinds.size();
+    lattice_.via_kinds_at_slot.assign(static_cast<std::size_t>(lattice_.layers), {});
+    lattice_.via_kinds_meeting.assign(kinds, {});
+    for (std::size_t k = 0; k < kinds; ++k) {
+      const std::vector<int>& slots = lattice_.via_kinds[k].slots;
+      for (const int s : slots) lattice_.via_kinds_at_slot[static_cast<std::size_t>(s)].push_back(static_cast<int>(k));
+      for (std::size_t other = 0; other < kinds; ++other) {
+        const std::vector<int>& theirs = lattice_.via_kinds[other].slots;
+        if (std::find_first_of(slots.begin(), slots.end(), theirs.begin(), theirs.end()) != slots.end()) {
+          lattice_.via_kinds_meeting[k].push_back(static_cast<int>(other));
+        }
+      }
+    }
+    for (RuleGroup& group : lattice_.groups) {
+      group.via_padstacks.resize(kinds, -1);
       widest_wire_ = std::max(widest_wire_, group.width);
       widest_via_ = std::max(widest_via_, group.via_radius);
       largest_clearance_ = std::max(largest_clearance_, group.clearance);
@@ -178,48 +226,40 @@ class Builder {
     lattice_.origin = {floor_to_pitch(extent.min.x), floor_to_pitch(extent.min.y)};
     const double columns = std::floor(static_cast<double>(extent.max.x - lattice_.origin.x) / static_cast<double>(pitch)) + 1;
     const double rows = std::floor(static_cast<double>(extent.max.y - lattice_.origin.y) / static_cast<double>(pitch)) + 1;
-    if (columns * rows * (lattice_.layers + 1) > kMostNodes) {
+    const auto kinds = static_cast<int>(lattice_.via_kinds.size());
+    if (columns * rows * (lattice_.layers + kinds) > kMostNodes) {
       throw UsageError(fmt::format("a lattice of pitch {} nm over board '{}' would have {:.0f} x {:.0f} x {} nodes; "
                                    "choose a larger pitch",
-                                   pitch, board_.name, columns, rows, lattice_.layers));
+                                   pitch, board_.name, columns, rows, lattice_.layers + kinds));
     }
     lattice_.columns = static_cast<int>(columns);
     lattice_.rows = static_cast<int>(rows);
     lattice_.via_base = lattice_.columns * lattice_.rows * lattice_.layers;
-    lattice_.pad_base = lattice_.via_base + lattice_.columns * lattice_.rows;
+    lattice_.pad_base = lattice_.via_base + lattice_.columns * lattice_.rows * kinds;
     const std::size_t sites = static_cast<std::size_t>(lattice_.pad_base);
     lattice_.position.resize(sites);
     lattice_.slot.assign(sites, -1);
-    for (int s = 0; s <= lattice_.layers; ++s) {
+    for (int s = 0; s < lattice_.layers + kinds; ++s) {
       for (int r = 0; r < lattice_.rows; ++r) {
         for (int c = 0; c < lattice_.columns; ++c) {
-          const int node = s < lattice_.layers ? lattice_.grid_node(s, r, c) : lattice_.via_site(r, c);
+          const int node =
+              s < lattice_.layers ? lattice_.grid_node(s, r, c) : lattice_.via_site(s - lattice_.layers, r, c);
           lattice_.position[static_cast<std::size_t>(node)] = grid_point(r, c);
           if (s < lattice_.layers) lattice_.slot[static_cast<std::size_t>(node)] = s;
         }
       }
     }
     lattice_.owner.assign(lattice_.groups.size(), std::vector<int>(sites, kAnyNet));
-    // Vias reach the signal layers their padstack covers.
+    // A group's vias are its kinds' sites only.
     for (std::size_t g = 0; g < lattice_.groups.size(); ++g) {
-      const RuleGroup& group = lattice_.groups[g];
-      if (group.via_padstack < 0) {
+      for (int k = 0; k < kinds; ++k) {
+        if (lattice_.groups[g].via_padstacks[static_cast<std::size_t>(k)] >= 0) continue;
         for (int r = 0; r < lattice_.rows; ++r) {
-          for (int c = 0; c < lattice_.columns; ++c) lattice_.owner[g][static_cast<std::size_t>(lattice_.via_site(r, c))] = kNoNet;
+          for (int c = 0; c < lattice_.columns; ++c) {
+            lattice_.owner[g][static_cast<std::size_t>(lattice_.via_site(k, r, c))] = kNoNet;
+          }
         }
       }
-    }
-    std::vector<bool> reached(static_cast<std::size_t>(lattice_.layers), false);
-    for (const RuleGroup& group : lattice_.groups) {
-      if (group.via_padstack < 0) continue;
-      for (const LayerShape& s : board_.padstacks[static_cast<std::size_t>(group.via_padstack)].shapes) {
-        if (s.layer >= 0 && static_cast<std::size_t>(s.layer) < slot_of_layer_.size() && slot_of_layer_[static_cast<std::size_t>(s.layer)] >= 0) {
-          reached[static_cast<std::size_t>(slot_of_layer_[static_cast<std::size_t>(s.layer)])] = true;
-        }
-      }
-    }
-    for (int s = 0; s < lattice_.layers; ++s) {
-      if (reached[static_cast<std::size_t>(s)]) lattice_.slots_of_via.push_back(s);
     }
   }
 
@@ -280,7 +320,9 @@ class Builder {
         if (inside_boundary(board_, grid_point(r, c))) continue;
         for (auto& owner : lattice_.owner) {
           for (int s = 0; s < lattice_.layers; ++s) owner[static_cast<std::size_t>(lattice_.grid_node(s, r, c))] = kNoNet;
-          owner[static_cast<std::size_t>(lattice_.via_site(r, c))] = kNoNet;
+          for (std::size_t k = 0; k < lattice_.via_kinds.size(); ++k) {
+            owner[static_cast<std::size_t>(lattice_.via_site(static_cast<int>(k), r, c))] = kNoNet;
+          }
         }
       }
     }
@@ -424,16 +466,19 @@ class Builder {
             }
           });
         }
-        if (group.via_padstack < 0) continue;
-        const bool via_reaches = o.layer == kAllLayers ||
-                                 std::find(lattice_.slots_of_via.begin(), lattice_.slots_of_via.end(), slot) !=
-                                     lattice_.slots_of_via.end();
-        if (!via_reaches) continue;
-        if (const auto c = clearance(representative, ClearanceType::via, o)) {
-          const double reach = static_cast<double>(group.via_radius) + static_cast<double>(*c);
+        const auto c = clearance(representative, ClearanceType::via, o);
+        if (!c) continue;
+        for (std::size_t k = 0; k < lattice_.via_kinds.size(); ++k) {
+          const int padstack = group.via_padstacks[k];
+          const std::vector<int>& slots = lattice_.via_kinds[k].slots;
+          const bool on_its_layers =
+              o.layer == kAllLayers || std::find(slots.begin(), slots.end(), slot) != slots.end();
+          if (padstack < 0 || !on_its_layers) continue;
+          const Coord radius = padstack_radius(board_.padstacks[static_cast<std::size_t>(padstack)]);
+          const double reach = static_cast<double>(radius) + static_cast<double>(*c);
           for_grid_points_near(o.shape.box, reach, [&](int r, int c2) {
             if (drc_detail::separation(grid_point(r, c2), o.shape).distance >= reach) return;
-            restrict_owner(owner[static_cast<std::size_t>(lattice_.via_site(r, c2))], o);
+            restrict_owner(owner[static_cast<std::size_t>(lattice_.via_site(static_cast<int>(k), r, c2))], o);
           });
         }
       }
@@ -614,7 +659,10 @@ class Builder {
           for_grid_points_near_segment(reach_wire.core.front(), reach_wire.core.back(), reach, [&](int r2, int c2) {
             const double d = drc_detail::separation(grid_point(r2, c2), reach_wire).distance;
             if (d < near_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
-            if (d < half_width + claim_via) stub.claims.push_back(lattice_.via_site(r2, c2));
+            if (d >= half_width + claim_via) return;
+            for (const int k : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
+              stub.claims.push_back(lattice_.via_site(k, r2, c2));
+            }
           });
         }
         std::sort(stub.claims.begin(), stub.claims.end());
@@ -815,12 +863,14 @@ class Builder {
       }
     }
     const double half_via = options_.via_cost / 2;
-    for (int r = 0; r < lattice_.rows; ++r) {
-      for (int c = 0; c < lattice_.columns; ++c) {
-        const int site = lattice_.via_site(r, c);
-        if (!usable(site)) continue;
-        for (const int s : lattice_.slots_of_via) {
-          if (usable(lattice_.grid_node(s, r, c))) link(lattice_.grid_node(s, r, c), site, half_via);
+    for (std::size_t k = 0; k < lattice_.via_kinds.size(); ++k) {
+      for (int r = 0; r < lattice_.rows; ++r) {
+        for (int c = 0; c < lattice_.columns; ++c) {
+          const int site = lattice_.via_site(static_cast<int>(k), r, c);
+          if (!usable(site)) continue;
+          for (const int s : lattice_.via_kinds[k].slots) {
+            if (usable(lattice_.grid_node(s, r, c))) link(lattice_.grid_node(s, r, c), site, half_via);
+          }
         }
       }
     }

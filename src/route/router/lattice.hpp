@@ -18,13 +18,20 @@ namespace trellis::route::router_detail {
 inline constexpr int kAnyNet = -1;  // every net may use the node
 inline constexpr int kNoNet = -2;   // no net may use it
 
-// Nets that share a wire width, a clearance and a via.
+// Nets that share a wire width, a clearance and their vias.
 struct RuleGroup {
   Coord width = 0;
-  Coord clearance = 0;     // what its copper keeps from other nets' copper
-  int via_padstack = -1;   // -1: no via
-  Coord via_radius = 0;
+  Coord clearance = 0;             // what its copper keeps from other nets' copper
+  std::vector<int> via_padstacks;  // per via kind: the padstack of the group's vias of that kind, -1: none
+  Coord via_radius = 0;            // the largest of its vias
   std::vector<int> nets;
+};
+
+// Vias that join the same signal layers: a through via, or a blind or buried
+// one that takes room only on the layers it joins. Each kind has a via site
+// of its own at every grid point.
+struct ViaKind {
+  std::vector<int> slots;  // the slots its padstacks cover (ascending, two or more)
 };
 
 // A grid offset (columns, rows) within a claim stencil.
@@ -76,11 +83,14 @@ struct Lattice {
   std::vector<std::vector<int>> net_pads;  // per net: its pad and stub nodes
   std::vector<PinRef> pin_of;              // per pin node (index node - pin_base)
   std::vector<int> pin_of_pad;             // per pad node (index node - pad_base): its pin node
-  std::vector<int> slots_of_via;           // the slots a via reaches (all signal layers its padstack covers)
+  std::vector<ViaKind> via_kinds;
+  std::vector<std::vector<int>> via_kinds_at_slot;  // per slot: the via kinds that reach it
+  std::vector<std::vector<int>> via_kinds_meeting;  // per via kind: the kinds sharing a slot with it, itself too
 
   // Claim stencils per group: what a wire at a grid node claims around it
-  // (grid offsets on its layer, via-site offsets) and what a via claims
-  // (grid offsets on every slot it reaches, via-site offsets).
+  // (grid offsets on its layer, via-site offsets for the kinds reaching that
+  // layer) and what a via claims (grid offsets on every slot it reaches,
+  // via-site offsets for the kinds sharing a slot with it).
   std::vector<std::vector<Offset>> wire_grid_claims;
   std::vector<std::vector<Offset>> wire_via_claims;
   std::vector<std::vector<Offset>> via_grid_claims;
@@ -110,9 +120,12 @@ struct Lattice {
   int grid_node(int slot_index, int row, int column) const noexcept {
     return (slot_index * rows + row) * columns + column;
   }
-  int via_site(int row, int column) const noexcept { return via_base + row * columns + column; }
+  int via_site(int kind, int row, int column) const noexcept {
+    return via_base + (kind * rows + row) * columns + column;
+  }
+  int via_kind_of(int node) const noexcept { return (node - via_base) / (rows * columns); }
   // Row and column of a grid node or via site.
-  int row_of(int node) const noexcept { return (is_via(node) ? node - via_base : node % (rows * columns)) / columns; }
+  int row_of(int node) const noexcept { return (is_via(node) ? node - via_base : node) % (rows * columns) / columns; }
   int column_of(int node) const noexcept { return (is_via(node) ? node - via_base : node) % columns; }
 };
 

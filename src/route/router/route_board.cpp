@@ -356,9 +356,10 @@ class Negotiation {
   // Calls visit(v) for every grid node or via site v whose room, in group
   // `group`'s claim stencils, holds the grid node or via site u (v != u):
   // the nodes whose conflicts copper centred on u counts toward. A grid node
-  // v's room is its layer's grid nodes at wire_grid_claims and the via sites
-  // at wire_via_claims; a via site's room is the grid nodes of every slot a
-  // via reaches at via_grid_claims and the via sites at via_via_claims.
+  // v's room is its layer's grid nodes at wire_grid_claims and the sites of
+  // the via kinds reaching its layer at wire_via_claims; a via site's room
+  // is the grid nodes of every slot its kind reaches at via_grid_claims and
+  // the sites of the kinds sharing a slot with it at via_via_claims.
   template <class Visit>
   void for_each_watcher(std::size_t group, int u, Visit&& visit) const {
     const int row = lattice_.row_of(u);
@@ -372,18 +373,20 @@ class Negotiation {
         if (v != u) visit(v);
       }
     };
-    const auto via_at = [&](int r, int c) { return lattice_.via_site(r, c); };
     if (lattice_.is_grid(u)) {
       const int slot = lattice_.slot[static_cast<std::size_t>(u)];
       around(lattice_.wire_grid_claims[group], [&](int r, int c) { return lattice_.grid_node(slot, r, c); });
-      for (const int reached : lattice_.slots_of_via) {
-        if (reached == slot) around(lattice_.via_grid_claims[group], via_at);
+      for (const int kind : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
+        around(lattice_.via_grid_claims[group], [&](int r, int c) { return lattice_.via_site(kind, r, c); });
       }
     } else if (lattice_.is_via(u)) {
-      for (int slot = 0; slot < lattice_.layers; ++slot) {
+      const int kind = lattice_.via_kind_of(u);
+      for (const int slot : lattice_.via_kinds[static_cast<std::size_t>(kind)].slots) {
         around(lattice_.wire_via_claims[group], [&](int r, int c) { return lattice_.grid_node(slot, r, c); });
       }
-      around(lattice_.via_via_claims[group], via_at);
+      for (const int other : lattice_.via_kinds_meeting[static_cast<std::size_t>(kind)]) {
+        around(lattice_.via_via_claims[group], [&](int r, int c) { return lattice_.via_site(other, r, c); });
+      }
     }
   }
 
@@ -456,14 +459,17 @@ class Negotiation {
   }
 
   // Calls row(first, via_sites) for every row of a window, on each layer and
-  // among the via sites: `first` is the row's node in the window's first
-  // column, and the row's nodes follow it.
+  // among each via kind's sites: `first` is the row's node in the window's
+  // first column, and the row's nodes follow it.
   template <class Row>
   void for_each_window_row(const Window& w, Row&& row) const {
-    for (int slot = 0; slot <= lattice_.layers; ++slot) {
-      const bool via_sites = slot == lattice_.layers;
+    const auto kinds = static_cast<int>(lattice_.via_kinds.size());
+    for (int plane = 0; plane < lattice_.layers + kinds; ++plane) {
+      const bool via_sites = plane >= lattice_.layers;
       for (int r = w.row0; r <= w.row1; ++r) {
-        row(via_sites ? lattice_.via_site(r, w.column0) : lattice_.grid_node(slot, r, w.column0), via_sites);
+        const int first = via_sites ? lattice_.via_site(plane - lattice_.layers, r, w.column0)
+                                    : lattice_.grid_node(plane, r, w.column0);
+        row(first, via_sites);
       }
     }
   }
@@ -608,12 +614,15 @@ class Negotiation {
   void path_copper(int net, const std::vector<graph::NodeId>& path, std::vector<int>& uses,
                    std::vector<int>& claims) const {
     const int group = lattice_.group_of_net[static_cast<std::size_t>(net)];
-    const auto claim_around = [&](int slot, int row, int column, const std::vector<router_detail::Offset>& offsets, bool via) {
+    // Claims the grid nodes of a slot (plane < layers) or the sites of via
+    // kind plane - layers at the offsets.
+    const auto claim_around = [&](int plane, int row, int column, const std::vector<router_detail::Offset>& offsets) {
+      const bool via = plane >= lattice_.layers;
       for (const auto& o : offsets) {
         const int r = row + o.row;
         const int c = column + o.column;
         if (r < 0 || c < 0 || r >= lattice_.rows || c >= lattice_.columns) continue;
-        claims.push_back(via ? lattice_.via_site(r, c) : lattice_.grid_node(slot, r, c));
+        claims.push_back(via ? lattice_.via_site(plane - lattice_.layers, r, c) : lattice_.grid_node(plane, r, c));
       }
     };
     for (const int node : path) {
@@ -622,16 +631,21 @@ class Negotiation {
         const int row = lattice_.row_of(node);
         const int column = lattice_.column_of(node);
         uses.push_back(node);
-        claim_around(slot, row, column, lattice_.wire_grid_claims[static_cast<std::size_t>(group)], false);
-        claim_around(slot, row, column, lattice_.wire_via_claims[static_cast<std::size_t>(group)], true);
+        claim_around(slot, row, column, lattice_.wire_grid_claims[static_cast<std::size_t>(group)]);
+        for (const int kind : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
+          claim_around(lattice_.layers + kind, row, column, lattice_.wire_via_claims[static_cast<std::size_t>(group)]);
+        }
       } else if (lattice_.is_via(node)) {
         const int row = lattice_.row_of(node);
         const int column = lattice_.column_of(node);
+        const auto kind = static_cast<std::size_t>(lattice_.via_kind_of(node));
         uses.push_back(node);
-        for (const int slot : lattice_.slots_of_via) {
-          claim_around(slot, row, column, lattice_.via_grid_claims[static_cast<std::size_t>(group)], false);
+        for (const int slot : lattice_.via_kinds[kind].slots) {
+          claim_around(slot, row, column, lattice_.via_grid_claims[static_cast<std::size_t>(group)]);
         }
-        claim_around(0, row, column, lattice_.via_via_claims[static_cast<std::size_t>(group)], true);
+        for (const int other : lattice_.via_kinds_meeting[kind]) {
+          claim_around(lattice_.layers + other, row, column, lattice_.via_via_claims[static_cast<std::size_t>(group)]);
+        }
       }
       if (lattice_.is_stub(node)) {
         uses.push_back(node);
