@@ -91,7 +91,8 @@ route::Board backplane_board(const BackplaneSpec& spec) {
   board.resolution_unit = "um";
   board.resolution_per_unit = 10;
   for (int layer = 0; layer < spec.layers; ++layer) {
-    board.layers.push_back({fmt::format("L{}", layer + 1), route::LayerType::signal, layer});
+    const auto direction = layer % 2 == 0 ? route::LayerDirection::horizontal : route::LayerDirection::vertical;
+    board.layers.push_back({fmt::format("L{}", layer + 1), route::LayerType::signal, layer, direction});
   }
   board.rules.width = kWireWidth;
   board.rules.clearance = kClearance;

@@ -15,7 +15,8 @@
 // 0.6 mm circles: buried ones joining each pair of neighbouring layers, as
 // OrthoRoute's backplane uses (a layer change takes room on the two layers
 // it joins, and a longer one stacks them), or one through via on every
-// layer.
+// layer. The layers' preferred directions alternate, horizontal first, as
+// on OrthoRoute's lattice.
 #pragma once
 
 #include <cstdint>

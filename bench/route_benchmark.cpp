@@ -522,7 +522,8 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
 std::string describe_backplane(const BackplaneSpec& spec, const Board& board) {
   const route::Box outline = boundary_box(board);
   return fmt::format(
-      "Backplane: {:.1f} x {:.1f} mm, {} signal layers, 0.2 mm wires with 0.2 mm clearance (lattice pitch 0.4 mm), "
+      "Backplane: {:.1f} x {:.1f} mm, {} signal layers (horizontal and vertical alternating), 0.2 mm wires "
+      "with 0.2 mm clearance (lattice pitch 0.4 mm), "
       "0.6 mm {}; two rows of {} connectors of {} x {} through-hole pins (1.0 mm circles on every layer, 2.0 mm "
       "apart across, 1.2 mm deep) at opposite edges; {} two-pin nets from bottom pin i to top pin permutation[i] "
       "(Fisher-Yates on mt19937_64, seed {}). grid nodes = columns x rows x layers; graph nodes add the via sites "

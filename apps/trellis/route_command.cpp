@@ -1,6 +1,7 @@
 // `trellis route BOARD.dsn|BOARD.kicad_pcb [-o routes.ses|routed.kicad_pcb]
 // [--svg FILE] [--png FILE] [--report FILE.json] [--max-iterations N]
-// [--pitch MM] [--via-cost STEPS]`: routes every net of a board with
+// [--pitch MM] [--via-cost STEPS] [--corners 45|90] [--directions
+// board|alternate|none] [--against-cost STEPS]`: routes every net of a board with
 // PathFinder on the routing lattice, checks the result with the independent
 // design-rule check, and writes what was asked for. Everything is computed
 // before the first file is written, and each file appears whole or not at
@@ -42,6 +43,8 @@ struct RouteCommand {
   double pitch_mm = 0;
   double via_cost = 10;
   int corners = 45;
+  std::string directions = "board";
+  double against_cost = 2;
 };
 
 nlohmann::json report_json(const Board& board, const route::RouteResult& result, const route::DrcReport& drc) {
@@ -100,6 +103,10 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
   options.max_iterations = command.max_iterations;
   options.via_cost = command.via_cost;
   options.miter_corners = command.corners == 45;
+  options.layer_directions = command.directions == "alternate" ? route::LayerDirections::alternate
+                             : command.directions == "none"    ? route::LayerDirections::none
+                                                               : route::LayerDirections::from_board;
+  options.against_direction_cost = command.against_cost;
   if (command.pitch_mm != 0) {
     if (!(command.pitch_mm > 0) || command.pitch_mm > 100) {
       throw UsageError(fmt::format("--pitch must be a positive number of millimetres up to 100, got {}", command.pitch_mm));
@@ -181,6 +188,14 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
                     "45: cut right-angle corners at 45 degrees where the clearance allows; 90: keep them")
       ->capture_default_str()
       ->check(CLI::IsMember({45, 90}));
+  route->add_option("--directions", command->directions,
+                    "Preferred layer directions: the board's (Specctra (direction ...)), horizontal and vertical "
+                    "alternating from the front layer, or none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"board", "alternate", "none"}));
+  route->add_option("--against-cost", command->against_cost,
+                    "Cost of a grid step against its layer's preferred direction, in grid steps (at least 1)")
+      ->capture_default_str();
   route->callback([command, &globals] { run(*command, globals); });
 }
 

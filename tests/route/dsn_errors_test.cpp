@@ -55,6 +55,7 @@ std::vector<BadDsn> bad_inputs() {
       {"odd vertex count", board_with("\n (keepout (polygon A 0 1 2 3 4 5 6 7))", kPlace, kNet), 5, "no y"},
       {"unknown layer", board_with("\n (keepout (rect Z 0 0 1 1))", kPlace, kNet), 5, "unknown layer 'Z'"},
       {"unknown layer type", "(pcb x (structure\n (layer A (type copper))))", 2, "layer type"},
+      {"unknown layer direction", "(pcb x (structure (layer A\n (direction sideways))))", 2, "layer direction"},
       {"duplicate layer", "(pcb x (structure (layer A)\n (layer A)))", 2, "declared twice"},
       {"bad side", board_with("", "(place C1 100 100 top 0)", kNet), 8, "front or back"},
       {"unknown image", board_with("", kPlace + ")\n (component J (place Q1 5 5 front 0)", kNet), 9,

@@ -25,9 +25,9 @@ constexpr const char* kTinyBoard = R"dsn((pcb "tiny board"
   (unit mil)
   (floor_plan (anything (goes here)))
   (structure
-    (layer Top (type signal) (property (index 0)))
+    (layer Top (type signal) (property (index 0)) (direction horizontal))
     (layer GND (type power))
-    (layer Bottom (type signal))
+    (layer Bottom (type signal) (direction vert))
     (boundary (rect pcb 0 0 1000 800))
     (keepout "k1" (rect Top 100 100 200 200))
     (via_keepout (circle pcb 50 500 500))
@@ -78,6 +78,9 @@ TEST(DsnReader, ReadsUnitsLayersAndRules) {
   EXPECT_EQ(board.layers[1].type, LayerType::power);
   EXPECT_EQ(board.layers[2].name, "Bottom");
   EXPECT_EQ(board.layers[2].index, 2);
+  EXPECT_EQ(board.layers[0].direction, LayerDirection::horizontal);
+  EXPECT_EQ(board.layers[1].direction, LayerDirection::any);
+  EXPECT_EQ(board.layers[2].direction, LayerDirection::vertical);
   ASSERT_EQ(board.boundary.size(), 1u);
   EXPECT_EQ(board.boundary[0].kind, ShapeKind::rect);
   EXPECT_EQ(board.boundary[0].points, (std::vector<Point>{at(0, 0), at(1000, 800)}));

@@ -279,6 +279,44 @@ TEST(Router, ABuriedViaGoesWhereAThroughViaCannot) {
   }
 }
 
+// A net from corner to corner of a two-layer board, front horizontal and back
+// vertical: each run of more than two grid steps goes its layer's way, and
+// one via joins them; without directions the net stays on one layer.
+TEST(Router, WiresRunTheirLayersPreferredDirections) {
+  for (const auto directions : {LayerDirections::from_board, LayerDirections::alternate, LayerDirections::none}) {
+    BoardBuilder b;
+    // Alternating directions make the front horizontal and the back vertical
+    // whatever the board says.
+    b.board.layers[0].direction = LayerDirection::horizontal;
+    if (directions == LayerDirections::from_board) b.board.layers[1].direction = LayerDirection::vertical;
+    // On grid points (the pitch is 0.45 mm): 14.4 mm apart both ways.
+    b.net("A", {b.part(b.through, {mm(2.7), mm(2.7)}), b.part(b.through, {mm(17.1), mm(17.1)})});
+    RouterOptions options;
+    options.backend = Backend::reference;
+    options.layer_directions = directions;
+    const RouteResult result = route_board(b.board, options);
+    SCOPED_TRACE(static_cast<int>(directions));
+    expect_complete_and_clean(b.board, result);
+    if (directions == LayerDirections::none) {
+      EXPECT_EQ(result.via_count, 0u);
+      continue;
+    }
+    EXPECT_EQ(result.via_count, 1u);
+    Coord along = 0;
+    for (const Wire& wire : result.copper.wires) {
+      const auto& p = wire.shape.points;
+      for (std::size_t i = 1; i < p.size(); ++i) {
+        const Coord dx = std::abs(p[i].x - p[i - 1].x);
+        const Coord dy = std::abs(p[i].y - p[i - 1].y);
+        if (std::max(dx, dy) <= mm(0.9)) continue;  // a stub or a cut corner
+        EXPECT_EQ(wire.layer == 0 ? dy : dx, 0) << "a long run against layer " << wire.layer << "'s direction";
+        along += dx + dy;
+      }
+    }
+    EXPECT_GE(along, mm(24));  // of 28.8 mm from pad to pad: the rest is stubs and cut corners
+  }
+}
+
 // One layer, two nets crossing in a plus: one has to go round the other's
 // end pad, further out than its first search box reaches (10 grid steps of
 // 0.45 mm around its pins). A path through the other net's copper is always
@@ -458,6 +496,8 @@ TEST(Router, OptionsOutOfRangeAreUsageErrors) {
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.present_factor_growth = 0.5; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.via_cost = -1; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.batch_size = 0; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.against_direction_cost = 0.5; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.against_direction_cost = INFINITY; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.pitch = 1; })), UsageError) << "a lattice too large";
   Board no_width = board;
   no_width.rules.width.reset();

@@ -63,11 +63,14 @@ struct Shape {
 Box bounding_box(const Shape& shape);
 
 enum class LayerType { signal, power, mixed, jumper };
+// The way a layer's wires should mostly run (Specctra's (direction ...)).
+enum class LayerDirection { any, horizontal, vertical };
 
 struct Layer {
   std::string name;
   LayerType type = LayerType::signal;
   int index = 0;  // position in the stack, 0 = front (the order the file lists them)
+  LayerDirection direction = LayerDirection::any;
 };
 
 // A shape on one layer (an index into Board::layers).

@@ -19,6 +19,10 @@
 // with a site at every grid point, usable where the via keeps its clearance
 // on its layers; a via takes room on its own layers only, and a longer
 // layer change can stack vias of several kinds.
+// A layer may have a preferred direction (horizontal or vertical): a grid
+// step across it costs more than a step along it (against_direction_cost),
+// so wires run one way on a layer and change layers to turn, and nets
+// crossing each other do so on different layers.
 //
 // Negotiation. Every node has capacity one. A net's wire claims the nodes
 // and via sites another net could not use at the same time (its own nodes,
@@ -78,6 +82,8 @@
 
 namespace trellis::route {
 
+enum class LayerDirections { from_board, alternate, none };
+
 struct RouterOptions {
   Backend backend = Backend::automatic;
   std::optional<Coord> pitch;  // lattice pitch; empty: the smallest wire width + clearance
@@ -91,6 +97,12 @@ struct RouterOptions {
   int box_margin = 10;           // grid steps around a connection's pins
   int batch_size = 64;           // nets searched together (at most)
   bool miter_corners = true;     // cut right-angle corners at 45 degrees where the clearance allows
+  // Preferred directions: the board's (Specctra's (direction ...) per layer),
+  // horizontal and vertical alternating from the front layer whatever the
+  // board says, or none. A grid step against its layer's direction costs
+  // against_direction_cost grid steps instead of one.
+  LayerDirections layer_directions = LayerDirections::from_board;
+  double against_direction_cost = 2;
   // After the first iteration a net on overuse is routed again whole (true)
   // or only its connections on overuse and those that hang from them (false).
   bool reroute_whole_nets = false;

@@ -14,6 +14,17 @@ std::optional<LayerType> layer_type_named(std::string_view name) {
   return std::nullopt;
 }
 
+// Specctra's direction types; only horizontal and vertical prefer one.
+std::optional<LayerDirection> layer_direction_named(std::string_view name) {
+  if (name == "horizontal" || name == "hori") return LayerDirection::horizontal;
+  if (name == "vertical" || name == "vert") return LayerDirection::vertical;
+  if (name == "orthogonal" || name == "diagonal" || name == "positive_diagonal" || name == "negative_diagonal" ||
+      name == "off") {
+    return LayerDirection::any;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void Parser::read_structure(const NameAt& keyword) {
@@ -29,6 +40,18 @@ void Parser::read_structure(const NameAt& keyword) {
       }
       Layer layer{layer_name.name, LayerType::signal, static_cast<int>(board.layers.size())};
       for_each_list(item, [&](const NameAt& property) {
+        if (property.name == "direction") {
+          const NameAt direction = read_atom("a layer direction (horizontal, vertical, ...)");
+          const std::optional<LayerDirection> known = layer_direction_named(direction.name);
+          if (!known) {
+            fail(direction.line, fmt::format("unknown layer direction {}: expected horizontal, vertical, orthogonal, "
+                                             "diagonal, positive_diagonal, negative_diagonal or off",
+                                             quoted(direction.name)));
+          }
+          layer.direction = *known;
+          expect_close("(direction ...)");
+          return true;
+        }
         if (property.name != "type") return false;
         const NameAt type = read_atom("a layer type (signal, power, mixed or jumper)");
         const std::optional<LayerType> known = layer_type_named(type.name);

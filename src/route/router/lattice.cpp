@@ -91,8 +91,16 @@ class Builder {
   void choose_slots() {
     for (const Layer& layer : board_.layers) {
       if (layer.type == LayerType::signal || layer.type == LayerType::mixed) {
-        slot_of_layer_.push_back(static_cast<int>(lattice_.board_layer.size()));
+        const auto slot = static_cast<int>(lattice_.board_layer.size());
+        slot_of_layer_.push_back(slot);
         lattice_.board_layer.push_back(layer.index);
+        switch (options_.layer_directions) {
+          case LayerDirections::from_board: slot_direction_.push_back(layer.direction); break;
+          case LayerDirections::alternate:
+            slot_direction_.push_back(slot % 2 == 0 ? LayerDirection::horizontal : LayerDirection::vertical);
+            break;
+          case LayerDirections::none: slot_direction_.push_back(LayerDirection::any); break;
+        }
       } else {
         slot_of_layer_.push_back(-1);
       }
@@ -822,6 +830,14 @@ class Builder {
     const auto groups = lattice_.groups.size();
     std::vector<int> ends(groups);  // per group: who may use both ends of an edge
     std::vector<int> whole(groups); // and the edge itself
+    // A step across its layer's preferred direction costs more.
+    const auto step = [&](int node, int which) {
+      const auto slot = static_cast<std::size_t>(lattice_.slot[static_cast<std::size_t>(node)]);
+      const LayerDirection direction = slot_direction_[slot];
+      const bool against = (direction == LayerDirection::horizontal && which == 1) ||
+                           (direction == LayerDirection::vertical && which == 0);
+      return against ? options_.against_direction_cost : 1.0;
+    };
     // Joins grid nodes a and b (the next column or row, `which` 0 or 1):
     // directly where the edge restricts no group beyond its ends, through
     // a midpoint where it does, not at all where no net may use it.
@@ -836,8 +852,9 @@ class Builder {
         narrower = narrower || whole[g] != ends[g];
       }
       if (!any) return;
+      const double weight = step(a, which);
       if (!narrower) {
-        link(a, b, 1.0);
+        link(a, b, weight);
         return;
       }
       const int mid = lattice_.node_count++;
@@ -847,10 +864,10 @@ class Builder {
       lattice_.position.push_back(Point{pa.x + (pb.x - pa.x) / 2, pa.y + (pb.y - pa.y) / 2});
       lattice_.slot.push_back(lattice_.slot[static_cast<std::size_t>(a)]);
       for (std::size_t g = 0; g < groups; ++g) lattice_.owner[g].push_back(whole[g]);
-      // Halves of a grid step: exact in float, so a path through the
-      // midpoint costs what the direct edge would.
-      link(a, mid, 0.5);
-      link(mid, b, 0.5);
+      // Halves of a grid step (exact in float for a step of 1 or 2, so a
+      // path through the midpoint costs what the direct edge would).
+      link(a, mid, weight / 2);
+      link(mid, b, weight / 2);
     };
     for (int s = 0; s < lattice_.layers; ++s) {
       for (int r = 0; r < lattice_.rows; ++r) {
@@ -906,6 +923,7 @@ class Builder {
   ClearanceRules rules_;
   Lattice lattice_;
   std::vector<int> slot_of_layer_;  // board layer -> slot, -1 when not routed on
+  std::vector<LayerDirection> slot_direction_;  // per slot: its preferred direction
   std::vector<Obstacle> obstacles_;
   std::vector<PinCopper> pads_;
   std::vector<const PinCopper*> pad_shapes_;  // per pad node

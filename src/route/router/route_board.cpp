@@ -48,6 +48,10 @@ void check_options(const RouterOptions& o) {
     throw UsageError(fmt::format("the present factor growth must be at least 1, got {}", o.present_factor_growth));
   }
   if (!finite_non_negative(o.via_cost)) throw UsageError(fmt::format("the via cost must be finite and non-negative, got {}", o.via_cost));
+  if (!(o.against_direction_cost >= 1) || !std::isfinite(o.against_direction_cost)) {
+    throw UsageError(fmt::format("the cost of a step against a layer's direction must be at least 1, got {}",
+                                 o.against_direction_cost));
+  }
   if (o.box_margin < 1) throw UsageError(fmt::format("the box margin must be at least 1 grid step, got {}", o.box_margin));
   if (o.batch_size < 1) throw UsageError(fmt::format("the batch size must be at least 1, got {}", o.batch_size));
 }
