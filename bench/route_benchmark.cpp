@@ -551,6 +551,9 @@ void route_backplane(const std::vector<Backend>& backends, const RouteBenchmarkO
       route::RouterOptions router_options;
       router_options.backend = backend;
       router_options.max_iterations = options.max_iterations;
+      // The backplane is laid out for its lattice (channels on grid lines):
+      // no second routing on a finer one.
+      router_options.refine_pitch = false;
       const auto progress = [&](const route::RouteIteration& it) {
         log.line("{}: iteration {}: {} nets routed, {} connections searched, {} overused nodes, {} failed connections, "
                  "{:.2f} s",
