@@ -670,6 +670,13 @@ TEST(Router, SameInputSameRoutes) {
   EXPECT_EQ(first.wire_length, second.wire_length);
 }
 
+TEST(Router, LeftToChooseItRoutesOnCpu) {
+  RouterOptions options;
+  options.max_iterations = 2;
+  EXPECT_EQ(options.backend, Backend::automatic);
+  EXPECT_EQ(route_board(crossing_board(), options).backend, Backend::cpu);
+}
+
 // A pcbench board's unrouted.dsn under TRELLIS_BOARDS_DIR (ctest sets it to
 // ../shared/boards), or why there is none.
 std::filesystem::path pcbench_board(const std::string& name, std::string& why_not) {

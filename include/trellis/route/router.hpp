@@ -47,6 +47,9 @@
 // most; all of it stays only if every net involved completes without
 // conflict.
 //
+// Backends. Backend::automatic routes on cpu, which measured faster than
+// cuda on every board and on the backplane; cuda is there when asked for.
+//
 // Parallelism. The nets of an iteration are routed in batches; the searches
 // of a batch (one connection per net) run in one call of the graph module's
 // path search (ShortestPaths::paths), each confined to its connection's bounding box

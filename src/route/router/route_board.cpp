@@ -107,7 +107,11 @@ class Negotiation {
     // A batch is one call of the graph module's path search: on cpu the
     // searches run side by side, each a Dijkstra costing what it settles;
     // on cuda one launch serves the batch; the reference runs each whole.
-    backend_ = resolve(options.backend);
+    // Left to choose, the router searches on cpu: a search is a window of
+    // one net's costs, filled on the host, and on every board and the
+    // backplane measured (bench/results/NOTES.md) the cuda searches, each
+    // copying a whole-lattice cost array to the device, took longer.
+    backend_ = options.backend == Backend::automatic ? Backend::cpu : resolve(options.backend);
     graph::SsspOptions search_options;
     search_options.backend = backend_;
     search_options.parents = true;
