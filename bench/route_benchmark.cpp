@@ -518,27 +518,54 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
   }
 }
 
-// What the backplane is, for the notes.
+// The most nets whose pins' x-interval covers one x (at a pin): how many
+// must cross that vertical line somewhere between the connector rows.
+std::size_t crossing_density(const Board& board) {
+  std::vector<std::pair<route::Coord, route::Coord>> spans;
+  for (const route::Net& net : board.nets) {
+    const route::Coord a = route::pin_position(board, net.pins.front()).x;
+    const route::Coord b = route::pin_position(board, net.pins.back()).x;
+    spans.emplace_back(std::min(a, b), std::max(a, b));
+  }
+  std::size_t most = 0;
+  for (const auto& [x, unused] : spans) {
+    const auto covering =
+        std::count_if(spans.begin(), spans.end(), [x = x](const auto& s) { return s.first <= x && x <= s.second; });
+    most = std::max(most, static_cast<std::size_t>(covering));
+  }
+  return most;
+}
+
+// What a backplane is, for the notes.
 std::string describe_backplane(const BackplaneSpec& spec, const Board& board) {
   const route::Box outline = boundary_box(board);
+  route::Coord last_bottom_row = std::numeric_limits<route::Coord>::min();
+  route::Coord first_top_row = std::numeric_limits<route::Coord>::max();
+  for (const route::Net& net : board.nets) {
+    last_bottom_row = std::max(last_bottom_row, route::pin_position(board, net.pins.front()).y);
+    first_top_row = std::min(first_top_row, route::pin_position(board, net.pins.back()).y);
+  }
   return fmt::format(
-      "Backplane: {:.1f} x {:.1f} mm, {} signal layers (horizontal and vertical alternating), 0.2 mm wires "
+      "{}: {:.1f} x {:.1f} mm, {} signal layers (horizontal and vertical alternating), 0.2 mm wires "
       "with 0.2 mm clearance (lattice pitch 0.4 mm), "
       "0.6 mm {}; two rows of {} connectors of {} x {} through-hole pins (1.0 mm circles on every layer, 2.0 mm "
       "apart across, 1.2 mm deep) at opposite edges; {} two-pin nets from bottom pin i to top pin permutation[i] "
-      "(Fisher-Yates on mt19937_64, seed {}). grid nodes = columns x rows x layers; graph nodes add the via sites "
-      "and pad nodes.",
-      millimetres(static_cast<double>(outline.max.x - outline.min.x)),
+      "(Fisher-Yates on mt19937_64, seed {}); {:.1f} mm between the centres of the connector rows' facing pins, "
+      "and up to {} nets must cross one vertical line. grid nodes = columns x rows x layers; graph nodes add the "
+      "via sites and pad nodes.",
+      board.name, millimetres(static_cast<double>(outline.max.x - outline.min.x)),
       millimetres(static_cast<double>(outline.max.y - outline.min.y)), spec.layers,
       spec.buried_vias ? "buried vias joining each pair of neighbouring layers" : "through vias",
-      spec.connectors_per_edge,
-      spec.pin_columns, spec.pin_rows, spec.nets, spec.seed);
+      spec.connectors_per_edge, spec.pin_columns, spec.pin_rows, spec.nets, spec.seed,
+      millimetres(static_cast<double>(first_top_row - last_bottom_row)), crossing_density(board));
 }
 
-void route_backplane(const std::vector<Backend>& backends, const RouteBenchmarkOptions& options, const Log& log,
-                     Table& table, std::vector<std::string>& notes) {
-  const BackplaneSpec spec;
-  const Board board = backplane_board(spec);
+// One backplane (its name given a suffix) on every backend: a row each.
+void route_backplane(const BackplaneSpec& spec, const std::string& suffix, const std::vector<Backend>& backends,
+                     const RouteBenchmarkOptions& options, const Log& log, Table& table,
+                     std::vector<std::string>& notes) {
+  Board board = backplane_board(spec);
+  board.name += suffix;
   notes.push_back(describe_backplane(spec, board));
   for (const Backend backend : backends) {
     const std::string label = fmt::format("bench route {} ({})", board.name, to_string(backend));
@@ -593,6 +620,19 @@ void route_backplane(const std::vector<Backend>& backends, const RouteBenchmarkO
     }
     table.add_row(row.cells());
   }
+}
+
+// Two backplanes: the scale (about 450,000 grid nodes), and the same
+// layout with a taller open area between the connector rows (560,000). On
+// the first the nets crossing the middle outnumber the horizontal tracks
+// there (rows between the connector rows times the horizontal layers); the
+// second has the room (bench/results/NOTES.md).
+void route_backplane(const std::vector<Backend>& backends, const RouteBenchmarkOptions& options, const Log& log,
+                     Table& table, std::vector<std::string>& notes) {
+  route_backplane(BackplaneSpec{}, "", backends, options, log, table, notes);
+  BackplaneSpec taller;
+  taller.target_grid_nodes = 560'000;
+  route_backplane(taller, "-taller", backends, options, log, table, notes);
 }
 
 std::vector<Backend> chosen_backends(const std::vector<Backend>& requested) {

@@ -16,8 +16,9 @@
 // A board that fails to read or route gets a row with the error in its
 // notes; the others still run.
 //
-// The backplane: 18 layers, 512 two-pin nets, about 450,000 lattice grid
-// nodes (see route_backplane.hpp), routed once per backend.
+// The backplanes: 18 layers, 512 two-pin nets, about 450,000 lattice grid
+// nodes (see route_backplane.hpp), and the same with a taller open area
+// between the connector rows (560,000), each routed once per backend.
 #pragma once
 
 #include <string>

@@ -180,7 +180,8 @@ void run_route(const RouteCommand& command, const GlobalOptions& globals) {
               tables.boards.to_markdown() + "\n";
     }
     if (options.backplane) {
-      text += "## Synthetic backplane: 18 layers, 512 two-pin nets, about 450,000 lattice grid nodes\n\n" +
+      text += "## Synthetic backplanes: 18 layers, 512 two-pin nets, about 450,000 and 560,000 lattice grid "
+              "nodes\n\n" +
               tables.backplane.to_markdown() + "\n";
     }
     text += "## Notes\n\n";
