@@ -560,13 +560,50 @@ std::string describe_backplane(const BackplaneSpec& spec, const Board& board) {
       millimetres(static_cast<double>(first_top_row - last_bottom_row)), crossing_density(board));
 }
 
-// One backplane (its name given a suffix) on every backend: a row each.
-void route_backplane(const BackplaneSpec& spec, const std::string& suffix, const std::vector<Backend>& backends,
+struct Backplane {
+  BackplaneSpec spec;
+  Board board;
+};
+
+// Two backplanes: the scale (about 450,000 grid nodes), and the same
+// layout with a taller open area between the connector rows (560,000). On
+// the first the nets crossing the middle outnumber the horizontal tracks
+// there (rows between the connector rows times the horizontal layers); the
+// second has the room (bench/results/NOTES.md). Both run unless --only
+// names backplanes: a filter that "backplane" contains names both, a
+// backplane's whole name that one.
+std::vector<Backplane> chosen_backplanes(const RouteBenchmarkOptions& options) {
+  if (!options.backplane) return {};
+  BackplaneSpec taller;
+  taller.target_grid_nodes = 560'000;
+  std::vector<Backplane> all;
+  for (const auto& [spec, suffix] : {std::pair{BackplaneSpec{}, ""}, std::pair{taller, "-taller"}}) {
+    Board board = backplane_board(spec);
+    board.name += suffix;
+    all.push_back({spec, std::move(board)});
+  }
+  const auto names = [&](const std::string& filter, const Backplane& b) {
+    return wanted(kBackplaneName, {filter}) || lowercase(b.board.name) == lowercase(filter);
+  };
+  const bool any_named = std::any_of(options.only.begin(), options.only.end(), [&](const std::string& filter) {
+    return std::any_of(all.begin(), all.end(), [&](const Backplane& b) { return names(filter, b); });
+  });
+  if (!any_named) return all;
+  std::vector<Backplane> chosen;
+  for (Backplane& b : all) {
+    if (std::any_of(options.only.begin(), options.only.end(), [&](const std::string& f) { return names(f, b); })) {
+      chosen.push_back(std::move(b));
+    }
+  }
+  return chosen;
+}
+
+// One backplane on every backend: a row each.
+void route_backplane(const Backplane& backplane, const std::vector<Backend>& backends,
                      const RouteBenchmarkOptions& options, const Log& log, Table& table,
                      std::vector<std::string>& notes) {
-  Board board = backplane_board(spec);
-  board.name += suffix;
-  notes.push_back(describe_backplane(spec, board));
+  const Board& board = backplane.board;
+  notes.push_back(describe_backplane(backplane.spec, board));
   for (const Backend backend : backends) {
     const std::string label = fmt::format("bench route {} ({})", board.name, to_string(backend));
     BackplaneRow row;
@@ -622,19 +659,6 @@ void route_backplane(const BackplaneSpec& spec, const std::string& suffix, const
   }
 }
 
-// Two backplanes: the scale (about 450,000 grid nodes), and the same
-// layout with a taller open area between the connector rows (560,000). On
-// the first the nets crossing the middle outnumber the horizontal tracks
-// there (rows between the connector rows times the horizontal layers); the
-// second has the room (bench/results/NOTES.md).
-void route_backplane(const std::vector<Backend>& backends, const RouteBenchmarkOptions& options, const Log& log,
-                     Table& table, std::vector<std::string>& notes) {
-  route_backplane(BackplaneSpec{}, "", backends, options, log, table, notes);
-  BackplaneSpec taller;
-  taller.target_grid_nodes = 560'000;
-  route_backplane(taller, "-taller", backends, options, log, table, notes);
-}
-
 std::vector<Backend> chosen_backends(const std::vector<Backend>& requested) {
   std::vector<Backend> backends;
   if (requested.empty()) {
@@ -656,11 +680,16 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
     throw UsageError(fmt::format("--max-iterations must be positive, got {}", options.max_iterations));
   }
   const std::vector<Backend> backends = chosen_backends(options.backends);
-  // "--only backplane" runs the backplane alone, and needs no boards folder.
-  const bool backplane_named = options.backplane && !options.only.empty() && wanted(kBackplaneName, options.only);
+  // "--only backplane" runs the backplanes alone, and needs no boards folder.
+  const std::vector<Backplane> backplanes = chosen_backplanes(options);
+  const auto names_a_backplane = [&](const std::string& filter) {
+    return wanted(kBackplaneName, {filter}) ||
+           std::any_of(backplanes.begin(), backplanes.end(),
+                       [&](const Backplane& b) { return lowercase(b.board.name) == lowercase(filter); });
+  };
+  const bool backplane_named = std::any_of(options.only.begin(), options.only.end(), names_a_backplane);
   const bool backplane_alone =
-      backplane_named && std::all_of(options.only.begin(), options.only.end(),
-                                     [](const std::string& filter) { return wanted(kBackplaneName, {filter}); });
+      backplane_named && std::all_of(options.only.begin(), options.only.end(), names_a_backplane);
   const bool skip_boards = backplane_alone && options.boards_dir.empty() && !fs::is_directory(kDefaultBoardsDir);
   const fs::path dir = skip_boards ? fs::path() : boards_folder(options.boards_dir);
   RouteBenchmarkTables tables{Table(BoardRow::columns()), Table(BackplaneRow::columns()), {}};
@@ -700,7 +729,9 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
         "Summary rows (all boards): sums over the boards that routed; wire / human is the geometric mean over the "
         "complete boards with a human routing, speed-up the geometric mean over the boards with a FreeRouting time.");
   }
-  if (options.backplane) route_backplane(backends, options, log, tables.backplane, notes);
+  for (const Backplane& backplane : backplanes) {
+    route_backplane(backplane, backends, options, log, tables.backplane, notes);
+  }
   return tables;
 }
 

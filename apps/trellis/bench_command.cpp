@@ -308,19 +308,20 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       "route",
       "The autorouter on the PCBench, DAC 2020 and KiCad boards (one row per board and backend: nets routed, "
       "design-rule violations and unconnected nets by the independent check, wire length and vias beside the human "
-      "routing, router time beside FreeRouting 1.9.0) and on a synthetic 18-layer, 512-net backplane. Without "
+      "routing, router time beside FreeRouting 1.9.0) and on two synthetic 18-layer, 512-net backplanes. Without "
       "--backend: cpu, and cuda where usable.");
   route_cmd->add_option("--boards", route->options.boards_dir,
                         "Folder with pcbench/, dac2020/ and kicad/ (default: ../shared/boards from the current "
                         "directory)");
   route_cmd->add_option("--only", route->options.only,
                         "Route only boards whose SUITE/NAME (pcbench/..., dac2020/..., kicad/...) contains one of "
-                        "these, case-insensitive; the backplane runs either way, and alone with --only backplane")
+                        "these, case-insensitive; the backplanes run either way, alone with --only backplane, and "
+                        "one alone with its whole name (e.g. backplane-18L-512nets-taller)")
       ->delimiter(',');
   route_cmd->add_option("--max-iterations", route->options.max_iterations, "PathFinder iterations at most")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  route_cmd->add_flag("--skip-backplane", route->skip_backplane, "Leave out the synthetic backplane");
+  route_cmd->add_flag("--skip-backplane", route->skip_backplane, "Leave out the synthetic backplanes");
   route_cmd->add_option("--format", route->format, "markdown or json")
       ->check(CLI::IsMember({"markdown", "json"}))
       ->capture_default_str();
