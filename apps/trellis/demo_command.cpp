@@ -3,10 +3,16 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <vector>
 
 #include "commands.hpp"
+#include "route_report.hpp"
+#include "trellis/core/atomic_file.hpp"
+#include "trellis/core/error.hpp"
 #include "trellis/core/table.hpp"
 #include "spmv_benchmark.hpp"
 #include "trellis/graph/generators.hpp"
@@ -17,15 +23,81 @@
 #include "trellis/grid/problems.hpp"
 #include "trellis/route/drc.hpp"
 #include "trellis/route/kicad.hpp"
+#include "trellis/route/render.hpp"
 #include "trellis/route/router.hpp"
+#include "trellis/route/session.hpp"
 
 namespace trellis::cli {
 
+namespace {
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string(), 0, "cannot open the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// pic_programmer from kicad-demos with its tracks taken out, routed again and
+// checked; the board without tracks (and its project), the routed board, a
+// picture and the report go into `out_dir`.
+void route_demo_board(const std::filesystem::path& out_dir, Backend backend) {
+  namespace fs = std::filesystem;
+  const fs::path demo = "/usr/share/kicad/demos/pic_programmer";
+  const fs::path board_file = demo / "pic_programmer.kicad_pcb";
+  if (!fs::exists(board_file)) {
+    fmt::print("\nAutorouting skipped: no {} (Debian package kicad-demos)\n", board_file.string());
+    return;
+  }
+  const route::Board human = route::read_kicad_pcb(board_file);
+  route::Coord human_wire = 0;
+  for (const route::Wire& wire : human.wires) {
+    const std::vector<route::Point>& p = wire.shape.points;
+    for (std::size_t i = 1; i < p.size(); ++i) {
+      const double dx = static_cast<double>(p[i].x - p[i - 1].x);
+      const double dy = static_cast<double>(p[i].y - p[i - 1].y);
+      human_wire += static_cast<route::Coord>(std::hypot(dx, dy));
+    }
+  }
+  fs::create_directories(out_dir);
+  const fs::path unrouted = out_dir / "pic_programmer.kicad_pcb";
+  const fs::path routed_file = out_dir / "pic_programmer.routed.kicad_pcb";
+  write_file_atomically(unrouted, route::kicad_pcb_without_tracks(read_text(board_file), board_file.string()));
+  // The project beside each board, so that KiCad and trellis read them with its rules.
+  for (const fs::path& beside : {unrouted, routed_file}) {
+    fs::copy_file(demo / "pic_programmer.kicad_pro", fs::path(beside).replace_extension(".kicad_pro"),
+                  fs::copy_options::overwrite_existing);
+  }
+  const route::Board board = route::read_kicad_pcb(unrouted);
+  route::RouterOptions options;
+  options.backend = backend;
+  const route::RouteResult routed = route::route_board(board, options);
+  const route::RoutedCopper copper = route::with_board_wiring(board, routed.copper);
+  const route::DrcReport drc = route::check_design_rules(board, copper);
+  route::write_routed_kicad_pcb(unrouted, board, routed.copper, routed_file);
+  route::write_svg(board, copper, out_dir / "pic_programmer.svg");
+  write_file_atomically(out_dir / "pic_programmer.report.json", route_report_json(board, routed, drc).dump(2) + "\n");
+  fmt::print("\nAutorouting {} (kicad-demos) with its tracks taken out, {} backend: {} of {} nets routed in {} "
+             "iterations, {:.3f} s; {:.1f} mm of wire (the human routing: {:.1f} mm), {} vias; design-rule check: "
+             "{} violations, {} unconnected nets. Written to {}: pic_programmer.kicad_pcb (without tracks), "
+             "pic_programmer.routed.kicad_pcb, pic_programmer.svg, pic_programmer.report.json\n",
+             board_file.filename().string(), to_string(routed.backend),
+             routed.nets_to_route - routed.unrouted_nets.size(), routed.nets_to_route, routed.iterations.size(),
+             routed.seconds, static_cast<double>(routed.wire_length) * 1e-6, static_cast<double>(human_wire) * 1e-6,
+             routed.via_count, drc.routing.size(), drc.unconnected.size(), out_dir.string());
+}
+
+}  // namespace
+
 void add_demo_command(CLI::App& app, const GlobalOptions& globals) {
   auto size = std::make_shared<std::int32_t>(64);
+  auto out_dir = std::make_shared<std::string>("trellis-demo");
   CLI::App* demo = app.add_subcommand("demo", "Show this machine's backends and run each workload on a small input");
   demo->add_option("--spmv-size", *size, "Grid points per dimension for the SpMV slice")->capture_default_str();
-  demo->callback([size, &globals] {
+  demo->add_option("--out-dir", *out_dir, "Folder for the routed demo board, its picture and report")
+      ->capture_default_str();
+  demo->callback([size, out_dir, &globals] {
     print_info();
     fmt::print("\nSpMV on a {0}^3 7-point Laplacian (y = A x), every backend against the reference:\n\n", *size);
     bench::SpmvBenchmarkOptions options;
@@ -65,32 +137,7 @@ void add_demo_command(CLI::App& app, const GlobalOptions& globals) {
                to_string(study.backend), convergence_table(study).to_markdown());
     fmt::print("\nfitted order: normh {:.2f}, H1 {:.2f}\n", study.fitted_order_h, study.fitted_order_h1);
 
-    // A KiCad demo board with its tracks taken away, routed again and checked.
-    const std::filesystem::path board_file = "/usr/share/kicad/demos/ecc83/ecc83-pp_v2.kicad_pcb";
-    if (std::filesystem::exists(board_file)) {
-      route::Board board = route::read_kicad_pcb(board_file);
-      route::Coord human = 0;
-      for (const route::Wire& wire : board.wires) {
-        for (std::size_t i = 1; i < wire.shape.points.size(); ++i) {
-          human += static_cast<route::Coord>(std::hypot(static_cast<double>(wire.shape.points[i].x - wire.shape.points[i - 1].x),
-                                                 static_cast<double>(wire.shape.points[i].y - wire.shape.points[i - 1].y)));
-        }
-      }
-      board.wires.clear();
-      board.vias.clear();
-      route::RouterOptions route_options;
-      route_options.backend = backend;
-      const route::RouteResult routed = route::route_board(board, route_options);
-      const route::DrcReport drc = route::check_design_rules(board, routed.copper);
-      fmt::print("\nAutorouting {} (kicad-demos) with its tracks removed, {} backend: {} of {} nets routed in {} "
-                 "iterations, {:.3f} s; {:.1f} mm of wire (the human routing: {:.1f} mm), {} vias; design-rule check: "
-                 "{} violations, {} unconnected nets\n",
-                 board_file.filename().string(), to_string(routed.backend), routed.nets_to_route - routed.unrouted_nets.size(),
-                 routed.nets_to_route, routed.iterations.size(), routed.seconds, static_cast<double>(routed.wire_length) * 1e-6,
-                 static_cast<double>(human) * 1e-6, routed.via_count, drc.routing.size(), drc.unconnected.size());
-    } else {
-      fmt::print("\nAutorouting skipped: no {} (Debian package kicad-demos)\n", board_file.string());
-    }
+    route_demo_board(*out_dir, backend);
 
     // Ten UniProt queries against the mmseqs2 example database (20,000 proteins).
     const std::filesystem::path examples = "/usr/share/doc/mmseqs2/example-data";

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "route_report.hpp"
 #include "trellis/core/atomic_file.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/board_file.hpp"
@@ -46,48 +47,6 @@ struct RouteCommand {
   std::string directions = "board";
   double against_cost = 2;
 };
-
-nlohmann::json report_json(const Board& board, const route::RouteResult& result, const route::DrcReport& drc) {
-  nlohmann::json iterations = nlohmann::json::array();
-  for (const route::RouteIteration& it : result.iterations) {
-    iterations.push_back({{"iteration", it.iteration},
-                          {"pitch_mm", static_cast<double>(it.pitch) / route::kNanometresPerMillimetre},
-                          {"nets_routed", it.nets_routed},
-                          {"connections_searched", it.connections_searched},
-                          {"overused_nodes", it.overused_nodes},
-                          {"failed_connections", it.failed_connections},
-                          {"present_factor", it.present_factor},
-                          {"seconds", it.seconds}});
-  }
-  nlohmann::json unrouted = nlohmann::json::array();
-  for (const int net : result.unrouted_nets) unrouted.push_back(board.nets[static_cast<std::size_t>(net)].name);
-  return {{"board", board.name},
-          {"backend", to_string(result.backend)},
-          {"lattice",
-           {{"pitch_mm", millimetres(static_cast<double>(result.lattice.pitch))},
-            {"columns", result.lattice.columns},
-            {"rows", result.lattice.rows},
-            {"layers", result.lattice.layers},
-            {"nodes", result.lattice.nodes},
-            {"edges", result.lattice.edges},
-            {"usable_grid_nodes", result.lattice.usable_grid_nodes}}},
-          {"nets_to_route", result.nets_to_route},
-          {"nets_routed", result.nets_to_route - result.unrouted_nets.size()},
-          {"unrouted_nets", std::move(unrouted)},
-          {"converged", result.converged},
-          {"overused_nodes", result.overused_nodes},
-          {"wire_length_mm", millimetres(static_cast<double>(result.wire_length))},
-          {"vias", result.via_count},
-          {"mitred_corners", result.mitred_corners},
-          {"seconds", result.seconds},
-          {"iterations", std::move(iterations)},
-          {"drc",
-           {{"routing_violations", drc.routing.size()},
-            {"input_conflicts", drc.input_conflicts.size()},
-            {"unconnected_nets", drc.unconnected.size()},
-            {"nets_checked", drc.nets_checked}}},
-          {"warnings", result.warnings}};
-}
 
 void run(const RouteCommand& command, const GlobalOptions& globals) {
   const std::filesystem::path board_path(command.board_path);
@@ -144,7 +103,9 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
   }
   if (!command.svg.empty()) route::write_svg(board, route::with_board_wiring(board, result.copper), command.svg);
   if (!command.png.empty()) route::write_png(board, route::with_board_wiring(board, result.copper), command.png);
-  if (!command.report.empty()) write_file_atomically(command.report, report_json(board, result, drc).dump(2) + "\n");
+  if (!command.report.empty()) {
+    write_file_atomically(command.report, route_report_json(board, result, drc).dump(2) + "\n");
+  }
 
   if (!globals.quiet) {
     for (const std::string& warning : result.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());

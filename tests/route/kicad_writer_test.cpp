@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -933,6 +934,61 @@ TEST(KicadWriterDemoBoards, PicProgrammer) { expect_demo_round_trip("pic_program
 TEST(KicadWriterDemoBoards, Ecc83) { expect_demo_round_trip("ecc83/ecc83-pp.kicad_pcb"); }
 
 TEST(KicadWriterDemoBoards, Ecc83Version2) { expect_demo_round_trip("ecc83/ecc83-pp_v2.kicad_pcb"); }
+
+// The text with every line that starts with one of `starts` taken out.
+std::string without_lines_starting(const std::string& text, const std::vector<std::string>& starts) {
+  std::string kept;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t newline = text.find('\n', start);
+    const std::size_t end = newline == std::string::npos ? text.size() : newline + 1;
+    const std::string line = text.substr(start, end - start);
+    if (std::none_of(starts.begin(), starts.end(), [&](const std::string& s) { return line.rfind(s, 0) == 0; })) {
+      kept += line;
+    }
+    start = end;
+  }
+  return kept;
+}
+
+TEST(KicadWithoutTracks, TakesOutTracksAndKeepsTheRestByteForByte) {
+  const std::string stripped = kicad_pcb_without_tracks(kKicad6, "six.kicad_pcb");
+  EXPECT_EQ(stripped, without_lines_starting(kKicad6, {"  (segment ", "  (via "}));
+  const Board before = read_kicad_pcb(kKicad6, "six");
+  const Board after = read_kicad_pcb(stripped, "six");
+  EXPECT_EQ(before.wires.size(), 1u);
+  EXPECT_EQ(before.vias.size(), 1u);
+  EXPECT_TRUE(after.wires.empty());
+  EXPECT_TRUE(after.vias.empty());
+  EXPECT_EQ(after.nets.size(), before.nets.size());
+  EXPECT_EQ(after.components.size(), before.components.size());
+}
+
+TEST(KicadWithoutTracks, ATrackOverSeveralLinesGoesWhole) {
+  // KiCad 8 writes a track's fields one per line.
+  std::string multi = kKicad6;
+  const std::string one_line = "  (segment (start 20 31.27) (end 39 31.27) (width 0.25)";
+  const std::size_t at = multi.find(one_line);
+  ASSERT_NE(at, std::string::npos);
+  multi.replace(at, one_line.size(), "  (segment\n    (start 20 31.27)\n    (end 39 31.27)\n    (width 0.25)");
+  const std::string stripped = kicad_pcb_without_tracks(multi, "eight.kicad_pcb");
+  EXPECT_EQ(stripped, without_lines_starting(kKicad6, {"  (segment ", "  (via "}));
+}
+
+TEST(KicadWithoutTracks, ATrackSharingALineIsRefused) {
+  std::string shared = kKicad6;
+  const std::size_t at = shared.find("\n  (via ");
+  ASSERT_NE(at, std::string::npos);
+  shared.replace(at, 1, " ");  // the via on the segment's line
+  try {
+    kicad_pcb_without_tracks(shared, "shared.kicad_pcb");
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("shared.kicad_pcb:"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("shares a line"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(kicad_pcb_without_tracks("(kicad_pcb (version 20211014)", "cut.kicad_pcb"), InputError);
+}
 
 }  // namespace
 }  // namespace trellis::route

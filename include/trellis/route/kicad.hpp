@@ -133,6 +133,13 @@ Board read_kicad_pcb(std::string_view text, const std::string& name,
 std::string routed_kicad_pcb(std::string_view input_text, const std::string& input_name, const Board& board,
                              const RoutedCopper& routed);
 
+// The .kicad_pcb text without its tracks: every top-level (segment ...),
+// (arc ...) and (via ...) list taken out with the lines it covers, the rest
+// byte for byte (KiCad writes each such item on lines of its own). `name`
+// is what messages call it. InputError for text that is not a readable
+// board; UsageError where a track shares a line with another item.
+std::string kicad_pcb_without_tracks(std::string_view text, const std::string& name);
+
 // Reads `input`, writes its routed copy (above) to `output` so that it
 // appears whole or not at all. Refuses (UsageError) to overwrite the input
 // itself. The .kicad_pro beside the input is not copied: reading `output`

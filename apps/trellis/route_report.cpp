@@ -1,0 +1,49 @@
+// The JSON report of a routing, shared by `trellis route` and `trellis demo`.
+#include "route_report.hpp"
+
+namespace trellis::cli {
+
+nlohmann::json route_report_json(const route::Board& board, const route::RouteResult& result,
+                                 const route::DrcReport& drc) {
+  nlohmann::json iterations = nlohmann::json::array();
+  for (const route::RouteIteration& it : result.iterations) {
+    iterations.push_back({{"iteration", it.iteration},
+                          {"pitch_mm", static_cast<double>(it.pitch) / route::kNanometresPerMillimetre},
+                          {"nets_routed", it.nets_routed},
+                          {"connections_searched", it.connections_searched},
+                          {"overused_nodes", it.overused_nodes},
+                          {"failed_connections", it.failed_connections},
+                          {"present_factor", it.present_factor},
+                          {"seconds", it.seconds}});
+  }
+  nlohmann::json unrouted = nlohmann::json::array();
+  for (const int net : result.unrouted_nets) unrouted.push_back(board.nets[static_cast<std::size_t>(net)].name);
+  return {{"board", board.name},
+          {"backend", to_string(result.backend)},
+          {"lattice",
+           {{"pitch_mm", route::millimetres(static_cast<double>(result.lattice.pitch))},
+            {"columns", result.lattice.columns},
+            {"rows", result.lattice.rows},
+            {"layers", result.lattice.layers},
+            {"nodes", result.lattice.nodes},
+            {"edges", result.lattice.edges},
+            {"usable_grid_nodes", result.lattice.usable_grid_nodes}}},
+          {"nets_to_route", result.nets_to_route},
+          {"nets_routed", result.nets_to_route - result.unrouted_nets.size()},
+          {"unrouted_nets", std::move(unrouted)},
+          {"converged", result.converged},
+          {"overused_nodes", result.overused_nodes},
+          {"wire_length_mm", route::millimetres(static_cast<double>(result.wire_length))},
+          {"vias", result.via_count},
+          {"mitred_corners", result.mitred_corners},
+          {"seconds", result.seconds},
+          {"iterations", std::move(iterations)},
+          {"drc",
+           {{"routing_violations", drc.routing.size()},
+            {"input_conflicts", drc.input_conflicts.size()},
+            {"unconnected_nets", drc.unconnected.size()},
+            {"nets_checked", drc.nets_checked}}},
+          {"warnings", result.warnings}};
+}
+
+}  // namespace trellis::cli
