@@ -3,16 +3,13 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <vector>
 
 #include "commands.hpp"
 #include "route_report.hpp"
 #include "trellis/core/atomic_file.hpp"
-#include "trellis/core/error.hpp"
 #include "trellis/core/table.hpp"
 #include "spmv_benchmark.hpp"
 #include "trellis/graph/generators.hpp"
@@ -30,14 +27,6 @@
 namespace trellis::cli {
 
 namespace {
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // pic_programmer from kicad-demos with its tracks taken out, routed again and
 // checked; the board without tracks (and its project), the routed board, a
@@ -63,7 +52,7 @@ void route_demo_board(const std::filesystem::path& out_dir, Backend backend) {
   fs::create_directories(out_dir);
   const fs::path unrouted = out_dir / "pic_programmer.kicad_pcb";
   const fs::path routed_file = out_dir / "pic_programmer.routed.kicad_pcb";
-  write_file_atomically(unrouted, route::kicad_pcb_without_tracks(read_text(board_file), board_file.string()));
+  route::write_kicad_pcb_without_tracks(board_file, unrouted);
   // The project beside each board, so that KiCad and trellis read them with its rules.
   for (const fs::path& beside : {unrouted, routed_file}) {
     fs::copy_file(demo / "pic_programmer.kicad_pro", fs::path(beside).replace_extension(".kicad_pro"),

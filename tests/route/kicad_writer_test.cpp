@@ -990,5 +990,19 @@ TEST(KicadWithoutTracks, ATrackSharingALineIsRefused) {
   EXPECT_THROW(kicad_pcb_without_tracks("(kicad_pcb (version 20211014)", "cut.kicad_pcb"), InputError);
 }
 
+TEST(KicadWithoutTracks, WritesAFileAndNeverOverwritesItsInput) {
+  const TemporaryFolder folder("without_tracks");
+  const fs::path input = folder.path / "board.kicad_pcb";
+  write_text(input, kKicad6);
+  EXPECT_THROW(write_kicad_pcb_without_tracks(input, input), UsageError);
+  EXPECT_THROW(write_kicad_pcb_without_tracks(input, folder.path / "." / "board.kicad_pcb"), UsageError);
+  EXPECT_EQ(read_text(input), kKicad6);
+  EXPECT_THROW(write_kicad_pcb_without_tracks(folder.path / "missing.kicad_pcb", folder.path / "out.kicad_pcb"),
+               InputError);
+  EXPECT_FALSE(fs::exists(folder.path / "out.kicad_pcb"));
+  write_kicad_pcb_without_tracks(input, folder.path / "out.kicad_pcb");
+  EXPECT_EQ(read_text(folder.path / "out.kicad_pcb"), kicad_pcb_without_tracks(kKicad6, input.string()));
+}
+
 }  // namespace
 }  // namespace trellis::route

@@ -140,6 +140,11 @@ std::string routed_kicad_pcb(std::string_view input_text, const std::string& inp
 // board; UsageError where a track shares a line with another item.
 std::string kicad_pcb_without_tracks(std::string_view text, const std::string& name);
 
+// Reads `input`, writes it without its tracks (above) to `output` so that
+// it appears whole or not at all; refuses (UsageError) to overwrite the
+// input itself.
+void write_kicad_pcb_without_tracks(const std::filesystem::path& input, const std::filesystem::path& output);
+
 // Reads `input`, writes its routed copy (above) to `output` so that it
 // appears whole or not at all. Refuses (UsageError) to overwrite the input
 // itself. The .kicad_pro beside the input is not copied: reading `output`

@@ -312,4 +312,15 @@ void write_routed_kicad_pcb(const std::filesystem::path& input, const Board& boa
   file.commit();
 }
 
+void write_kicad_pcb_without_tracks(const std::filesystem::path& input, const std::filesystem::path& output) {
+  if (same_file(input, output)) {
+    throw UsageError(fmt::format("the copy without tracks would overwrite its input {}; name another output file",
+                                 input.string()));
+  }
+  const std::string text = kicad_pcb_without_tracks(kicad_detail::read_file_text(input), input.string());
+  AtomicOutputFile file(output, /*binary=*/true);
+  file.stream() << text;
+  file.commit();
+}
+
 }  // namespace trellis::route
