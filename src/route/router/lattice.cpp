@@ -444,6 +444,11 @@ class Builder {
       const int representative = group.nets.front();
       std::vector<int>& owner = lattice_.owner[g];
       std::vector<int>& edge_owner = edge_owner_[g];
+      std::vector<Coord> via_radius(lattice_.via_kinds.size(), 0);  // per kind: the group's via's, once
+      for (std::size_t k = 0; k < via_radius.size(); ++k) {
+        const int padstack = group.via_padstacks[k];
+        if (padstack >= 0) via_radius[k] = padstack_radius(board_.padstacks[static_cast<std::size_t>(padstack)]);
+      }
       for (const Obstacle& o : obstacles_) {
         const int slot = slot_of(o.layer);
         if (o.layer != kAllLayers && slot < 0) continue;
@@ -477,13 +482,11 @@ class Builder {
         const auto c = clearance(representative, ClearanceType::via, o);
         if (!c) continue;
         for (std::size_t k = 0; k < lattice_.via_kinds.size(); ++k) {
-          const int padstack = group.via_padstacks[k];
           const std::vector<int>& slots = lattice_.via_kinds[k].slots;
           const bool on_its_layers =
               o.layer == kAllLayers || std::find(slots.begin(), slots.end(), slot) != slots.end();
-          if (padstack < 0 || !on_its_layers) continue;
-          const Coord radius = padstack_radius(board_.padstacks[static_cast<std::size_t>(padstack)]);
-          const double reach = static_cast<double>(radius) + static_cast<double>(*c);
+          if (group.via_padstacks[k] < 0 || !on_its_layers) continue;
+          const double reach = static_cast<double>(via_radius[k]) + static_cast<double>(*c);
           for_grid_points_near(o.shape.box, reach, [&](int r, int c2) {
             if (drc_detail::separation(grid_point(r, c2), o.shape).distance >= reach) return;
             restrict_owner(owner[static_cast<std::size_t>(lattice_.via_site(static_cast<int>(k), r, c2))], o);
