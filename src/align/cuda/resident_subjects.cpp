@@ -128,7 +128,8 @@ enum class HostColumns { pinned, pageable };
 enum class ScoreOrder { subject, entry };
 
 // Subjects laid out for the kernel: entry e holds one subject (low byte of
-// every column) or two (high byte), columns as long as its longer subject.
+// every column) or two (high byte), columns as long as its longer subject
+// (rounded up to even).
 // Within budget_bytes the columns are uploaded once; beyond it they stay on
 // the host and are copied in for every query, a chunk of consecutive entries
 // at a time, through two device buffers.
@@ -144,9 +145,15 @@ class EntryLayout {
         subjects_per_entry_(subjects_per_entry),
         order_(order),
         count_(static_cast<std::int32_t>(members.size())) {
+    // Every entry starts at an even column and takes an even number of them
+    // (an odd length gets a padding column), so that the kernel loads a
+    // step's two columns at once.
     std::vector<std::int64_t> offsets{0};
     offsets.reserve(members.size() + 1);
-    for (const auto& entry : members) offsets.push_back(offsets.back() + subjects.length(entry.front()));
+    for (const auto& entry : members) {
+      const auto length = static_cast<std::int64_t>(subjects.length(entry.front()));
+      offsets.push_back(offsets.back() + length + length % 2);
+    }
     columns_ = offsets.back();
 
     // Offsets, scores and, in subject order, the subject of every slot.

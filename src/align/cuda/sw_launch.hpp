@@ -27,7 +27,7 @@ struct KernelParams {
   std::int32_t padded_rows;            // passes * G * R
   std::int32_t passes;
   const std::uint16_t* residues;       // per column: subject A's residue in the low byte, B's in the high byte
-  const std::int64_t* column_offsets;  // entry e owns columns [column_offsets[e], column_offsets[e + 1])
+  const std::int64_t* column_offsets;  // entry e owns columns [column_offsets[e], column_offsets[e + 1]), all even
   std::int32_t entries;
   std::uint64_t* boundary;             // per column: H (low word) and F (high word) of the previous pass's last row
   std::int32_t* scores;                // per entry slot (2, A then B, for PackedPairs; 1 for Exact32),
