@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "best_subjects.hpp"
 #include "kernels.hpp"
 #include "trellis/core/error.hpp"
 
@@ -47,6 +48,11 @@ std::vector<std::int32_t> SubjectScorer::scores(std::span<const Residue> query) 
     case Backend::automatic: throw Error("automatic was not resolved to a backend");  // unreachable
   }
   return scores;
+}
+
+std::vector<ScoredSubject> SubjectScorer::best(std::span<const Residue> query, std::size_t keep) {
+  if (state_->backend == Backend::cuda) return state_->device->best(query, keep);
+  return best_subjects(scores(query), keep);
 }
 
 std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,

@@ -108,6 +108,11 @@ class ResidentSubjects {
   // check_score_range does, before any work starts.
   void scores(std::span<const Residue> query, std::span<std::int32_t> scores,
               std::optional<KernelShape> shape = std::nullopt);
+  // The `keep` best subjects as best_subjects() ranks scores(): the scores
+  // stay on the device, which returns only the subjects that can rank among
+  // the best `keep` (score_selection.hpp).
+  std::vector<ScoredSubject> best(std::span<const Residue> query, std::size_t keep,
+                                  std::optional<KernelShape> shape = std::nullopt);
 
  private:
   struct State;

@@ -23,36 +23,6 @@ void validate(const SearchOptions& options) {
   }
 }
 
-namespace {
-
-// The best `keep` subjects scoring above zero, best first, ties by index
-// (the rest are never reported).
-std::vector<std::size_t> ranked_subjects(const std::vector<std::int32_t>& scores, std::size_t keep) {
-  const auto better = [&](std::size_t a, std::size_t b) {
-    return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
-  };
-  // One pass keeping the best `keep` in a heap whose top is the worst kept:
-  // a database of millions costs a comparison a subject, not a sort.
-  std::vector<std::size_t> kept;
-  if (keep == 0) return kept;
-  kept.reserve(keep);
-  for (std::size_t s = 0; s < scores.size(); ++s) {
-    if (scores[s] <= 0) continue;
-    if (kept.size() < keep) {
-      kept.push_back(s);
-      std::push_heap(kept.begin(), kept.end(), better);
-    } else if (better(s, kept.front())) {
-      std::pop_heap(kept.begin(), kept.end(), better);
-      kept.back() = s;
-      std::push_heap(kept.begin(), kept.end(), better);
-    }
-  }
-  std::sort_heap(kept.begin(), kept.end(), better);
-  return kept;
-}
-
-}  // namespace
-
 std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceSet& database, const Scoring& scoring,
                                      const SearchOptions& options) {
   validate(options);
@@ -70,15 +40,14 @@ std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceS
   std::vector<std::vector<Hit>> hits(queries.size());
   for (std::size_t q = 0; q < queries.size(); ++q) {
     const std::span<const Residue> query = queries.residues(q);
-    const std::vector<std::int32_t> scores = scorer.scores(query);
     // The E-value falls as the score rises, so the cutoff keeps a prefix of
     // the ranking: ranking the best `top` first and then cutting is the same
     // as cutting first.
-    for (const std::size_t s : ranked_subjects(scores, static_cast<std::size_t>(options.top))) {
+    for (const ScoredSubject& best : scorer.best(query, static_cast<std::size_t>(options.top))) {
       Hit hit;
       hit.query = q;
-      hit.subject = s;
-      hit.score = scores[s];
+      hit.subject = best.subject;
+      hit.score = best.score;
       hit.bit_score = std::numeric_limits<double>::quiet_NaN();
       if (parameters) {
         const double e = evalue(hit.score, *parameters, queries.length(q), database.total_residues());

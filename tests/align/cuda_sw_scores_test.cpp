@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "align/best_subjects.hpp"
 #include "align/kernels.hpp"
 #include "support/backends.hpp"
 #include "support/engine_checks.hpp"
@@ -240,6 +241,46 @@ TEST(CudaEngine, StreamedChunksAreEquivalentToRef) {
   for (const std::size_t budget : {kOnePairPerChunk, kFewPairsPerChunk}) {
     expect_equivalent(queries, texts, scoring, budget);
   }
+}
+
+// best() gathers on the device the subjects whose scores can rank among the
+// best and ranks them on the host: the same as ranking every score, with
+// zero scores left out, ties cut by index, scores past the last bin
+// (4,095) ranked exactly, and scores past 16 bits rescored first.
+TEST(CudaEngine, BestSubjectsAreTheRankedScores) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  std::mt19937 random(29);
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  const std::string query_text = std::string(3100, 'W') + random_letters(random, 400);
+  std::vector<std::string> texts = {std::string(3000, 'W'), std::string(2990, 'W'), ""};
+  for (int s = 0; s < 400; ++s) {
+    switch (random() % 6) {
+      case 0: texts.push_back(std::string(1 + random() % 3000, 'W')); break;  // up to past 16 bits
+      case 1: texts.emplace_back(); break;                                     // zero
+      case 2: {  // ties
+        const std::string copy = texts[random() % texts.size()];
+        texts.push_back(copy);
+        break;
+      }
+      case 3: texts.push_back(std::string(372 + random() % 3, 'W')); break;    // ties around bin 4,095
+      default: texts.push_back(relative_of(random, query_text.substr(random() % 3400, 1 + random() % 100)));
+    }
+  }
+  const SequenceSet subjects = set_of(texts);
+  const std::vector<Residue> query = encode_protein(query_text);
+  const std::vector<std::int32_t> want_scores = reference_scores(query, subjects, scoring);
+  ASSERT_TRUE(std::count(want_scores.begin(), want_scores.end(), 0) > 0);
+  ASSERT_TRUE(*std::max_element(want_scores.begin(), want_scores.end()) > 32767);
+  cuda::ResidentSubjects resident(subjects, scoring);
+  cuda::ResidentSubjects streamed(subjects, scoring, kFewPairsPerChunk);
+  for (const std::size_t keep : {0, 1, 2, 7, 40, 200, 402, 403, 1000}) {
+    const std::vector<ScoredSubject> want = best_subjects(want_scores, keep);
+    for (const auto& shape : shapes_under_test()) {
+      EXPECT_EQ(resident.best(query, keep, shape), want) << shape_name(shape) << ", keep " << keep;
+      EXPECT_EQ(streamed.best(query, keep, shape), want) << shape_name(shape) << ", keep " << keep << ", streamed";
+    }
+  }
+  EXPECT_TRUE(resident.best({}, 5).empty());
 }
 
 TEST(CudaEngine, StreamedScoresPast16BitsAreRescoredExactly) {

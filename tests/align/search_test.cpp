@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "align/best_subjects.hpp"
 #include "support/backends.hpp"
 #include "support/random_proteins.hpp"
 #include "trellis/align/search.hpp"
@@ -106,6 +107,22 @@ TEST(Search, RanksManyTiedSubjectsAsASortOfEveryScoreDoes) {
     std::vector<std::size_t> expected = sorted;
     expected.resize(std::min(sorted.size(), static_cast<std::size_t>(top)));
     EXPECT_EQ(subjects_of(hits[0]), expected);
+  }
+}
+
+// The host ranking both scorers and the cuda engine's candidates go through.
+TEST(Search, BestSubjectsRankScoresThenIndexAndSkipZeros) {
+  const std::vector<std::int32_t> scores = {5, 0, 9, 5, -3, 9, 1, 0, 5};
+  using S = ScoredSubject;
+  EXPECT_EQ(best_subjects(scores, 0), std::vector<S>{});
+  EXPECT_EQ(best_subjects(scores, 1), (std::vector<S>{{2, 9}}));
+  EXPECT_EQ(best_subjects(scores, 4), (std::vector<S>{{2, 9}, {5, 9}, {0, 5}, {3, 5}}));
+  const std::vector<S> every = {{2, 9}, {5, 9}, {0, 5}, {3, 5}, {8, 5}, {6, 1}};
+  EXPECT_EQ(best_subjects(scores, 100), every);
+  std::vector<S> candidates;
+  for (std::size_t s = scores.size(); s-- > 0;) candidates.push_back({s, scores[s]});
+  for (const std::size_t keep : {0, 1, 3, 6, 100}) {
+    EXPECT_EQ(best_subjects(candidates, keep), best_subjects(scores, keep)) << "keep " << keep;
   }
 }
 

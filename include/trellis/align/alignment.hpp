@@ -81,6 +81,13 @@ struct ScorerOptions {
   std::size_t device_memory_bytes = 0;
 };
 
+// A subject of a scorer's set, by its index there, and its score.
+struct ScoredSubject {
+  std::size_t subject = 0;
+  std::int32_t score = 0;
+  friend bool operator==(const ScoredSubject&, const ScoredSubject&) = default;
+};
+
 // Scores queries one after another against one set of subjects, keeping
 // what the backend prepared between them (on cuda the subjects stay in
 // device memory, or in host memory streamed to it past
@@ -96,6 +103,10 @@ class SubjectScorer {
 
   Backend backend() const noexcept;
   std::vector<std::int32_t> scores(std::span<const Residue> query);
+  // The `keep` best subjects scoring above zero, best first, ties by index:
+  // scores() ranked, where on cuda only the few subjects that can rank that
+  // high leave the device.
+  std::vector<ScoredSubject> best(std::span<const Residue> query, std::size_t keep);
 
  private:
   struct State;

@@ -1,7 +1,10 @@
 // The cuda Smith-Waterman engine: lays the subjects out for the kernel,
 // builds each query's profile, picks a kernel shape, launches the 16-bit
 // kernel over pairs of subjects, and rescores in 32 bits the subjects whose
-// 16-bit score could have wrapped.
+// 16-bit score could have wrapped. scores() returns every score; best()
+// leaves them on the device and returns only a query's best subjects
+// (score_selection.hpp), which saves a search the copy and the host's pass
+// over every score.
 //
 // A layout that fits the device-memory budget is uploaded once and stays
 // resident. A larger one stays in page-locked host memory, cut into chunks of
@@ -23,6 +26,8 @@
 
 #include <fmt/format.h>
 
+#include "../best_subjects.hpp"
+#include "score_selection.hpp"
 #include "sw_launch.hpp"
 #include "trellis/core/cuda_check.hpp"
 #include "trellis/core/device.hpp"
@@ -252,6 +257,17 @@ class EntryLayout {
       throw UsageError(fmt::format("{} scores for a layout of {}", scores.size(), scores_.size()));
     }
     if (count_ == 0) return;
+    run(params, shape, launch);
+    scores_.copy_to_host(scores, pipeline_.compute.get());
+    device::synchronize(pipeline_.compute.get());
+  }
+
+  // As score(), leaving the scores in device memory (device_scores()), in
+  // the order score() gives them, for work that follows on the compute
+  // stream.
+  template <typename Launch>
+  void run(KernelParams params, KernelShape shape, Launch launch) {
+    if (count_ == 0) return;
     if (params.passes > 1 && boundary_.size() < static_cast<std::size_t>(largest_chunk_)) {
       boundary_ = DeviceArray<std::uint64_t>(static_cast<std::size_t>(largest_chunk_));
     }
@@ -291,9 +307,10 @@ class EntryLayout {
       launch(params, blocks, compute);
       if (streamed_) pipeline_.scored[slot].record(compute);
     }
-    scores_.copy_to_host(scores, compute);
-    device::synchronize(compute);
   }
+
+  const std::int32_t* device_scores() const noexcept { return scores_.data(); }
+  std::size_t score_count() const noexcept { return scores_.size(); }
 
  private:
   struct Chunk {
@@ -395,6 +412,14 @@ constexpr double kAutomaticBudgetShare = 0.8;
 // not crawl one subject a chunk.
 constexpr std::size_t kRescoringBudgetDivisor = 8;
 
+// What best() keeps between queries: the bins and the gather's slot counter
+// on the device, the bins' copy on the host, and the gathered slots.
+struct Selection {
+  DeviceArray<std::uint32_t> counters{detail::kScoreBins + 1};
+  std::vector<std::uint32_t> bins = std::vector<std::uint32_t>(detail::kScoreBins);
+  DeviceArray<detail::ScoredSlot> slots;
+};
+
 }  // namespace
 
 struct ResidentSubjects::State {
@@ -408,6 +433,7 @@ struct ResidentSubjects::State {
   std::int64_t longest = 0;
   std::vector<std::uint32_t> host_profile;
   DeviceArray<std::uint32_t> profile;
+  Selection selection;
 
   State(const SequenceSet& subjects_in, const Scoring& scoring_in, std::vector<std::vector<std::size_t>> pairs_in,
         const DeviceInfo& device, std::size_t requested_budget)
@@ -436,6 +462,9 @@ struct ResidentSubjects::State {
     params.passes = static_cast<std::int32_t>(rows / (static_cast<std::int64_t>(shape.lanes) * shape.rows_per_lane));
     return params;
   }
+
+  void score_pairs(std::span<const Residue> query, std::optional<KernelShape> requested);
+  std::vector<std::int32_t> rescore(std::span<const Residue> query, const std::vector<std::size_t>& overflowed);
 
   std::size_t rescoring_budget() const noexcept {
     const std::size_t held = entries.device_bytes();
@@ -468,69 +497,136 @@ bool ResidentSubjects::streamed() const noexcept { return state_->entries.stream
 
 std::size_t ResidentSubjects::chunks() const noexcept { return state_->entries.chunks(); }
 
-void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int32_t> scores,
-                              std::optional<KernelShape> requested) {
-  State& state = *state_;
-  if (scores.size() != state.subjects.size()) {
-    throw UsageError(fmt::format("{} scores for {} subjects", scores.size(), state.subjects.size()));
-  }
+namespace {
+
+void check_shape(const std::optional<KernelShape>& requested) {
   const std::span<const KernelShape> shapes = kernel_shapes();
   if (requested && std::find(shapes.begin(), shapes.end(), *requested) == shapes.end()) {
     throw UsageError(fmt::format("the cuda kernel is not compiled for {} lanes x {} rows in the {} form",
                                  requested->lanes, requested->rows_per_lane,
                                  requested->form == KernelForm::wide ? "wide" : "compact"));
   }
+}
+
+}  // namespace
+
+// The 16-bit pass over every pair; the scores stay in device memory
+// (entries.device_scores()), kOverflow where the lanes could not certify one.
+void ResidentSubjects::State::score_pairs(std::span<const Residue> query, std::optional<KernelShape> requested) {
+  const auto m = static_cast<std::int64_t>(query.size());
+  // Penalties beyond 16383 are clamped so that E - extend cannot wrap; a
+  // clamped gap could only open from an H above 16383, so the overflow
+  // threshold drops to 16383 and such subjects are rescored.
+  const KernelShape shape = requested.value_or(
+      choose_shape(m, static_cast<std::int64_t>(pairs.size()), entries.columns(), longest, multiprocessors));
+  KernelParams params = prepare(query, padded_rows(m, shape), shape);
+  constexpr std::int32_t kClamp = 16383;
+  const std::int32_t open_extend = scoring.gaps.open + scoring.gaps.extend;
+  params.open_extend = std::min(open_extend, kClamp);
+  params.extend = std::min(scoring.gaps.extend, kClamp);
+  params.overflow_threshold = std::numeric_limits<std::int16_t>::max() - std::max(0, scoring.matrix.max_score());
+  if (open_extend > kClamp) params.overflow_threshold = std::min(params.overflow_threshold, kClamp);
+  entries.run(params, shape, [&](const KernelParams& p, unsigned blocks, Stream stream) {
+    detail::launch_packed(shape, p, blocks, stream);
+  });
+}
+
+// The exact 32-bit scores of `overflowed`, subjects the 16-bit lanes could
+// not certify. They are few and change with every query, so a streamed
+// rescoring copies from pageable memory rather than pay for locking it.
+std::vector<std::int32_t> ResidentSubjects::State::rescore(std::span<const Residue> query,
+                                                           const std::vector<std::size_t>& overflowed) {
+  std::vector<std::int32_t> exact_scores(overflowed.size());
+  if (overflowed.empty()) return exact_scores;
+  std::vector<std::vector<std::size_t>> singles;
+  singles.reserve(overflowed.size());
+  for (const std::size_t subject : overflowed) singles.push_back({subject});
+  EntryLayout exact(subjects, singles, 1, ScoreOrder::entry, rescoring_budget(), HostColumns::pageable, pipeline);
+  KernelParams params = prepare(query, padded_rows(static_cast<std::int64_t>(query.size()), detail::kExactShape),
+                                detail::kExactShape);
+  params.open_extend = scoring.gaps.open + scoring.gaps.extend;
+  params.extend = scoring.gaps.extend;
+  params.overflow_threshold = std::numeric_limits<std::int32_t>::max();
+  exact.score(
+      params, detail::kExactShape,
+      [](const KernelParams& p, unsigned blocks, Stream stream) { detail::launch_exact(p, blocks, stream); },
+      exact_scores);
+  return exact_scores;
+}
+
+void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int32_t> scores,
+                              std::optional<KernelShape> requested) {
+  State& state = *state_;
+  if (scores.size() != state.subjects.size()) {
+    throw UsageError(fmt::format("{} scores for {} subjects", scores.size(), state.subjects.size()));
+  }
+  check_shape(requested);
   std::fill(scores.begin(), scores.end(), 0);
   if (query.empty() || state.pairs.empty()) return;
   check_score_range(static_cast<std::int64_t>(query.size()), state.longest, state.scoring.matrix);
   if (state.longest == 0) return;
-  const auto m = static_cast<std::int64_t>(query.size());
 
-  // 16-bit pass. Penalties beyond 16383 are clamped so that E - extend
-  // cannot wrap; a clamped gap could only open from an H above 16383, so the
-  // overflow threshold drops to 16383 and such subjects are rescored.
-  const KernelShape shape = requested.value_or(choose_shape(m, static_cast<std::int64_t>(state.pairs.size()),
-                                                            state.entries.columns(), state.longest,
-                                                            state.multiprocessors));
-  const std::int64_t rows = padded_rows(m, shape);
-  KernelParams params = state.prepare(query, rows, shape);
-  constexpr std::int32_t kClamp = 16383;
-  const std::int32_t open_extend = state.scoring.gaps.open + state.scoring.gaps.extend;
-  const bool clamped = open_extend > kClamp;
-  params.open_extend = std::min(open_extend, kClamp);
-  params.extend = std::min(state.scoring.gaps.extend, kClamp);
-  params.overflow_threshold = std::numeric_limits<std::int16_t>::max() - std::max(0, state.scoring.matrix.max_score());
-  if (clamped) params.overflow_threshold = std::min(params.overflow_threshold, kClamp);
-  state.entries.score(
-      params, shape,
-      [&](const KernelParams& p, unsigned blocks, Stream stream) { detail::launch_packed(shape, p, blocks, stream); },
-      scores);
+  state.score_pairs(query, requested);
+  const Stream compute = state.pipeline.compute.get();
+  device::copy_to_host(scores.data(), state.entries.device_scores(), scores.size_bytes(), compute);
+  device::synchronize(compute);
 
   std::vector<std::size_t> overflowed;
   for (std::size_t subject = 0; subject < scores.size(); ++subject) {
     if (scores[subject] == detail::kOverflow) overflowed.push_back(subject);
   }
-  if (overflowed.empty()) return;
+  const std::vector<std::int32_t> exact = state.rescore(query, overflowed);
+  for (std::size_t i = 0; i < overflowed.size(); ++i) scores[overflowed[i]] = exact[i];
+}
 
-  // 32-bit pass over the subjects the 16-bit lanes could not certify. They
-  // are few and change with every query, so a streamed rescoring copies from
-  // pageable memory rather than pay for locking it.
-  std::vector<std::vector<std::size_t>> singles;
-  singles.reserve(overflowed.size());
-  for (const std::size_t subject : overflowed) singles.push_back({subject});
-  EntryLayout exact(state.subjects, singles, 1, ScoreOrder::entry, state.rescoring_budget(), HostColumns::pageable,
-                    state.pipeline);
-  const std::int64_t exact_rows = padded_rows(m, detail::kExactShape);
-  KernelParams exact_params = state.prepare(query, exact_rows, detail::kExactShape);
-  exact_params.open_extend = open_extend;
-  exact_params.extend = state.scoring.gaps.extend;
-  exact_params.overflow_threshold = std::numeric_limits<std::int32_t>::max();
-  std::vector<std::int32_t> exact_scores(overflowed.size());
-  exact.score(
-      exact_params, detail::kExactShape,
-      [](const KernelParams& p, unsigned blocks, Stream stream) { detail::launch_exact(p, blocks, stream); },
-      exact_scores);
-  for (std::size_t i = 0; i < overflowed.size(); ++i) scores[overflowed[i]] = exact_scores[i];
+std::vector<ScoredSubject> ResidentSubjects::best(std::span<const Residue> query, std::size_t keep,
+                                                  std::optional<KernelShape> requested) {
+  State& state = *state_;
+  check_shape(requested);
+  if (keep == 0 || query.empty() || state.pairs.empty()) return {};
+  check_score_range(static_cast<std::int64_t>(query.size()), state.longest, state.scoring.matrix);
+  if (state.longest == 0) return {};
+
+  state.score_pairs(query, requested);
+  const Stream compute = state.pipeline.compute.get();
+  const auto count = static_cast<std::int32_t>(state.entries.score_count());
+  // The bins, then the gather's slot counter.
+  Selection& selection = state.selection;
+  selection.counters.fill_zero(compute);
+  detail::count_scores(state.entries.device_scores(), count, selection.counters.data(), compute);
+  device::copy_to_host(selection.bins.data(), selection.counters.data(), selection.bins.size() * sizeof(std::uint32_t),
+                       compute);
+  device::synchronize(compute);
+
+  // The lowest bin such that the bins from it up hold `keep` scores (or
+  // every bin): every subject among the best `keep` is in it or above, and
+  // a tie at the cut comes whole.
+  int first_bin = detail::kScoreBins;
+  std::size_t gathered = 0;
+  while (first_bin > 1 && gathered < keep) gathered += selection.bins[static_cast<std::size_t>(--first_bin)];
+  if (gathered == 0) return {};
+  if (selection.slots.size() < gathered) selection.slots = DeviceArray<detail::ScoredSlot>(gathered);
+  detail::gather_scores(state.entries.device_scores(), count, first_bin,
+                        selection.counters.data() + detail::kScoreBins, selection.slots.data(), compute);
+  std::vector<detail::ScoredSlot> slots(gathered);
+  device::copy_to_host(slots.data(), selection.slots.data(), gathered * sizeof(detail::ScoredSlot), compute);
+  device::synchronize(compute);
+
+  std::vector<ScoredSubject> candidates;
+  candidates.reserve(slots.size());
+  std::vector<std::size_t> overflowed;
+  for (const detail::ScoredSlot& slot : slots) {
+    candidates.push_back({static_cast<std::size_t>(slot.subject), slot.score});
+    if (slot.score == detail::kOverflow) overflowed.push_back(candidates.back().subject);
+  }
+  if (!overflowed.empty()) {
+    const std::vector<std::int32_t> exact = state.rescore(query, overflowed);
+    std::size_t next = 0;
+    for (ScoredSubject& candidate : candidates) {
+      if (candidate.score == detail::kOverflow) candidate.score = exact[next++];
+    }
+  }
+  return best_subjects(std::move(candidates), keep);
 }
 
 }  // namespace trellis::align::cuda

@@ -22,4 +22,8 @@ void ResidentSubjects::scores(std::span<const Residue>, std::span<std::int32_t>,
   throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
 }
 
+std::vector<ScoredSubject> ResidentSubjects::best(std::span<const Residue>, std::size_t, std::optional<KernelShape>) {
+  throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
+}
+
 }  // namespace trellis::align::cuda
