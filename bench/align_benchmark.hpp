@@ -97,8 +97,4 @@ std::array<double, align::kAlphabetSize> residue_composition(const align::Sequen
 align::SequenceSet random_database(std::int64_t count, std::int64_t length,
                                    const std::array<double, align::kAlphabetSize>& composition, std::uint64_t seed);
 
-// Subjects scoring above zero, best first, ties by index, at most `keep`
-// (align::search's ranking).
-std::vector<std::size_t> top_subjects(const std::vector<std::int32_t>& scores, std::size_t keep);
-
 }  // namespace trellis::bench

@@ -122,13 +122,6 @@ TEST(AlignBenchmarkData, RandomDatabaseFollowsTheCompositionOnAnyThreadCount) {
   EXPECT_THROW(random_database(3, 10, std::array<double, align::kAlphabetSize>{}, 1), UsageError);
 }
 
-TEST(AlignBenchmarkData, TopSubjectsRankLikeSearch) {
-  const std::vector<std::int32_t> scores{5, 0, 9, 5, -1, 9, 2};
-  EXPECT_EQ(top_subjects(scores, 4), (std::vector<std::size_t>{2, 5, 0, 3}));
-  EXPECT_EQ(top_subjects(scores, 100), (std::vector<std::size_t>{2, 5, 0, 3, 6}));
-  EXPECT_TRUE(top_subjects(std::vector<std::int32_t>{0, 0}, 3).empty());
-}
-
 TEST(AlignBenchmarkData, FirstSequencesAndMissingData) {
   const SequenceSet set = sequences_of_lengths({4, 5, 6});
   EXPECT_EQ(first_sequences(set, 2).total_residues(), 9);
