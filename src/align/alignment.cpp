@@ -55,6 +55,19 @@ std::vector<ScoredSubject> SubjectScorer::best(std::span<const Residue> query, s
   return best_subjects(scores(query), keep);
 }
 
+std::vector<std::vector<ScoredSubject>> SubjectScorer::best(const SequenceSet& queries, std::size_t keep) {
+  if (state_->backend == Backend::cuda) {
+    std::vector<std::span<const Residue>> residues;
+    residues.reserve(queries.size());
+    for (std::size_t q = 0; q < queries.size(); ++q) residues.push_back(queries.residues(q));
+    return state_->device->best(residues, keep);
+  }
+  std::vector<std::vector<ScoredSubject>> best_of_each;
+  best_of_each.reserve(queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q) best_of_each.push_back(best(queries.residues(q), keep));
+  return best_of_each;
+}
+
 std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
                                                  const Scoring& scoring, Backend backend) {
   return SubjectScorer(subjects, scoring, backend).scores(query);

@@ -113,6 +113,11 @@ class ResidentSubjects {
   // the best `keep` (score_selection.hpp).
   std::vector<ScoredSubject> best(std::span<const Residue> query, std::size_t keep,
                                   std::optional<KernelShape> shape = std::nullopt);
+  // best() of every query, several of them on the device at once where the
+  // layout is resident (one query's longest pairs, which finish last,
+  // overlap the next ones' work).
+  std::vector<std::vector<ScoredSubject>> best(std::span<const std::span<const Residue>> queries, std::size_t keep,
+                                               std::optional<KernelShape> shape = std::nullopt);
 
  private:
   struct State;

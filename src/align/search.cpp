@@ -38,12 +38,12 @@ std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceS
   const std::optional<KarlinAltschul> parameters = gapped_parameters(scoring.matrix, scoring.gaps);
 
   std::vector<std::vector<Hit>> hits(queries.size());
+  const auto best_of_each = scorer.best(queries, static_cast<std::size_t>(options.top));
   for (std::size_t q = 0; q < queries.size(); ++q) {
-    const std::span<const Residue> query = queries.residues(q);
     // The E-value falls as the score rises, so the cutoff keeps a prefix of
     // the ranking: ranking the best `top` first and then cutting is the same
     // as cutting first.
-    for (const ScoredSubject& best : scorer.best(query, static_cast<std::size_t>(options.top))) {
+    for (const ScoredSubject& best : best_of_each[q]) {
       Hit hit;
       hit.query = q;
       hit.subject = best.subject;

@@ -280,7 +280,45 @@ TEST(CudaEngine, BestSubjectsAreTheRankedScores) {
       EXPECT_EQ(streamed.best(query, keep, shape), want) << shape_name(shape) << ", keep " << keep << ", streamed";
     }
   }
-  EXPECT_TRUE(resident.best({}, 5).empty());
+  EXPECT_TRUE(resident.best(std::span<const Residue>{}, 5).empty());
+}
+
+// best() over many queries runs several on the device at once where the
+// layout is resident: each query's list is the one best() gives it alone,
+// empty queries included, on both layouts.
+TEST(CudaEngine, BestOfManyQueriesIsTheBestOfEach) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  std::mt19937 random(31);
+  const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
+  std::vector<std::string> texts;
+  for (int s = 0; s < 300; ++s) texts.push_back(random_letters(random, random() % 900));
+  for (int s = 0; s < 20; ++s) {  // ties
+    const std::string copy = texts[random() % texts.size()];
+    texts.push_back(copy);
+  }
+  texts.push_back(std::string(3000, 'W'));  // past 16 bits against the W query
+  const SequenceSet subjects = set_of(texts);
+  std::vector<std::vector<Residue>> encoded;
+  for (int q = 0; q < 11; ++q) {
+    const std::string& source = texts[random() % 300];
+    encoded.push_back(encode_protein(q == 3 ? std::string() : relative_of(random, source + source)));
+  }
+  encoded.push_back(encode_protein(std::string(3100, 'W')));
+  const std::vector<std::span<const Residue>> queries(encoded.begin(), encoded.end());
+  cuda::ResidentSubjects resident(subjects, scoring);
+  cuda::ResidentSubjects streamed(subjects, scoring, kFewPairsPerChunk);
+  for (const std::size_t keep : {1, 10, 500}) {
+    for (cuda::ResidentSubjects* layout : {&resident, &streamed}) {
+      const std::vector<std::vector<ScoredSubject>> together = layout->best(queries, keep);
+      ASSERT_EQ(together.size(), queries.size());
+      for (std::size_t q = 0; q < queries.size(); ++q) {
+        const std::vector<std::int32_t> want = reference_scores(queries[q], subjects, scoring);
+        EXPECT_EQ(together[q], best_subjects(want, keep))
+            << "query " << q << ", keep " << keep << (layout == &streamed ? ", streamed" : "");
+      }
+    }
+  }
+  EXPECT_TRUE(resident.best(std::span<const std::span<const Residue>>{}, 3).empty());
 }
 
 TEST(CudaEngine, StreamedScoresPast16BitsAreRescoredExactly) {

@@ -107,6 +107,10 @@ class SubjectScorer {
   // scores() ranked, where on cuda only the few subjects that can rank that
   // high leave the device.
   std::vector<ScoredSubject> best(std::span<const Residue> query, std::size_t keep);
+  // best() of every query of the set, in its order; on cuda several run on
+  // the device at once, so that one query's longest subjects, which finish
+  // last, overlap the next queries' work.
+  std::vector<std::vector<ScoredSubject>> best(const SequenceSet& queries, std::size_t keep);
 
  private:
   struct State;

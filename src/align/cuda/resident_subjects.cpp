@@ -257,21 +257,32 @@ class EntryLayout {
       throw UsageError(fmt::format("{} scores for a layout of {}", scores.size(), scores_.size()));
     }
     if (count_ == 0) return;
-    run(params, shape, launch);
-    scores_.copy_to_host(scores, pipeline_.compute.get());
-    device::synchronize(pipeline_.compute.get());
-  }
-
-  // As score(), leaving the scores in device memory (device_scores()), in
-  // the order score() gives them, for work that follows on the compute
-  // stream.
-  template <typename Launch>
-  void run(KernelParams params, KernelShape shape, Launch launch) {
-    if (count_ == 0) return;
     if (params.passes > 1 && boundary_.size() < static_cast<std::size_t>(largest_chunk_)) {
       boundary_ = DeviceArray<std::uint64_t>(static_cast<std::size_t>(largest_chunk_));
     }
     const Stream compute = pipeline_.compute.get();
+    run(params, shape, launch, {compute, scores_.data(), boundary_.data()});
+    scores_.copy_to_host(scores, compute);
+    device::synchronize(compute);
+  }
+
+  // Where run() puts its work: the stream, the scores (score_count() of
+  // them, in score()'s order) and, for a query of several passes, the
+  // boundary row (boundary_columns() of them).
+  struct Target {
+    Stream stream;
+    std::int32_t* scores;
+    std::uint64_t* boundary;
+  };
+
+  // As score(), leaving the scores in device memory at target.scores for
+  // work that follows on target.stream. Runs on different streams may
+  // overlap where the layout is resident; a streamed layout's chunk buffers
+  // allow one run at a time.
+  template <typename Launch>
+  void run(KernelParams params, KernelShape shape, Launch launch, const Target& target) {
+    if (count_ == 0) return;
+    const Stream compute = target.stream;
     const Stream copy = pipeline_.copy.get();
     const unsigned groups_per_block = detail::kBlockThreads / static_cast<unsigned>(shape.lanes);
     for (std::size_t c = 0; c < chunks_.size(); ++c) {
@@ -294,13 +305,13 @@ class EntryLayout {
       params.residues = buffers_[slot].data();
       params.column_offsets = chunk_offsets_.data() + chunk.first_entry + static_cast<std::int64_t>(c);
       params.entries = entries;
-      params.boundary = boundary_.data();
+      params.boundary = target.boundary;
       const std::int64_t first_entry_slot = static_cast<std::int64_t>(subjects_per_entry_) * chunk.first_entry;
       if (order_ == ScoreOrder::subject) {
-        params.scores = scores_.data();
+        params.scores = target.scores;
         params.subject_of_slot = subject_of_slot_.data() + first_entry_slot;
       } else {
-        params.scores = scores_.data() + first_entry_slot;
+        params.scores = target.scores + first_entry_slot;
         params.subject_of_slot = nullptr;
       }
       const unsigned blocks = (static_cast<unsigned>(entries) + groups_per_block - 1) / groups_per_block;
@@ -309,7 +320,7 @@ class EntryLayout {
     }
   }
 
-  const std::int32_t* device_scores() const noexcept { return scores_.data(); }
+  std::size_t boundary_columns() const noexcept { return static_cast<std::size_t>(largest_chunk_); }
   std::size_t score_count() const noexcept { return scores_.size(); }
 
  private:
@@ -412,13 +423,40 @@ constexpr double kAutomaticBudgetShare = 0.8;
 // not crawl one subject a chunk.
 constexpr std::size_t kRescoringBudgetDivisor = 8;
 
-// What best() keeps between queries: the bins and the gather's slot counter
-// on the device, the bins' copy on the host, and the gathered slots.
-struct Selection {
-  DeviceArray<std::uint32_t> counters{detail::kScoreBins + 1};
-  std::vector<std::uint32_t> bins = std::vector<std::uint32_t>(detail::kScoreBins);
-  DeviceArray<detail::ScoredSlot> slots;
+// How many queries best() keeps on the device at once where the layout is
+// resident: enough that one query's longest pairs, which finish last,
+// overlap the next queries' work, within the device memory left.
+constexpr std::size_t kQueriesInFlight = 4;
+
+// One query's work on the device: its stream and the buffers nothing else
+// touches until the query's results are taken, so that several queries
+// can be in flight at once.
+struct QuerySlot {
+  device::OwnedStream stream;
+  std::vector<std::uint32_t> host_profile;  // kept until the upload is done
+  DeviceArray<std::uint32_t> profile;
+  DeviceArray<std::int32_t> scores;          // one per subject
+  DeviceArray<std::uint64_t> boundary;       // allocated by the first query of several passes
+  DeviceArray<std::uint32_t> bins{detail::kScoreBins};
+  DeviceArray<detail::Selected> selected{1};
+  DeviceArray<detail::ScoredSlot> gathered;  // room for every subject
 };
+
+// Uploads the query's profile for `rows` rows on `stream`, ahead of the
+// kernels that read it, and returns the kernel parameters every launch for
+// this query shares. `host` must stay until the upload is done.
+KernelParams upload_profile(std::span<const Residue> query, const ScoringMatrix& matrix, std::int64_t rows,
+                            KernelShape shape, std::vector<std::uint32_t>& host, DeviceArray<std::uint32_t>& device,
+                            Stream stream) {
+  host = build_profile(query, matrix, rows, shape);
+  if (device.size() != host.size()) device = DeviceArray<std::uint32_t>(host.size());
+  device.copy_from_host(host, stream);
+  KernelParams params{};
+  params.profile = device.data();
+  params.padded_rows = static_cast<std::int32_t>(rows);
+  params.passes = static_cast<std::int32_t>(rows / (static_cast<std::int64_t>(shape.lanes) * shape.rows_per_lane));
+  return params;
+}
 
 }  // namespace
 
@@ -431,9 +469,9 @@ struct ResidentSubjects::State {
   Pipeline pipeline;
   EntryLayout entries;
   std::int64_t longest = 0;
-  std::vector<std::uint32_t> host_profile;
-  DeviceArray<std::uint32_t> profile;
-  Selection selection;
+  std::vector<std::unique_ptr<QuerySlot>> slots;  // one, or kQueriesInFlight where resident
+  std::vector<std::uint32_t> rescoring_host_profile;
+  DeviceArray<std::uint32_t> rescoring_profile;
 
   State(const SequenceSet& subjects_in, const Scoring& scoring_in, std::vector<std::vector<std::size_t>> pairs_in,
         const DeviceInfo& device, std::size_t requested_budget)
@@ -446,24 +484,22 @@ struct ResidentSubjects::State {
                          : static_cast<std::size_t>(kAutomaticBudgetShare * static_cast<double>(device.free_memory))),
         entries(subjects, pairs, 2, ScoreOrder::subject, budget_bytes, HostColumns::pinned, pipeline) {
     if (!pairs.empty()) longest = subjects.length(pairs.front().front());
+    // Queries in flight at once: a streamed layout's chunk buffers serve one;
+    // a resident one takes as many as half the memory left holds (each may
+    // need its scores, the gathered subjects and a boundary row).
+    std::size_t in_flight = 1;
+    if (!entries.streamed()) {
+      const std::size_t per_slot = subjects.size() * (sizeof(std::int32_t) + sizeof(detail::ScoredSlot)) +
+                                   entries.boundary_columns() * kBoundaryBytes;
+      const std::size_t room = current_device().free_memory / 2;
+      in_flight = std::clamp<std::size_t>(per_slot == 0 ? kQueriesInFlight : room / per_slot, 1, kQueriesInFlight);
+    }
+    for (std::size_t i = 0; i < in_flight; ++i) slots.push_back(std::make_unique<QuerySlot>());
   }
 
-  // Uploads the profile for `rows` rows (on the compute stream, ahead of the
-  // kernels that read it) and returns the kernel parameters every launch for
-  // this query shares.
-  KernelParams prepare(std::span<const Residue> query, std::int64_t rows, KernelShape shape) {
-    // Kept until the next query: the copy may still be reading it.
-    host_profile = build_profile(query, scoring.matrix, rows, shape);
-    if (profile.size() != host_profile.size()) profile = DeviceArray<std::uint32_t>(host_profile.size());
-    profile.copy_from_host(host_profile, pipeline.compute.get());
-    KernelParams params{};
-    params.profile = profile.data();
-    params.padded_rows = static_cast<std::int32_t>(rows);
-    params.passes = static_cast<std::int32_t>(rows / (static_cast<std::int64_t>(shape.lanes) * shape.rows_per_lane));
-    return params;
-  }
-
-  void score_pairs(std::span<const Residue> query, std::optional<KernelShape> requested);
+  void score_pairs(QuerySlot& slot, std::span<const Residue> query, std::optional<KernelShape> requested);
+  void select_best(QuerySlot& slot, std::size_t keep);
+  std::vector<ScoredSubject> take_best(QuerySlot& slot, std::span<const Residue> query, std::size_t keep);
   std::vector<std::int32_t> rescore(std::span<const Residue> query, const std::vector<std::size_t>& overflowed);
 
   std::size_t rescoring_budget() const noexcept {
@@ -510,25 +546,76 @@ void check_shape(const std::optional<KernelShape>& requested) {
 
 }  // namespace
 
-// The 16-bit pass over every pair; the scores stay in device memory
-// (entries.device_scores()), kOverflow where the lanes could not certify one.
-void ResidentSubjects::State::score_pairs(std::span<const Residue> query, std::optional<KernelShape> requested) {
+// The 16-bit pass over every pair on the slot's stream; the scores stay in
+// slot.scores, kOverflow where the lanes could not certify one.
+void ResidentSubjects::State::score_pairs(QuerySlot& slot, std::span<const Residue> query,
+                                          std::optional<KernelShape> requested) {
+  const Stream stream = slot.stream.get();
   const auto m = static_cast<std::int64_t>(query.size());
   // Penalties beyond 16383 are clamped so that E - extend cannot wrap; a
   // clamped gap could only open from an H above 16383, so the overflow
   // threshold drops to 16383 and such subjects are rescored.
   const KernelShape shape = requested.value_or(
       choose_shape(m, static_cast<std::int64_t>(pairs.size()), entries.columns(), longest, multiprocessors));
-  KernelParams params = prepare(query, padded_rows(m, shape), shape);
+  KernelParams params =
+      upload_profile(query, scoring.matrix, padded_rows(m, shape), shape, slot.host_profile, slot.profile, stream);
   constexpr std::int32_t kClamp = 16383;
   const std::int32_t open_extend = scoring.gaps.open + scoring.gaps.extend;
   params.open_extend = std::min(open_extend, kClamp);
   params.extend = std::min(scoring.gaps.extend, kClamp);
   params.overflow_threshold = std::numeric_limits<std::int16_t>::max() - std::max(0, scoring.matrix.max_score());
   if (open_extend > kClamp) params.overflow_threshold = std::min(params.overflow_threshold, kClamp);
-  entries.run(params, shape, [&](const KernelParams& p, unsigned blocks, Stream stream) {
-    detail::launch_packed(shape, p, blocks, stream);
-  });
+  if (slot.scores.size() != subjects.size()) slot.scores = DeviceArray<std::int32_t>(subjects.size());
+  if (params.passes > 1 && slot.boundary.size() < entries.boundary_columns()) {
+    slot.boundary = DeviceArray<std::uint64_t>(entries.boundary_columns());
+  }
+  entries.run(
+      params, shape,
+      [&](const KernelParams& p, unsigned blocks, Stream s) { detail::launch_packed(shape, p, blocks, s); },
+      {stream, slot.scores.data(), slot.boundary.data()});
+}
+
+// After score_pairs(), on the slot's stream: the subjects that can rank among
+// the best `keep` (keep >= 1) gathered into slot.gathered.
+void ResidentSubjects::State::select_best(QuerySlot& slot, std::size_t keep) {
+  const Stream stream = slot.stream.get();
+  const auto count = static_cast<std::int32_t>(subjects.size());
+  if (slot.gathered.size() < subjects.size()) slot.gathered = DeviceArray<detail::ScoredSlot>(subjects.size());
+  slot.bins.fill_zero(stream);
+  detail::count_scores(slot.scores.data(), count, slot.bins.data(), stream);
+  const auto most = static_cast<std::uint32_t>(std::min<std::size_t>(keep, subjects.size()));
+  detail::select_bins(slot.bins.data(), most, slot.selected.data(), stream);
+  detail::gather_scores(slot.scores.data(), count, slot.selected.data(), slot.gathered.data(), stream);
+}
+
+// Waits for the slot's query and ranks what select_best() gathered,
+// rescoring exactly the subjects the 16-bit lanes could not certify.
+std::vector<ScoredSubject> ResidentSubjects::State::take_best(QuerySlot& slot, std::span<const Residue> query,
+                                                              std::size_t keep) {
+  const Stream stream = slot.stream.get();
+  detail::Selected selected{};
+  device::copy_to_host(&selected, slot.selected.data(), sizeof(selected), stream);
+  device::synchronize(stream);
+  std::vector<detail::ScoredSlot> gathered(selected.count);
+  if (!gathered.empty()) {
+    device::copy_to_host(gathered.data(), slot.gathered.data(), gathered.size() * sizeof(detail::ScoredSlot), stream);
+    device::synchronize(stream);
+  }
+  std::vector<ScoredSubject> candidates;
+  candidates.reserve(gathered.size());
+  std::vector<std::size_t> overflowed;
+  for (const detail::ScoredSlot& g : gathered) {
+    candidates.push_back({static_cast<std::size_t>(g.subject), g.score});
+    if (g.score == detail::kOverflow) overflowed.push_back(candidates.back().subject);
+  }
+  if (!overflowed.empty()) {
+    const std::vector<std::int32_t> exact = rescore(query, overflowed);
+    std::size_t next = 0;
+    for (ScoredSubject& candidate : candidates) {
+      if (candidate.score == detail::kOverflow) candidate.score = exact[next++];
+    }
+  }
+  return best_subjects(std::move(candidates), keep);
 }
 
 // The exact 32-bit scores of `overflowed`, subjects the 16-bit lanes could
@@ -542,8 +629,10 @@ std::vector<std::int32_t> ResidentSubjects::State::rescore(std::span<const Resid
   singles.reserve(overflowed.size());
   for (const std::size_t subject : overflowed) singles.push_back({subject});
   EntryLayout exact(subjects, singles, 1, ScoreOrder::entry, rescoring_budget(), HostColumns::pageable, pipeline);
-  KernelParams params = prepare(query, padded_rows(static_cast<std::int64_t>(query.size()), detail::kExactShape),
-                                detail::kExactShape);
+  const auto m = static_cast<std::int64_t>(query.size());
+  KernelParams params = upload_profile(query, scoring.matrix, padded_rows(m, detail::kExactShape),
+                                       detail::kExactShape, rescoring_host_profile, rescoring_profile,
+                                       pipeline.compute.get());
   params.open_extend = scoring.gaps.open + scoring.gaps.extend;
   params.extend = scoring.gaps.extend;
   params.overflow_threshold = std::numeric_limits<std::int32_t>::max();
@@ -566,10 +655,10 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
   check_score_range(static_cast<std::int64_t>(query.size()), state.longest, state.scoring.matrix);
   if (state.longest == 0) return;
 
-  state.score_pairs(query, requested);
-  const Stream compute = state.pipeline.compute.get();
-  device::copy_to_host(scores.data(), state.entries.device_scores(), scores.size_bytes(), compute);
-  device::synchronize(compute);
+  QuerySlot& slot = *state.slots.front();
+  state.score_pairs(slot, query, requested);
+  slot.scores.copy_to_host(scores, slot.stream.get());
+  device::synchronize(slot.stream.get());
 
   std::vector<std::size_t> overflowed;
   for (std::size_t subject = 0; subject < scores.size(); ++subject) {
@@ -581,52 +670,39 @@ void ResidentSubjects::scores(std::span<const Residue> query, std::span<std::int
 
 std::vector<ScoredSubject> ResidentSubjects::best(std::span<const Residue> query, std::size_t keep,
                                                   std::optional<KernelShape> requested) {
+  const std::span<const Residue> queries[] = {query};
+  return std::move(best(queries, keep, requested).front());
+}
+
+std::vector<std::vector<ScoredSubject>> ResidentSubjects::best(std::span<const std::span<const Residue>> queries,
+                                                               std::size_t keep,
+                                                               std::optional<KernelShape> requested) {
   State& state = *state_;
   check_shape(requested);
-  if (keep == 0 || query.empty() || state.pairs.empty()) return {};
-  check_score_range(static_cast<std::int64_t>(query.size()), state.longest, state.scoring.matrix);
-  if (state.longest == 0) return {};
-
-  state.score_pairs(query, requested);
-  const Stream compute = state.pipeline.compute.get();
-  const auto count = static_cast<std::int32_t>(state.entries.score_count());
-  // The bins, then the gather's slot counter.
-  Selection& selection = state.selection;
-  selection.counters.fill_zero(compute);
-  detail::count_scores(state.entries.device_scores(), count, selection.counters.data(), compute);
-  device::copy_to_host(selection.bins.data(), selection.counters.data(), selection.bins.size() * sizeof(std::uint32_t),
-                       compute);
-  device::synchronize(compute);
-
-  // The lowest bin such that the bins from it up hold `keep` scores (or
-  // every bin): every subject among the best `keep` is in it or above, and
-  // a tie at the cut comes whole.
-  int first_bin = detail::kScoreBins;
-  std::size_t gathered = 0;
-  while (first_bin > 1 && gathered < keep) gathered += selection.bins[static_cast<std::size_t>(--first_bin)];
-  if (gathered == 0) return {};
-  if (selection.slots.size() < gathered) selection.slots = DeviceArray<detail::ScoredSlot>(gathered);
-  detail::gather_scores(state.entries.device_scores(), count, first_bin,
-                        selection.counters.data() + detail::kScoreBins, selection.slots.data(), compute);
-  std::vector<detail::ScoredSlot> slots(gathered);
-  device::copy_to_host(slots.data(), selection.slots.data(), gathered * sizeof(detail::ScoredSlot), compute);
-  device::synchronize(compute);
-
-  std::vector<ScoredSubject> candidates;
-  candidates.reserve(slots.size());
-  std::vector<std::size_t> overflowed;
-  for (const detail::ScoredSlot& slot : slots) {
-    candidates.push_back({static_cast<std::size_t>(slot.subject), slot.score});
-    if (slot.score == detail::kOverflow) overflowed.push_back(candidates.back().subject);
+  for (const std::span<const Residue> query : queries) {
+    if (!query.empty()) check_score_range(static_cast<std::int64_t>(query.size()), state.longest, state.scoring.matrix);
   }
-  if (!overflowed.empty()) {
-    const std::vector<std::int32_t> exact = state.rescore(query, overflowed);
-    std::size_t next = 0;
-    for (ScoredSubject& candidate : candidates) {
-      if (candidate.score == detail::kOverflow) candidate.score = exact[next++];
-    }
+  std::vector<std::vector<ScoredSubject>> best(queries.size());
+  if (keep == 0 || state.pairs.empty() || state.longest == 0) return best;
+
+  // The queries to score, each on a slot's stream as soon as one is free:
+  // while the host takes one query's best subjects, the next ones run.
+  std::vector<std::size_t> pending;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    if (!queries[q].empty()) pending.push_back(q);
   }
-  return best_subjects(std::move(candidates), keep);
+  const std::size_t in_flight = state.slots.size();
+  const auto start = [&](std::size_t i) {
+    QuerySlot& slot = *state.slots[i % in_flight];
+    state.score_pairs(slot, queries[pending[i]], requested);
+    state.select_best(slot, keep);
+  };
+  for (std::size_t i = 0; i < std::min(in_flight, pending.size()); ++i) start(i);
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    best[pending[i]] = state.take_best(*state.slots[i % in_flight], queries[pending[i]], keep);
+    if (i + in_flight < pending.size()) start(i + in_flight);
+  }
+  return best;
 }
 
 }  // namespace trellis::align::cuda

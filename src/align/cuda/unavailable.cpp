@@ -26,4 +26,9 @@ std::vector<ScoredSubject> ResidentSubjects::best(std::span<const Residue>, std:
   throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
 }
 
+std::vector<std::vector<ScoredSubject>> ResidentSubjects::best(std::span<const std::span<const Residue>>, std::size_t,
+                                                               std::optional<KernelShape>) {
+  throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
+}
+
 }  // namespace trellis::align::cuda
