@@ -444,13 +444,15 @@ struct QuerySlot {
 
 // Uploads the query's profile for `rows` rows on `stream`, ahead of the
 // kernels that read it, and returns the kernel parameters every launch for
-// this query shares. `host` must stay until the upload is done.
+// this query shares. `host` must stay until the upload is done. `device`
+// only grows: freeing device memory waits for the whole device, which
+// would stall the other queries in flight.
 KernelParams upload_profile(std::span<const Residue> query, const ScoringMatrix& matrix, std::int64_t rows,
                             KernelShape shape, std::vector<std::uint32_t>& host, DeviceArray<std::uint32_t>& device,
                             Stream stream) {
   host = build_profile(query, matrix, rows, shape);
-  if (device.size() != host.size()) device = DeviceArray<std::uint32_t>(host.size());
-  device.copy_from_host(host, stream);
+  if (device.size() < host.size()) device = DeviceArray<std::uint32_t>(host.size());
+  device::copy_to_device(device.data(), host.data(), host.size() * sizeof(std::uint32_t), stream);
   KernelParams params{};
   params.profile = device.data();
   params.padded_rows = static_cast<std::int32_t>(rows);
