@@ -266,9 +266,9 @@ class EntryLayout {
     device::synchronize(compute);
   }
 
-  // Where run() puts its work: the stream, the scores (score_count() of
-  // them, in score()'s order) and, for a query of several passes, the
-  // boundary row (boundary_columns() of them).
+  // Where run() puts its work: the stream, the scores (as many as score()
+  // gives, in its order) and, for a query of several passes, the boundary
+  // row (boundary_columns() of them).
   struct Target {
     Stream stream;
     std::int32_t* scores;
@@ -321,7 +321,6 @@ class EntryLayout {
   }
 
   std::size_t boundary_columns() const noexcept { return static_cast<std::size_t>(largest_chunk_); }
-  std::size_t score_count() const noexcept { return scores_.size(); }
 
  private:
   struct Chunk {
