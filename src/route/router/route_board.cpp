@@ -140,9 +140,7 @@ class Negotiation {
                         : backend_ == Backend::cuda ? static_cast<std::size_t>(options.batch_size)
                                                     : 1;
     }
-    ahead_now_ = searches_ahead_;
     changed_stamp_.assign(static_cast<std::size_t>(lattice_.node_count), 0);
-    used_stamp_.assign(static_cast<std::size_t>(lattice_.node_count), 0);
     for (std::size_t n = 0; n < board.nets.size(); ++n) {
       if (lattice_.group_of_net[n] >= 0) nets_.push_back(static_cast<int>(n));
     }
@@ -578,11 +576,11 @@ class Negotiation {
   }
 
   // Searches the round's connections from `first` on at once, against the
-  // copper as it is now, and takes their results in order. A result holds
-  // when the paths taken before it changed no cost that its search settled
-  // (still_holds): it is then what a search run after them would return,
-  // bit for bit. One that does not hold is searched again, alone, against
-  // the copper as it is by then. Returns how many connections were taken.
+  // copper as it is now, and takes their results in order while each still
+  // holds: the paths taken before it changed no cost that its search
+  // settled (still_holds), so it is what a search run after them would
+  // return, bit for bit. Returns how many were taken: at least the first,
+  // which nothing was taken before.
   std::size_t search_ahead(const std::vector<Connection>& round, std::size_t first, float present,
                            std::vector<int>& deferred) {
     // Without present congestion (pres_fac 0, the first iteration by
@@ -590,7 +588,7 @@ class Negotiation {
     // every search holds.
     const bool independent = present == 0 && !forbid_conflicts_;
     std::size_t count = round.size() - first;
-    if (!independent && reports_settled_) count = std::min(count, ahead_now_);
+    if (!independent && reports_settled_) count = std::min(count, searches_ahead_);
     if (!independent && !reports_settled_) count = clear_of_each_other(round, first, count);
     const bool checked = !independent && reports_settled_ && count > 1;
     while (cost_arrays_.size() < count) {
@@ -601,43 +599,30 @@ class Negotiation {
     std::vector<graph::SsspQuery> queries(count);
     std::vector<std::span<std::uint64_t>> settled;
     for (std::size_t q = 0; q < count; ++q) {
-      fill_query(round[first + q], q, present, queries[q]);
+      const Connection& c = round[first + q];
+      const NetRoute& route = routes_[static_cast<std::size_t>(c.net)];
+      fill_costs(cost_arrays_[q].span(), c.net, route, c.window, present);
+      queries[q].sources = route.tree;
+      queries[q].target = c.target;
+      queries[q].node_cost = cost_arrays_[q].span();
       if (checked) settled.emplace_back(settled_[q]);
     }
     std::vector<graph::SsspPath> found = search_->paths(queries, settled);
-    ++changed_round_;  // stamps the nodes the paths taken below change
+    ++changed_round_;  // marks the grid nodes and via sites the paths taken below add copper to
     std::vector<int> changed;
-    std::size_t held = 0;
-    for (std::size_t q = 0; q < count; ++q) {
-      const Connection& c = round[first + q];
-      if (checked && !changed.empty()) {
-        if (still_holds(c, settled_[q], changed)) {
-          ++held;
-        } else {
-          clear_costs(cost_arrays_[q].span(), c.net, c.window);
-          fill_query(c, q, present, queries[q]);
-          found[q] = std::move(search_->paths({&queries[q], 1}).front());
-          ++searches_discarded_;
-        }
-      }
-      clear_costs(cost_arrays_[q].span(), c.net, c.window);
-      take(c, found[q], deferred, changed);
+    std::size_t taken = 0;
+    for (; taken < count; ++taken) {
+      const Connection& c = round[first + taken];
+      if (checked && !changed.empty() && !still_holds(c, settled_[taken], changed)) break;
+      clear_costs(cost_arrays_[taken].span(), c.net, c.window);
+      take(c, found[taken], deferred, changed);
     }
-    searches_ += count;
-    // Where results stop holding, fewer run ahead next time (each costs its
-    // window's fill); where they hold, more. The routes are the same.
-    if (checked) ahead_now_ = std::clamp<std::size_t>(2 * (held + 1), 2, searches_ahead_);
-    return count;
-  }
-
-  // Fills cost array `slot` for connection c against the copper as it is
-  // now, and the query that searches it.
-  void fill_query(const Connection& c, std::size_t slot, float present, graph::SsspQuery& query) {
-    const NetRoute& route = routes_[static_cast<std::size_t>(c.net)];
-    fill_costs(cost_arrays_[slot].span(), c.net, route, c.window, present);
-    query.sources = route.tree;
-    query.target = c.target;
-    query.node_cost = cost_arrays_[slot].span();
+    searches_ += taken;
+    searches_discarded_ += count - taken;
+    for (std::size_t q = taken; q < count; ++q) {
+      clear_costs(cost_arrays_[q].span(), round[first + q].net, round[first + q].window);
+    }
+    return taken;
   }
 
   // How many of the `count` connections from `first` on, taken in order,
@@ -655,50 +640,43 @@ class Negotiation {
     return clear;
   }
 
-  // Whether connection c's search, run before the paths that changed the
-  // costs at `changed` (note_changes) were taken, still gives the same
-  // result. Taking a path only adds copper, so every cost only rises. A
-  // search's settled nodes (distance <= the target's) carry labels that no
-  // path through the others can lower; if none of their costs rose, their
-  // labels, the tight edges among them and so the distance and the path are
-  // the same. Besides the nodes on `changed`, c's stubs that claim a node
-  // the new copper is on (stamped in used_stamp_) cost more.
+  // Whether connection c's search, run before the paths whose new copper is
+  // `changed` (grid nodes, via sites and stubs newly used or claimed, those
+  // newly used marked with changed_round_) were taken, still gives the
+  // same result. Taking a path only adds copper, so every cost only rises.
+  // A search's settled nodes (distance <= the target's) carry labels that
+  // no path through the others can lower; if none of their costs rose,
+  // their labels, the tight edges among them and so the distance and the
+  // path are the same. The costs of the nodes that copper changed: those it
+  // is on (all nets), the nodes watching them in c's group (near_uses_),
+  // and c's stubs that claim a node it is on.
   bool still_holds(const Connection& c, std::span<const std::uint64_t> settled, const std::vector<int>& changed) const {
-    const auto is_settled = [&](int node) {
+    const Window& w = c.window;
+    const auto depended_on = [&](int node) {
+      const int row = lattice_.row_of(node);
+      const int column = lattice_.column_of(node);
+      if (row < w.row0 || row > w.row1 || column < w.column0 || column > w.column1) return false;  // blocked there
       const auto v = static_cast<std::size_t>(node);
       return ((settled[v / 64] >> (v % 64)) & 1) != 0;
     };
-    if (std::any_of(changed.begin(), changed.end(), is_settled)) return false;
+    const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(c.net)]);
+    bool holds = true;
+    for (const int node : changed) {
+      if (!lattice_.is_grid(node) && !lattice_.is_via(node)) continue;  // a stub is its own net's alone
+      if (depended_on(node)) return false;
+      if (changed_stamp_[static_cast<std::size_t>(node)] != changed_round_) continue;  // claimed, not used
+      for_each_watcher(group, node, [&](int v) { holds = holds && !depended_on(v); });
+      if (!holds) return false;
+    }
     for (const int node : lattice_.net_pads[static_cast<std::size_t>(c.net)]) {
-      if (!lattice_.is_stub(node) || !is_settled(node)) continue;
+      if (!lattice_.is_stub(node)) continue;
+      const auto v = static_cast<std::size_t>(node);
+      if (((settled[v / 64] >> (v % 64)) & 1) == 0) continue;
       for (const int claim : lattice_.stub_of(node).claims) {
-        if (used_stamp_[static_cast<std::size_t>(claim)] == changed_round_) return false;
+        if (changed_stamp_[static_cast<std::size_t>(claim)] == changed_round_) return false;
       }
     }
     return true;
-  }
-
-  // Adds to `changed` (each once a round of search_ahead) the grid nodes and
-  // via sites whose cost a path's new copper raises for some net: those it
-  // is on or claims (their counts), and those whose room, in any group's
-  // claim stencils, holds a node it is on (near_uses_).
-  void note_changes(const NetRoute& added, std::vector<int>& changed) {
-    const auto note = [&](int node) {
-      auto& stamp = changed_stamp_[static_cast<std::size_t>(node)];
-      if (stamp == changed_round_) return;
-      stamp = changed_round_;
-      changed.push_back(node);
-    };
-    for (const auto* nodes : {&added.uses, &added.claims}) {
-      for (const int node : *nodes) {
-        if (lattice_.is_grid(node) || lattice_.is_via(node)) note(node);  // a stub is its own net's alone
-      }
-    }
-    for (const int node : added.uses) {
-      used_stamp_[static_cast<std::size_t>(node)] = changed_round_;
-      if (!lattice_.is_grid(node) && !lattice_.is_via(node)) continue;
-      for (std::size_t group = 0; group < near_uses_.size(); ++group) for_each_watcher(group, node, note);
-    }
   }
 
   // Takes a search's result: the path joins the net's tree, or the target
@@ -713,7 +691,10 @@ class Negotiation {
                               board_.nets[static_cast<std::size_t>(c.net)].name));
     }
     if (reached < kBlocked / 2) {
-      note_changes(add_path(c.net, found.nodes), changed);
+      const NetRoute added = add_path(c.net, found.nodes);
+      for (const int node : added.uses) changed_stamp_[static_cast<std::size_t>(node)] = changed_round_;
+      changed.insert(changed.end(), added.uses.begin(), added.uses.end());
+      changed.insert(changed.end(), added.claims.begin(), added.claims.end());
     } else if (c.window.whole) {
       route.pending.erase(std::find(route.pending.begin(), route.pending.end(), c.target));
       route.failed.push_back(c.target);
@@ -1056,13 +1037,10 @@ class Negotiation {
   std::vector<std::vector<std::uint64_t>> settled_;  // one per search run at once: the nodes it settled
   bool reports_settled_ = false;       // the backend reports settled nodes (not cuda)
   std::size_t searches_ahead_ = 1;     // searches run at once where their results are checked
-  std::size_t searches_discarded_ = 0;  // searches run ahead whose results no longer held (run again)
-  std::size_t ahead_now_ = 1;          // searches to run ahead next (up to searches_ahead_)
-  // changed_round_ on the nodes whose costs the paths taken since the
-  // searches of search_ahead started raised, and on the nodes those paths
-  // are on.
+  std::size_t searches_discarded_ = 0;  // searches run ahead whose results no longer held
+  // changed_round_ on the nodes that the paths taken since the searches of
+  // search_ahead started are on.
   std::vector<std::uint32_t> changed_stamp_;
-  std::vector<std::uint32_t> used_stamp_;
   std::uint32_t changed_round_ = 0;
 };
 
