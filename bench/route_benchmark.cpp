@@ -619,10 +619,10 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       // no second routing on a finer one.
       router_options.refine_pitch = false;
       const auto progress = [&](const route::RouteIteration& it) {
-        log.line("{}: iteration {}: {} nets routed, {} connections searched ({} run again), {} overused nodes, "
-                 "{} failed connections, {:.2f} s",
-                 label, it.iteration, it.nets_routed, it.connections_searched, it.searches_discarded,
-                 it.overused_nodes, it.failed_connections, it.seconds);
+        log.line("{}: iteration {}: {} nets routed, {} connections searched, {} overused nodes, {} failed connections, "
+                 "{:.2f} s",
+                 label, it.iteration, it.nets_routed, it.connections_searched, it.overused_nodes, it.failed_connections,
+                 it.seconds);
       };
       const route::RouteResult result = route::route_board(board, router_options, progress);
       SteadyTimer drc_timer;

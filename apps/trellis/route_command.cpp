@@ -84,10 +84,10 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
     }
     if (first_pitch == 0) first_pitch = it.pitch;
     std::fprintf(stderr, "%s\n",
-                 fmt::format("iteration {:>3}: {:>5} nets routed, {:>5} connections searched ({} run again), "
-                             "{:>6} overused nodes, {} failed connections, pres_fac {:.3g}, {:.3f} s",
-                             it.iteration, it.nets_routed, it.connections_searched, it.searches_discarded,
-                             it.overused_nodes, it.failed_connections, it.present_factor, it.seconds)
+                 fmt::format("iteration {:>3}: {:>5} nets routed, {:>5} connections searched, {:>6} overused nodes, "
+                             "{} failed connections, pres_fac {:.3g}, {:.3f} s",
+                             it.iteration, it.nets_routed, it.connections_searched, it.overused_nodes,
+                             it.failed_connections, it.present_factor, it.seconds)
                      .c_str());
   };
   const route::RouteResult result = route::route_board(board, options, progress);

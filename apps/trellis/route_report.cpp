@@ -11,7 +11,6 @@ nlohmann::json route_report_json(const route::Board& board, const route::RouteRe
                           {"pitch_mm", static_cast<double>(it.pitch) / route::kNanometresPerMillimetre},
                           {"nets_routed", it.nets_routed},
                           {"connections_searched", it.connections_searched},
-                          {"searches_discarded", it.searches_discarded},
                           {"overused_nodes", it.overused_nodes},
                           {"failed_connections", it.failed_connections},
                           {"present_factor", it.present_factor},

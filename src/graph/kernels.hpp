@@ -21,7 +21,6 @@ struct SearchSpec {
   std::span<const NodeId> sources;
   NodeId target = -1;
   std::span<const Weight> node_cost;
-  std::span<std::uint64_t> settled;  // empty, or SsspQuery::settled
 };
 
 // The edge weight as every backend must compute it: fl(w + cost[v]).

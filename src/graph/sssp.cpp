@@ -100,9 +100,7 @@ void check_query(const Graph& graph, const SsspQuery& query) {
   }
 }
 
-SearchSpec spec_of(const SsspQuery& query, std::span<std::uint64_t> settled = {}) {
-  return {query.sources, query.target, query.node_cost, settled};
-}
+SearchSpec spec_of(const SsspQuery& query) { return {query.sources, query.target, query.node_cost}; }
 
 // Threads side_by_side() runs `count` queries on.
 int side_by_side_threads(std::size_t count) {
@@ -228,24 +226,7 @@ std::vector<SsspResult> ShortestPaths::run_batch(std::span<const SsspQuery> quer
   return results;
 }
 
-std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries) { return paths(queries, {}); }
-
-std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries,
-                                           std::span<const std::span<std::uint64_t>> settled) {
-  const std::size_t words = (static_cast<std::size_t>(impl_->graph.node_count()) + 63) / 64;
-  if (!settled.empty() && settled.size() != queries.size()) {
-    throw UsageError(fmt::format("{} settled bitmaps for {} queries", settled.size(), queries.size()));
-  }
-  for (const std::span<std::uint64_t> bits : settled) {
-    if (!bits.empty() && bits.size() != words) {
-      throw UsageError(fmt::format("a settled bitmap has {} words for {} nodes ({} words)", bits.size(),
-                                   impl_->graph.node_count(), words));
-    }
-    if (!bits.empty() && impl_->backend == Backend::cuda) {
-      throw UsageError("the cuda backend does not report the nodes a search settled");
-    }
-  }
-  const auto settled_of = [&](std::size_t q) { return settled.empty() ? std::span<std::uint64_t>() : settled[q]; };
+std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries) {
   if (!impl_->parents) throw UsageError("paths need parents: construct with SsspOptions::parents set");
   for (const SsspQuery& q : queries) {
     if (q.target < 0) throw UsageError("a path query needs a target");
@@ -264,7 +245,7 @@ std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries,
     const CsrView<Weight> reversed = impl_->reversed->view();
     side_by_side(queries.size(), [&](std::size_t q, int thread) {
       check_query(graph, queries[q]);
-      paths[q] = impl_->scratch[static_cast<std::size_t>(thread)]->run(g, reversed, spec_of(queries[q], settled_of(q)));
+      paths[q] = impl_->scratch[static_cast<std::size_t>(thread)]->run(g, reversed, spec_of(queries[q]));
     });
     return paths;
   }
@@ -281,12 +262,6 @@ std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries,
     paths[q].distance = results[q].distance[static_cast<std::size_t>(queries[q].target)];
     paths[q].edges_relaxed = results[q].edges_relaxed;
     paths[q].nodes = path_to(results[q], queries[q].target);
-    // Distances beyond the target's are masked: what is left was settled.
-    const std::span<std::uint64_t> bits = settled_of(q);
-    std::fill(bits.begin(), bits.end(), 0);
-    for (std::size_t v = 0; v < results[q].distance.size() && !bits.empty(); ++v) {
-      if (results[q].distance[v] != kUnreachable) bits[v / 64] |= std::uint64_t{1} << (v % 64);
-    }
   }
   return paths;
 }

@@ -633,64 +633,6 @@ TEST_P(PathsParity, PathsEqualThePathsOfWholeReferenceResults) {
   }
 }
 
-// The settled bitmap is what a caller checks later changes of costs against:
-// exactly the nodes the whole reference result keeps (distance <= the
-// target's, every reached node when the target is unreached), on a graph
-// whose node count is not a multiple of 64, with stale bits to clear.
-TEST_P(PathsParity, SettledBitmapsHoldTheNodesUpToTheTargetsDistance) {
-  const Combo combo = GetParam();
-  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
-  const NodeId n = 3001;
-  const Graph graph = random_graph(n, 3LL * n, 11, /*tie_weights=*/true);
-  ShortestPaths engine(graph, {combo.backend, combo.algorithm});
-  const std::size_t words = (static_cast<std::size_t>(n) + 63) / 64;
-  std::mt19937_64 rng(5);
-  std::uniform_int_distribution<NodeId> node(0, n - 1);
-  std::vector<std::vector<std::uint64_t>> bitmaps(24, std::vector<std::uint64_t>(words, ~std::uint64_t{0}));
-  std::vector<SsspQuery> queries;
-  std::vector<std::span<std::uint64_t>> settled;
-  for (std::size_t q = 0; q < bitmaps.size(); ++q) {
-    SsspQuery query{{node(rng)}, node(rng), {}};
-    if (q % 4 == 0) query.sources.push_back(node(rng));
-    queries.push_back(query);
-    if (q != 3) settled.push_back(bitmaps[q]);  // query 3 asks for none
-    if (q == 3) settled.emplace_back();
-  }
-  if (combo.backend == Backend::cuda) {
-    EXPECT_THROW(engine.paths(queries, settled), UsageError);
-    return;
-  }
-  const std::vector<SsspPath> paths = engine.paths(queries, settled);
-  int unreachable = 0;
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    SCOPED_TRACE("query " + std::to_string(q));
-    const SsspResult expected = reference_run(graph, queries[q]);
-    if (paths[q].distance == kUnreachable) ++unreachable;
-    std::size_t differing = 0, set = 0;
-    for (NodeId v = 0; v < n; ++v) {
-      const auto i = static_cast<std::size_t>(v);
-      const bool bit = (bitmaps[q][i / 64] >> (i % 64)) & 1;
-      set += bit ? 1 : 0;
-      differing += bit != (expected.distance[i] != kUnreachable) ? 1 : 0;
-    }
-    EXPECT_EQ(paths[q].nodes, path_to(expected, queries[q].target));
-    if (q == 3) {
-      EXPECT_EQ(bitmaps[q], std::vector<std::uint64_t>(words, ~std::uint64_t{0})) << "not asked for: left alone";
-      continue;
-    }
-    EXPECT_EQ(differing, 0u);
-    EXPECT_GT(set, 0u);
-    EXPECT_EQ(bitmaps[q].back() >> (n % 64), 0u) << "bits past the last node stay clear";
-  }
-  EXPECT_GT(unreachable, 0) << "the island should hold some targets";
-  std::vector<std::uint64_t> short_bitmap(words - 1);
-  std::vector<SsspQuery> one{{{0}, 5, {}}};
-  std::vector<std::span<std::uint64_t>> wrong_size{short_bitmap};
-  EXPECT_THROW(engine.paths(one, wrong_size), UsageError);
-  std::vector<std::span<std::uint64_t>> two{bitmaps[0], bitmaps[1]};
-  EXPECT_THROW(engine.paths(one, two), UsageError);
-}
-
 TEST_P(PathsParity, RejectsQueriesWithoutATargetAndBadCosts) {
   const Combo combo = GetParam();
   TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);

@@ -496,7 +496,6 @@ TEST(Router, OptionsOutOfRangeAreUsageErrors) {
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.present_factor_growth = 0.5; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.via_cost = -1; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.batch_size = 0; })), UsageError);
-  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.searches_ahead = -1; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.against_direction_cost = 0.5; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.against_direction_cost = INFINITY; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.pitch = 1; })), UsageError) << "a lattice too large";
@@ -660,47 +659,6 @@ TEST(Router, ACongestedNetSearchesOnlyItsConnectionsInConflict) {
   }
 }
 
-// Searches run ahead of the paths taken, each against the copper as it was
-// when it started, and a result is taken only where the paths taken before
-// it raised no cost its search settled. Dense random boards, where many
-// searches run ahead do not hold: the same copper whether one search runs
-// at a time or sixteen, on cpu and on the reference alike.
-TEST(Router, SearchesRunAheadGiveTheRoutesOfOneAtATime) {
-  std::size_t discarded = 0;
-  std::size_t taken_ahead = 0;
-  for (const unsigned seed : {3u, 7u, 12u, 25u}) {
-    SCOPED_TRACE(seed);
-    const Board board = random_board(seed, 16, 3, seed % 2 == 1);
-    RouterOptions options;
-    options.max_iterations = 15;
-    options.backend = Backend::cpu;
-    options.searches_ahead = 1;
-    const RouteResult one = route_board(board, options);
-    for (const int ahead : {3, 16}) {
-      options.searches_ahead = ahead;
-      const RouteResult many = route_board(board, options);
-      expect_same_copper(one.copper, many.copper);
-      EXPECT_EQ(many.unrouted_nets, one.unrouted_nets);
-      ASSERT_EQ(many.iterations.size(), one.iterations.size());
-      for (std::size_t i = 0; i < one.iterations.size(); ++i) {
-        EXPECT_EQ(one.iterations[i].searches_discarded, 0u);
-        EXPECT_EQ(many.iterations[i].connections_searched, one.iterations[i].connections_searched);
-        EXPECT_EQ(many.iterations[i].overused_nodes, one.iterations[i].overused_nodes);
-        if (i > 0) {
-          discarded += many.iterations[i].searches_discarded;
-          taken_ahead += many.iterations[i].connections_searched;
-        }
-      }
-    }
-    options.backend = Backend::reference;
-    options.searches_ahead = 5;
-    expect_same_copper(one.copper, route_board(board, options).copper);
-  }
-  // The check was put to work: results run again where they did not hold.
-  EXPECT_GT(discarded, 10u);
-  EXPECT_GT(taken_ahead, 0u);
-}
-
 TEST(Router, SameInputSameRoutes) {
   const Board board = random_board(11, 14, 3);
   RouterOptions options;
@@ -768,11 +726,12 @@ TEST(Router, APinNoWireCanLeaveIsNotRetriedOnAFinerLattice) {
   for (const Coord pitch : pitches) EXPECT_EQ(pitch, mm(0.45)) << "the default pitch: 0.25 mm wire + 0.2 mm clearance";
 }
 
-// thegrid leaves nets unrouted at its default pitch (wire plus clearance);
-// a lattice of 3/4 that pitch routes more of them, and is kept.
+// Minisumo's two nets leaving neighbouring pins of a TSSOP share the one
+// grid node between the pins at the default pitch (wire plus clearance);
+// on a lattice of 3/4 that pitch both find their way.
 TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   std::string why_not;
-  const std::filesystem::path file = pcbench_board("thegrid_pole_panellised", why_not);
+  const std::filesystem::path file = pcbench_board("kitspace_Minisumo_V2.1", why_not);
   if (file.empty()) GTEST_SKIP() << why_not;
   const Board board = read_dsn_file(file);
   RouterOptions options;
@@ -785,10 +744,7 @@ TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   EXPECT_EQ(refined.lattice.pitch, coarse.lattice.pitch * 3 / 4);
   ASSERT_FALSE(refined.iterations.empty());
   EXPECT_EQ(refined.iterations.front().pitch, refined.lattice.pitch);
-  EXPECT_LT(refined.unrouted_nets.size(), coarse.unrouted_nets.size());
-  const DrcReport drc = check(board, refined);
-  EXPECT_TRUE(drc.routing.empty());
-  EXPECT_EQ(drc.unconnected.size(), refined.unrouted_nets.size());
+  expect_complete_and_clean(board, refined);
   // A pitch given by the user is kept, complete or not.
   options.pitch = coarse.lattice.pitch;
   EXPECT_EQ(route_board(board, options).lattice.pitch, coarse.lattice.pitch);

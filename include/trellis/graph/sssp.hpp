@@ -93,14 +93,6 @@ class ShortestPaths {
   // from query to query; on cuda one launch searches them all and the paths
   // are traced on the device; the reference runs each query whole.
   std::vector<SsspPath> paths(std::span<const SsspQuery> queries);
-  // The same, and for each query i with settled[i] not empty ((nodes + 63) /
-  // 64 words; bit v of word v / 64 for node v) the nodes its search settled:
-  // distance <= the target's (every reached node when the target is
-  // unreached) set, the rest cleared. Costs that rise afterwards, none of
-  // them at a settled node, would give the same distance and path again.
-  // cpu and reference only: UsageError on cuda, and for a bitmap of the
-  // wrong size or a settled span not one per query.
-  std::vector<SsspPath> paths(std::span<const SsspQuery> queries, std::span<const std::span<std::uint64_t>> settled);
 
   Backend backend() const noexcept;
   SsspAlgorithm algorithm() const noexcept;

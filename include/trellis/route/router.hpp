@@ -99,12 +99,6 @@ struct RouterOptions {
   double via_cost = 10;          // a via costs as much as this many grid steps
   int box_margin = 10;           // grid steps around a connection's pins
   int batch_size = 64;           // nets searched together (at most)
-  // Searches run at once ahead of the paths taken, each against the copper
-  // as it was when they started; a result is taken only where the paths
-  // taken before it changed no cost it depended on, so the routes are the
-  // same for any value. 0: one a thread on cpu, none ahead on the reference,
-  // and on cuda as many as do not come near each other.
-  int searches_ahead = 0;
   bool miter_corners = true;     // cut right-angle corners at 45 degrees where the clearance allows
   // Preferred directions: the board's (Specctra's (direction ...) per layer),
   // horizontal and vertical alternating from the front layer whatever the
@@ -128,10 +122,6 @@ struct RouteIteration {
   Coord pitch = 0;
   std::size_t nets_routed = 0;     // nets (re)routed in this iteration
   std::size_t connections_searched = 0;  // path searches run, one connection of a net each
-  // Searches run ahead of the paths taken whose results no longer held, and
-  // were run again (not among connections_searched); how many depends on
-  // how many ran at once, the routes do not.
-  std::size_t searches_discarded = 0;
   std::size_t overused_nodes = 0;  // after it
   std::size_t failed_connections = 0;  // searches that found no path even with the widest box
   double present_factor = 0;

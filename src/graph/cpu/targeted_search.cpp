@@ -55,8 +55,6 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
     labels[v] = Label{d, reached};
     heap_.push(d, v);
   };
-  std::uint64_t* const settled_bits = search.settled.empty() ? nullptr : search.settled.data();
-  std::fill(search.settled.begin(), search.settled.end(), 0);
   heap_.clear();
   for (NodeId s : search.sources) {
     if (tentative(s) != 0) lower(s, 0);
@@ -68,7 +66,6 @@ std::int64_t TargetedSearch::settle(const CsrView<Weight>& g, const SearchSpec& 
     if (d > stop_beyond) break;
     if (labels[u].mark == settled_here) continue;
     labels[u].mark = settled_here;
-    if (settled_bits != nullptr) settled_bits[u / 64] |= std::uint64_t{1} << (u % 64);
     if (u == search.target) stop_beyond = d;
     const RowOffset first = row_offsets[u], last = row_offsets[u + 1];
     relaxed += last - first;

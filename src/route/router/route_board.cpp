@@ -1,18 +1,15 @@
 // PathFinder negotiated congestion over the lattice: iterations of rip-up
-// and reroute, nets in batches routed a connection each a round, searches
-// run ahead of the paths taken and checked against them, costs from present
-// congestion and history. See include/trellis/route/router.hpp.
+// and reroute, nets in batches whose searches run together, costs from
+// present congestion and history. See include/trellis/route/router.hpp.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
 #include <unordered_set>
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include "copper_from_paths.hpp"
 #include "miter_corners.hpp"
@@ -57,9 +54,6 @@ void check_options(const RouterOptions& o) {
   }
   if (o.box_margin < 1) throw UsageError(fmt::format("the box margin must be at least 1 grid step, got {}", o.box_margin));
   if (o.batch_size < 1) throw UsageError(fmt::format("the batch size must be at least 1, got {}", o.batch_size));
-  if (o.searches_ahead < 0) {
-    throw UsageError(fmt::format("the searches run ahead must be 0 (chosen) or more, got {}", o.searches_ahead));
-  }
 }
 
 // A search's node costs, blocked outside its window. The cuda backend copies
@@ -99,13 +93,6 @@ struct Window {
   bool whole = false;  // covers the whole grid: a failure here is final
 };
 
-// One search of a round: a net's next pin, within a window.
-struct Connection {
-  int net = 0;
-  int target = 0;
-  Window window;
-};
-
 class Negotiation {
  public:
   Negotiation(const Board& board, const RouterOptions& options, Lattice lattice)
@@ -117,9 +104,9 @@ class Negotiation {
         routes_(board.nets.size()),
         own_(static_cast<std::size_t>(lattice_.node_count), kNotOwn),
         margins_(board.nets.size(), options.box_margin) {
-    // Searches run at once are one call of the graph module's path search:
-    // on cpu side by side, each a Dijkstra costing what it settles; on cuda
-    // one launch serves them; the reference runs each whole.
+    // A batch is one call of the graph module's path search: on cpu the
+    // searches run side by side, each a Dijkstra costing what it settles;
+    // on cuda one launch serves the batch; the reference runs each whole.
     // Left to choose, the router searches on cpu: a search is a window of
     // one net's costs, filled on the host, and on every board and the
     // backplane measured (bench/results/NOTES.md) the cuda searches, each
@@ -129,18 +116,6 @@ class Negotiation {
     search_options.backend = backend_;
     search_options.parents = true;
     search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, search_options);
-    // Searches ahead: on cpu one a thread, each checked afterwards against
-    // the nodes it settled; the reference has no threads to fill, and cuda
-    // reports no settled nodes, so its searches ahead are those whose
-    // windows stay clear of each other (up to a batch).
-    reports_settled_ = backend_ != Backend::cuda;
-    searches_ahead_ = static_cast<std::size_t>(options.searches_ahead);
-    if (searches_ahead_ == 0) {
-      searches_ahead_ = backend_ == Backend::cpu       ? static_cast<std::size_t>(std::max(omp_get_max_threads(), 1))
-                        : backend_ == Backend::cuda ? static_cast<std::size_t>(options.batch_size)
-                                                    : 1;
-    }
-    changed_stamp_.assign(static_cast<std::size_t>(lattice_.node_count), 0);
     for (std::size_t n = 0; n < board.nets.size(); ++n) {
       if (lattice_.group_of_net[n] >= 0) nets_.push_back(static_cast<int>(n));
     }
@@ -163,7 +138,6 @@ class Negotiation {
     for (int iteration = 1; iteration <= options_.max_iterations; ++iteration) {
       const auto start = std::chrono::steady_clock::now();
       const std::size_t searched_before = searches_;
-      const std::size_t discarded_before = searches_discarded_;
       if (iteration == 2) present = options_.present_factor;
       if (iteration > 2) present = std::min(present * options_.present_factor_growth, options_.present_factor_max);
       if (iteration == 1 || options_.reroute_whole_nets) {
@@ -172,7 +146,7 @@ class Negotiation {
         rip_up_congested_connections(to_route);
       }
       for (std::vector<int> left = to_route; !left.empty();) {
-        std::vector<int> batch = next_batch(left);
+        std::vector<int> batch = next_batch(left, present);
         // Nets whose search had to look further than their reach go back
         // to be batched again with their wider reach.
         std::vector<int> deferred = route_batch(std::move(batch), static_cast<float>(present));
@@ -184,7 +158,6 @@ class Negotiation {
       record.pitch = lattice_.pitch;
       record.nets_routed = to_route.size();
       record.connections_searched = searches_ - searched_before;
-      record.searches_discarded = searches_discarded_ - discarded_before;
       record.overused_nodes = overused;
       for (const int net : nets_) record.failed_connections += routes_[static_cast<std::size_t>(net)].failed.size();
       record.present_factor = present;
@@ -236,14 +209,29 @@ class Negotiation {
     return a.column0 <= b.column1 + gap && b.column0 <= a.column1 + gap && a.row0 <= b.row1 + gap && b.row0 <= a.row1 + gap;
   }
 
-  // Takes the first batch_size nets from `left`. A batch is routed in
-  // rounds, one connection of each of its nets a round, in the batch's
-  // order: the routes are those of searching the connections one after the
-  // other in that order, however many searches run at once (search_ahead).
-  std::vector<int> next_batch(std::vector<int>& left) const {
-    const auto size = std::min(left.size(), static_cast<std::size_t>(options_.batch_size));
-    std::vector<int> batch(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(size));
-    left.erase(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(size));
+  // Takes from `left`, in order, up to batch_size nets whose reaches do not
+  // overlap: nets routed together then cannot compete for the same nodes,
+  // so routing them at once gives what routing them one by one would.
+  // Without present congestion (pres_fac 0, the first iteration by
+  // default) a net's costs do not depend on other nets' copper at all, so
+  // any nets may share a batch.
+  std::vector<int> next_batch(std::vector<int>& left, double present) const {
+    const bool independent = present == 0;
+    std::vector<int> batch;
+    std::vector<Window> taken;
+    std::vector<int> rest;
+    for (const int net : left) {
+      const Window reach = reach_of(net);
+      const bool free = batch.size() < static_cast<std::size_t>(options_.batch_size) &&
+                        (independent || std::none_of(taken.begin(), taken.end(), [&](const Window& w) { return overlap(w, reach); }));
+      if (free) {
+        batch.push_back(net);
+        taken.push_back(reach);
+      } else {
+        rest.push_back(net);
+      }
+    }
+    left = std::move(rest);
     return batch;
   }
 
@@ -553,154 +541,61 @@ class Negotiation {
   }
 
   // Routes the nets of one batch: each round searches one connection of
-  // every net that has one left, in the batch's order.
+  // every net that has one left, all against the same congestion.
   std::vector<int> route_batch(std::vector<int> batch, float present) {
     std::vector<int> deferred;
     std::vector<Window> reaches;
     for (const int net : batch) reaches.push_back(reach_of(net));
+    while (cost_arrays_.size() < batch.size()) {
+      cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), backend_ == Backend::cuda);
+    }
     for (;;) {
-      std::vector<Connection> round;
+      std::vector<int> nets;
+      std::vector<int> targets;
+      std::vector<Window> windows;
       for (std::size_t b = 0; b < batch.size(); ++b) {
         const int net = batch[b];
         const NetRoute& route = routes_[static_cast<std::size_t>(net)];
         if (route.pending.empty() || std::find(deferred.begin(), deferred.end(), net) != deferred.end()) continue;
+        nets.push_back(net);
         // The search box covers the target and the nearest part of the
         // tree (the rest of the tree is a source all the same), inside
         // the net's reach.
         const auto [target, nearest] = nearest_pending(route);
-        round.push_back({net, target, clip(window_around({target, nearest}, route.margin), reaches[b])});
+        targets.push_back(target);
+        windows.push_back(clip(window_around({target, nearest}, route.margin), reaches[b]));
       }
-      if (round.empty()) return deferred;
-      for (std::size_t next = 0; next < round.size();) next += search_ahead(round, next, present, deferred);
-    }
-  }
-
-  // Searches the round's connections from `first` on at once, against the
-  // copper as it is now, and takes their results in order while each still
-  // holds: the paths taken before it changed no cost that its search
-  // settled (still_holds), so it is what a search run after them would
-  // return, bit for bit. Returns how many were taken: at least the first,
-  // which nothing was taken before.
-  std::size_t search_ahead(const std::vector<Connection>& round, std::size_t first, float present,
-                           std::vector<int>& deferred) {
-    // Without present congestion (pres_fac 0, the first iteration by
-    // default) a net's costs do not depend on other nets' copper at all:
-    // every search holds.
-    const bool independent = present == 0 && !forbid_conflicts_;
-    std::size_t count = round.size() - first;
-    if (!independent && reports_settled_) count = std::min(count, searches_ahead_);
-    if (!independent && !reports_settled_) count = clear_of_each_other(round, first, count);
-    const bool checked = !independent && reports_settled_ && count > 1;
-    while (cost_arrays_.size() < count) {
-      cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), backend_ == Backend::cuda);
-    }
-    const std::size_t words = (static_cast<std::size_t>(lattice_.node_count) + 63) / 64;
-    while (checked && settled_.size() < count) settled_.emplace_back(words);
-    std::vector<graph::SsspQuery> queries(count);
-    std::vector<std::span<std::uint64_t>> settled;
-    for (std::size_t q = 0; q < count; ++q) {
-      const Connection& c = round[first + q];
-      const NetRoute& route = routes_[static_cast<std::size_t>(c.net)];
-      fill_costs(cost_arrays_[q].span(), c.net, route, c.window, present);
-      queries[q].sources = route.tree;
-      queries[q].target = c.target;
-      queries[q].node_cost = cost_arrays_[q].span();
-      if (checked) settled.emplace_back(settled_[q]);
-    }
-    std::vector<graph::SsspPath> found = search_->paths(queries, settled);
-    ++changed_round_;  // marks the grid nodes and via sites the paths taken below add copper to
-    std::vector<int> changed;
-    std::size_t taken = 0;
-    for (; taken < count; ++taken) {
-      const Connection& c = round[first + taken];
-      if (checked && !changed.empty() && !still_holds(c, settled_[taken], changed)) break;
-      clear_costs(cost_arrays_[taken].span(), c.net, c.window);
-      take(c, found[taken], deferred, changed);
-    }
-    searches_ += taken;
-    searches_discarded_ += count - taken;
-    for (std::size_t q = taken; q < count; ++q) {
-      clear_costs(cost_arrays_[q].span(), round[first + q].net, round[first + q].window);
-    }
-    return taken;
-  }
-
-  // How many of the `count` connections from `first` on, taken in order,
-  // have windows that stay clear of each other's copper (at least one).
-  std::size_t clear_of_each_other(const std::vector<Connection>& round, std::size_t first, std::size_t count) const {
-    std::size_t clear = 1;
-    while (clear < count) {
-      const Window& next = round[first + clear].window;
-      const auto near = [&](std::size_t q) { return overlap(round[first + q].window, next); };
-      bool any = false;
-      for (std::size_t q = 0; q < clear && !any; ++q) any = near(q);
-      if (any) break;
-      ++clear;
-    }
-    return clear;
-  }
-
-  // Whether connection c's search, run before the paths whose new copper is
-  // `changed` (grid nodes, via sites and stubs newly used or claimed, those
-  // newly used marked with changed_round_) were taken, still gives the
-  // same result. Taking a path only adds copper, so every cost only rises.
-  // A search's settled nodes (distance <= the target's) carry labels that
-  // no path through the others can lower; if none of their costs rose,
-  // their labels, the tight edges among them and so the distance and the
-  // path are the same. The costs of the nodes that copper changed: those it
-  // is on (all nets), the nodes watching them in c's group (near_uses_),
-  // and c's stubs that claim a node it is on.
-  bool still_holds(const Connection& c, std::span<const std::uint64_t> settled, const std::vector<int>& changed) const {
-    const Window& w = c.window;
-    const auto depended_on = [&](int node) {
-      const int row = lattice_.row_of(node);
-      const int column = lattice_.column_of(node);
-      if (row < w.row0 || row > w.row1 || column < w.column0 || column > w.column1) return false;  // blocked there
-      const auto v = static_cast<std::size_t>(node);
-      return ((settled[v / 64] >> (v % 64)) & 1) != 0;
-    };
-    const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(c.net)]);
-    bool holds = true;
-    for (const int node : changed) {
-      if (!lattice_.is_grid(node) && !lattice_.is_via(node)) continue;  // a stub is its own net's alone
-      if (depended_on(node)) return false;
-      if (changed_stamp_[static_cast<std::size_t>(node)] != changed_round_) continue;  // claimed, not used
-      for_each_watcher(group, node, [&](int v) { holds = holds && !depended_on(v); });
-      if (!holds) return false;
-    }
-    for (const int node : lattice_.net_pads[static_cast<std::size_t>(c.net)]) {
-      if (!lattice_.is_stub(node)) continue;
-      const auto v = static_cast<std::size_t>(node);
-      if (((settled[v / 64] >> (v % 64)) & 1) == 0) continue;
-      for (const int claim : lattice_.stub_of(node).claims) {
-        if (changed_stamp_[static_cast<std::size_t>(claim)] == changed_round_) return false;
+      if (nets.empty()) return deferred;
+      std::vector<graph::SsspQuery> queries(nets.size());
+      for (std::size_t q = 0; q < nets.size(); ++q) {
+        const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
+        fill_costs(cost_arrays_[q].span(), nets[q], route, windows[q], present);
+        queries[q].sources = route.tree;
+        queries[q].target = targets[q];
+        queries[q].node_cost = cost_arrays_[q].span();
       }
-    }
-    return true;
-  }
-
-  // Takes a search's result: the path joins the net's tree, or the target
-  // fails for good (its window was the whole grid), or the net waits for a
-  // wider window. The copper the path adds goes onto `changed`.
-  void take(const Connection& c, const graph::SsspPath& found, std::vector<int>& deferred, std::vector<int>& changed) {
-    NetRoute& route = routes_[static_cast<std::size_t>(c.net)];
-    const graph::Weight reached = found.distance;
-    if (reached < kBlocked / 2 && !sound(route, found.nodes)) {
-      throw Error(fmt::format("the search for net '{}' returned a path that does not start on the net's tree "
-                              "or leaves the lattice's edges",
-                              board_.nets[static_cast<std::size_t>(c.net)].name));
-    }
-    if (reached < kBlocked / 2) {
-      const NetRoute added = add_path(c.net, found.nodes);
-      for (const int node : added.uses) changed_stamp_[static_cast<std::size_t>(node)] = changed_round_;
-      changed.insert(changed.end(), added.uses.begin(), added.uses.end());
-      changed.insert(changed.end(), added.claims.begin(), added.claims.end());
-    } else if (c.window.whole) {
-      route.pending.erase(std::find(route.pending.begin(), route.pending.end(), c.target));
-      route.failed.push_back(c.target);
-    } else {
-      route.margin *= 2;
-      deferred.push_back(c.net);
+      std::vector<graph::SsspPath> found = search_->paths(queries);
+      searches_ += queries.size();
+      for (std::size_t q = 0; q < nets.size(); ++q) {
+        NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
+        const graph::Weight reached = found[q].distance;
+        const std::vector<graph::NodeId>& path = found[q].nodes;
+        if (reached < kBlocked / 2 && !sound(route, path)) {
+          throw Error(fmt::format("the search for net '{}' returned a path that does not start on the net's tree "
+                                  "or leaves the lattice's edges",
+                                  board_.nets[static_cast<std::size_t>(nets[q])].name));
+        }
+        clear_costs(cost_arrays_[q].span(), nets[q], windows[q]);
+        if (reached < kBlocked / 2) {
+          add_path(nets[q], path);
+        } else if (windows[q].whole) {
+          route.pending.erase(std::find(route.pending.begin(), route.pending.end(), targets[q]));
+          route.failed.push_back(targets[q]);
+        } else {
+          route.margin *= 2;
+          deferred.push_back(nets[q]);
+        }
+      }
     }
   }
 
@@ -768,9 +663,7 @@ class Negotiation {
     }
   }
 
-  // Adds a path to a net's routing; returns the copper the counts gained
-  // (grid nodes, via sites and stubs newly used, nodes newly claimed).
-  NetRoute add_path(int net, const std::vector<graph::NodeId>& path) {
+  void add_path(int net, const std::vector<graph::NodeId>& path) {
     NetRoute& route = routes_[static_cast<std::size_t>(net)];
     for (const int node : path) {
       route.tree.push_back(node);
@@ -809,7 +702,6 @@ class Negotiation {
     route.claims = std::move(new_claims);
     sort_unique(route.tree);
     route.paths.push_back(path);
-    return change;
   }
 
   static void sort_unique(std::vector<int>& list) {
@@ -1032,16 +924,8 @@ class Negotiation {
   std::vector<int> margins_;          // per board net: the box margin its searches start from
   bool forbid_conflicts_ = false;     // route_dropped_nets_around: other nets' copper blocks, not prices
   std::vector<int> nets_;             // the nets routed, in routing order
-  std::size_t searches_ = 0;  // path searches whose results were taken, so far
-  std::vector<CostArray> cost_arrays_;  // one per search run at once, blocked outside its window
-  std::vector<std::vector<std::uint64_t>> settled_;  // one per search run at once: the nodes it settled
-  bool reports_settled_ = false;       // the backend reports settled nodes (not cuda)
-  std::size_t searches_ahead_ = 1;     // searches run at once where their results are checked
-  std::size_t searches_discarded_ = 0;  // searches run ahead whose results no longer held
-  // changed_round_ on the nodes that the paths taken since the searches of
-  // search_ahead started are on.
-  std::vector<std::uint32_t> changed_stamp_;
-  std::uint32_t changed_round_ = 0;
+  std::size_t searches_ = 0;  // path searches so far
+  std::vector<CostArray> cost_arrays_;  // one per search of a batch, blocked outside its window
 };
 
 }  // namespace
