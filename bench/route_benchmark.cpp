@@ -447,6 +447,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           route::RouterOptions router_options;
           router_options.backend = backends[b];
           router_options.max_iterations = options.max_iterations;
+          router_options.concurrent_nets = options.concurrent_nets;
           const route::RouteResult result = route::route_board(*board, router_options);
           const route::DrcReport drc =
               route::check_design_rules(*board, route::with_board_wiring(*board, result.copper));
@@ -615,6 +616,7 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       route::RouterOptions router_options;
       router_options.backend = backend;
       router_options.max_iterations = options.max_iterations;
+      router_options.concurrent_nets = options.concurrent_nets;
       // The backplane is laid out for its lattice (channels on grid lines):
       // no second routing on a finer one.
       router_options.refine_pitch = false;
@@ -676,6 +678,9 @@ std::vector<Backend> chosen_backends(const std::vector<Backend>& requested) {
 }  // namespace
 
 RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
+  if (options.concurrent_nets < 0) {
+    throw UsageError(fmt::format("--concurrent-nets must be 0 (off) or more, got {}", options.concurrent_nets));
+  }
   if (options.max_iterations < 1) {
     throw UsageError(fmt::format("--max-iterations must be positive, got {}", options.max_iterations));
   }
@@ -706,9 +711,12 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
   const Log log(options.quiet);
   std::vector<std::string>& notes = tables.notes;
   notes.push_back(
-      fmt::format("PathFinder at most {} iterations, default lattice pitch (wire width + clearance); "
+      fmt::format("PathFinder at most {} iterations, default lattice pitch (wire width + clearance){}; "
                   "router s: route_board's own time (lattice, negotiation and geometry).",
-                  options.max_iterations));
+                  options.max_iterations,
+                  options.concurrent_nets == 0
+                      ? std::string()
+                      : fmt::format(", {} concurrent nets after the first iteration", options.concurrent_nets)));
   if (!boards.empty()) {
     route_boards(boards, backends, options, log, tables);
     notes.push_back(fmt::format("Boards from {}.", dir.string()));

@@ -321,6 +321,11 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
   route_cmd->add_option("--max-iterations", route->options.max_iterations, "PathFinder iterations at most")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  route_cmd->add_option("--concurrent-nets", route->options.concurrent_nets,
+                        "After the first iteration, route this many nets at once against the same copper whatever "
+                        "their reaches (0: only nets whose reaches do not overlap)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
   route_cmd->add_flag("--skip-backplane", route->skip_backplane, "Leave out the synthetic backplanes");
   route_cmd->add_option("--format", route->format, "markdown or json")
       ->check(CLI::IsMember({"markdown", "json"}))

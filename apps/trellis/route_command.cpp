@@ -46,6 +46,7 @@ struct RouteCommand {
   int corners = 45;
   std::string directions = "board";
   double against_cost = 2;
+  int concurrent_nets = 0;
 };
 
 void run(const RouteCommand& command, const GlobalOptions& globals) {
@@ -66,6 +67,7 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
                              : command.directions == "none"    ? route::LayerDirections::none
                                                                : route::LayerDirections::from_board;
   options.against_direction_cost = command.against_cost;
+  options.concurrent_nets = command.concurrent_nets;
   if (command.pitch_mm != 0) {
     if (!(command.pitch_mm > 0) || command.pitch_mm > 100) {
       throw UsageError(fmt::format("--pitch must be a positive number of millimetres up to 100, got {}", command.pitch_mm));
@@ -157,6 +159,11 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
   route->add_option("--against-cost", command->against_cost,
                     "Cost of a grid step against its layer's preferred direction, in grid steps (at least 1)")
       ->capture_default_str();
+  route->add_option("--concurrent-nets", command->concurrent_nets,
+                    "After the first iteration, route this many nets at once against the same copper whatever "
+                    "their reaches (0: only nets whose reaches do not overlap, the same routes as one by one)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
   route->callback([command, &globals] { run(*command, globals); });
 }
 

@@ -496,6 +496,7 @@ TEST(Router, OptionsOutOfRangeAreUsageErrors) {
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.present_factor_growth = 0.5; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.via_cost = -1; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.batch_size = 0; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.concurrent_nets = -1; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.against_direction_cost = 0.5; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.against_direction_cost = INFINITY; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.pitch = 1; })), UsageError) << "a lattice too large";
@@ -607,6 +608,35 @@ TEST_P(RouterBackends, RandomBoardsRouteCleanlyAndMatchTheReference) {
                                      << (drc.routing.empty() ? "" : drc.routing.front().first.name + " / " + drc.routing.front().second.name);
     EXPECT_EQ(drc.unconnected.size(), result.unrouted_nets.size());
   }
+}
+
+// Concurrent nets: nets whose reaches overlap share a batch after the first
+// iteration and are searched against the same copper. The routes differ
+// from the default's on some of these boards (the nets no longer see each
+// other within a batch), are the same on every backend, and end complete
+// and clean all the same.
+TEST_P(RouterBackends, ConcurrentNetsRouteAlikeOnEveryBackend) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  int differing = 0;
+  for (const unsigned seed : {1u, 2u, 3u, 4u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Board board = random_board(seed, 12, 2 + static_cast<int>(seed % 3));
+    RouterOptions options;
+    options.backend = Backend::reference;
+    options.max_iterations = 25;
+    const RouteResult one_by_one = route_board(board, options);
+    options.concurrent_nets = 6;
+    const RouteResult expected = route_board(board, options);
+    options.backend = GetParam();
+    const RouteResult result = route_board(board, options);
+    expect_same_copper(expected.copper, result.copper);
+    EXPECT_EQ(result.iterations.size(), expected.iterations.size());
+    expect_complete_and_clean(board, result);
+    if (one_by_one.iterations.size() != result.iterations.size() || one_by_one.wire_length != result.wire_length) {
+      ++differing;
+    }
+  }
+  EXPECT_GT(differing, 0) << "concurrent nets should change the negotiation somewhere";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RouterBackends, ::testing::ValuesIn(testing::backends_under_test()),

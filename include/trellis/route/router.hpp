@@ -99,6 +99,14 @@ struct RouterOptions {
   double via_cost = 10;          // a via costs as much as this many grid steps
   int box_margin = 10;           // grid steps around a connection's pins
   int batch_size = 64;           // nets searched together (at most)
+  // After the first iteration a batch holds only nets whose reaches do not
+  // overlap, so routing them at once gives what routing them one by one
+  // would (0). Otherwise the next concurrent_nets nets in routing order
+  // whatever their reaches: searched against the same copper, they may
+  // take the same room, which the next iteration negotiates. More
+  // searches run at once, and more iterations are needed; the routes
+  // differ from the default's but are the same on every backend.
+  int concurrent_nets = 0;
   bool miter_corners = true;     // cut right-angle corners at 45 degrees where the clearance allows
   // Preferred directions: the board's (Specctra's (direction ...) per layer),
   // horizontal and vertical alternating from the front layer whatever the

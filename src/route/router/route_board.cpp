@@ -54,6 +54,9 @@ void check_options(const RouterOptions& o) {
   }
   if (o.box_margin < 1) throw UsageError(fmt::format("the box margin must be at least 1 grid step, got {}", o.box_margin));
   if (o.batch_size < 1) throw UsageError(fmt::format("the batch size must be at least 1, got {}", o.batch_size));
+  if (o.concurrent_nets < 0) {
+    throw UsageError(fmt::format("concurrent nets must be 0 (off) or more, got {}", o.concurrent_nets));
+  }
 }
 
 // A search's node costs, blocked outside its window. The cuda backend copies
@@ -214,16 +217,20 @@ class Negotiation {
   // so routing them at once gives what routing them one by one would.
   // Without present congestion (pres_fac 0, the first iteration by
   // default) a net's costs do not depend on other nets' copper at all, so
-  // any nets may share a batch.
+  // any nets may share a batch. With concurrent_nets, that many nets share
+  // a batch whatever their reaches (RouterOptions).
   std::vector<int> next_batch(std::vector<int>& left, double present) const {
     const bool independent = present == 0;
+    const bool concurrent = !independent && options_.concurrent_nets > 0;
+    const auto most = static_cast<std::size_t>(concurrent ? options_.concurrent_nets : options_.batch_size);
     std::vector<int> batch;
     std::vector<Window> taken;
     std::vector<int> rest;
     for (const int net : left) {
       const Window reach = reach_of(net);
-      const bool free = batch.size() < static_cast<std::size_t>(options_.batch_size) &&
-                        (independent || std::none_of(taken.begin(), taken.end(), [&](const Window& w) { return overlap(w, reach); }));
+      const auto clear_of = [&](const Window& w) { return !overlap(w, reach); };
+      const bool free =
+          batch.size() < most && (independent || concurrent || std::all_of(taken.begin(), taken.end(), clear_of));
       if (free) {
         batch.push_back(net);
         taken.push_back(reach);
