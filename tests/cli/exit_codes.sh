@@ -94,6 +94,7 @@ expect 2 'cannot open' -- "$trellis" drc "$scratch/missing.dsn"
 printf '(pcb broken\n  (parser\n' > "$scratch/truncated.dsn"
 expect 2 'truncated.dsn' -- "$trellis" drc "$scratch/truncated.dsn"
 expect 2 'directions' -- "$trellis" route "$scratch/truncated.dsn" --directions sideways
+expect 2 'concurrent-nets' -- "$trellis" route "$scratch/truncated.dsn" --concurrent-nets -1
 expect 2 'truncated.dsn' -- "$trellis" route "$scratch/truncated.dsn" --directions alternate -o "$scratch/never.ses"
 if [ -e "$scratch/never.ses" ]; then echo "FAIL: route wrote a session for bad input"; failures=$((failures + 1)); fi
 
