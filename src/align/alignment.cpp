@@ -75,7 +75,13 @@ std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query,
 
 Alignment local_alignment(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring,
                           std::optional<std::int32_t> known_score) {
-  return cpu::sw_traceback(query, subject, scoring, known_score);
+  Alignment result = cpu::sw_traceback(query, subject, scoring, known_score);
+  for (std::size_t i = 0; i < result.query_aligned.size(); ++i) {
+    const char q = result.query_aligned[i];
+    const char s = result.subject_aligned[i];
+    if (q != '-' && s != '-' && scoring.matrix.score(encode_residue(q), encode_residue(s)) > 0) ++result.positives;
+  }
+  return result;
 }
 
 std::int64_t rescore(const Alignment& alignment, std::span<const Residue> query, std::span<const Residue> subject,

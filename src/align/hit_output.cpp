@@ -14,19 +14,39 @@
 namespace trellis::align {
 namespace {
 
+// Each column's name and, for outfmt 7's "# Fields:" line, BLAST+'s label
+// (tabular.cpp, CBlastTabularInfo::PrintFieldNames).
 struct FieldName {
   TabularField field;
   std::string_view name;
+  std::string_view label;
 };
 
 constexpr std::array kFieldNames = std::to_array<FieldName>({
-    {TabularField::qseqid, "qseqid"},     {TabularField::sseqid, "sseqid"},   {TabularField::pident, "pident"},
-    {TabularField::length, "length"},     {TabularField::mismatch, "mismatch"}, {TabularField::gapopen, "gapopen"},
-    {TabularField::qstart, "qstart"},     {TabularField::qend, "qend"},       {TabularField::sstart, "sstart"},
-    {TabularField::send, "send"},         {TabularField::evalue, "evalue"},   {TabularField::bitscore, "bitscore"},
-    {TabularField::score, "score"},       {TabularField::qlen, "qlen"},       {TabularField::slen, "slen"},
-    {TabularField::nident, "nident"},     {TabularField::gaps, "gaps"},       {TabularField::qseq, "qseq"},
-    {TabularField::sseq, "sseq"},         {TabularField::stitle, "stitle"},
+    {TabularField::qseqid, "qseqid", "query id"},
+    {TabularField::sseqid, "sseqid", "subject id"},
+    {TabularField::pident, "pident", "% identity"},
+    {TabularField::length, "length", "alignment length"},
+    {TabularField::mismatch, "mismatch", "mismatches"},
+    {TabularField::gapopen, "gapopen", "gap opens"},
+    {TabularField::qstart, "qstart", "q. start"},
+    {TabularField::qend, "qend", "q. end"},
+    {TabularField::sstart, "sstart", "s. start"},
+    {TabularField::send, "send", "s. end"},
+    {TabularField::evalue, "evalue", "evalue"},
+    {TabularField::bitscore, "bitscore", "bit score"},
+    {TabularField::score, "score", "score"},
+    {TabularField::qlen, "qlen", "query length"},
+    {TabularField::slen, "slen", "subject length"},
+    {TabularField::nident, "nident", "identical"},
+    {TabularField::positive, "positive", "positives"},
+    {TabularField::ppos, "ppos", "% positives"},
+    {TabularField::gaps, "gaps", "gaps"},
+    {TabularField::qcovs, "qcovs", "% query coverage per subject"},
+    {TabularField::qcovhsp, "qcovhsp", "% query coverage per hsp"},
+    {TabularField::qseq, "qseq", "query seq"},
+    {TabularField::sseq, "sseq", "subject seq"},
+    {TabularField::stitle, "stitle", "subject title"},
 });
 
 constexpr std::array kStandardColumns = {
@@ -39,6 +59,20 @@ std::string known_field_names() {
   std::string names = "std";
   for (const FieldName& entry : kFieldNames) names += fmt::format(", {}", entry.name);
   return names;
+}
+
+// BLAST's query coverage (blastfmtutil.cpp, tabular.cpp): the percentage
+// of the query inside the alignment, rounded to the nearest whole percent
+// below 99 and truncated from there, so that 100 means all of it.
+std::int64_t query_coverage(const Alignment& a, std::int64_t query_length) {
+  if (query_length <= 0) return 0;
+  double percent = 100.0 * static_cast<double>(a.query_end - a.query_start + 1) / static_cast<double>(query_length);
+  if (percent < 99) percent += 0.5;
+  return static_cast<std::int64_t>(percent);
+}
+
+double percent_of_columns(std::int64_t count, std::int64_t columns) {
+  return columns == 0 ? 0.0 : 100.0 * static_cast<double>(count) / static_cast<double>(columns);
 }
 
 std::string tabular_value(TabularField field, const Hit& hit, const SequenceSet& queries,
@@ -61,7 +95,12 @@ std::string tabular_value(TabularField field, const Hit& hit, const SequenceSet&
     case TabularField::qlen: return fmt::format("{}", queries.length(hit.query));
     case TabularField::slen: return fmt::format("{}", database.length(hit.subject));
     case TabularField::nident: return fmt::format("{}", a.identities);
+    case TabularField::positive: return fmt::format("{}", a.positives);
+    case TabularField::ppos: return fmt::format("{:.2f}", percent_of_columns(a.positives, a.length));
     case TabularField::gaps: return fmt::format("{}", a.gaps);
+    // One alignment per subject: its coverage is the subject's.
+    case TabularField::qcovs:
+    case TabularField::qcovhsp: return fmt::format("{}", query_coverage(a, queries.length(hit.query)));
     case TabularField::qseq: return a.query_aligned;
     case TabularField::sseq: return a.subject_aligned;
     case TabularField::stitle: {
@@ -70,6 +109,27 @@ std::string tabular_value(TabularField field, const Hit& hit, const SequenceSet&
     }
   }
   return "";
+}
+
+std::string_view field_label(TabularField field) noexcept {
+  for (const FieldName& entry : kFieldNames) {
+    if (entry.field == field) return entry.label;
+  }
+  return "?";
+}
+
+void write_tabular_lines(std::ostream& out, const std::vector<Hit>& query_hits, const SequenceSet& queries,
+                         const SequenceSet& database, std::span<const TabularField> columns) {
+  std::string line;
+  for (const Hit& hit : query_hits) {
+    line.clear();
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (c > 0) line += '\t';
+      line += tabular_value(columns[c], hit, queries, database);
+    }
+    line += '\n';
+    out << line;
+  }
 }
 
 // BLAST's rounding of the percentages in pairwise output: to the nearest
@@ -97,10 +157,7 @@ void write_pairwise_hit(std::string& text, const Hit& hit, const SequenceSet& da
   const Alignment& a = hit.alignment;
   const std::string& query_row = a.query_aligned;
   const std::string& subject_row = a.subject_aligned;
-  std::int64_t positives = 0;
-  for (std::size_t i = 0; i < query_row.size(); ++i) {
-    positives += is_positive_pair(query_row[i], subject_row[i], scoring) ? 1 : 0;
-  }
+  const std::int64_t positives = a.positives;
 
   fmt::format_to(std::back_inserter(text), ">{}\nLength={}\n\n", title_of(database, hit.subject),
                  database.length(hit.subject));
@@ -201,20 +258,49 @@ std::string format_bit_score(double bit_score) {
   return fmt::format("{:.1f}", bit_score);
 }
 
+TabularFormat parse_outfmt(std::string_view spec) {
+  const std::size_t begin = spec.find_first_not_of(" \t");
+  const std::string_view rest = begin == std::string_view::npos ? std::string_view() : spec.substr(begin);
+  const std::string_view number = rest.substr(0, rest.find_first_of(" \t"));
+  if (number != "6" && number != "7") {
+    throw UsageError(fmt::format("--outfmt '{}' is not supported: it takes 6 (tabular) or 7 (tabular with comment "
+                                 "lines), optionally followed by column names",
+                                 spec));
+  }
+  TabularFormat format;
+  format.comments = number == "7";
+  const std::string_view list = rest.substr(number.size());
+  if (list.find_first_not_of(" \t") == std::string_view::npos) {
+    format.columns.assign(kStandardColumns.begin(), kStandardColumns.end());
+  } else {
+    format.columns = parse_columns(list);
+  }
+  return format;
+}
+
 void write_tabular(std::ostream& out, const std::vector<std::vector<Hit>>& hits, const SequenceSet& queries,
                    const SequenceSet& database, std::span<const TabularField> columns) {
-  std::string line;
-  for (const std::vector<Hit>& query_hits : hits) {
-    for (const Hit& hit : query_hits) {
-      line.clear();
-      for (std::size_t c = 0; c < columns.size(); ++c) {
-        if (c > 0) line += '\t';
-        line += tabular_value(columns[c], hit, queries, database);
-      }
-      line += '\n';
-      out << line;
-    }
+  for (const std::vector<Hit>& query_hits : hits) write_tabular_lines(out, query_hits, queries, database, columns);
+}
+
+void write_tabular_commented(std::ostream& out, const std::vector<std::vector<Hit>>& hits, const SequenceSet& queries,
+                             const SequenceSet& database, std::span<const TabularField> columns,
+                             std::string_view program, std::string_view database_name) {
+  std::string fields;
+  for (const TabularField field : columns) {
+    if (!fields.empty()) fields += ", ";
+    fields += field_label(field);
   }
+  for (std::size_t q = 0; q < queries.size() && q < hits.size(); ++q) {
+    std::string header = fmt::format("# {}\n# Query: {}\n# Database: {}\n", program, title_of(queries, q), database_name);
+    // BLAST names the fields only when there are hits.
+    if (!hits[q].empty()) header += fmt::format("# Fields: {}\n", fields);
+    header += fmt::format("# {} hits found\n", hits[q].size());
+    out << header;
+    write_tabular_lines(out, hits[q], queries, database, columns);
+  }
+  // The closing line is BLAST's own words: tools that read outfmt 7 wait for it.
+  out << fmt::format("# BLAST processed {} queries\n", queries.size());
 }
 
 void write_pairwise(std::ostream& out, const std::vector<std::vector<Hit>>& hits, const SequenceSet& queries,

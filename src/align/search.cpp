@@ -6,9 +6,13 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "best_subjects.hpp"
 #include "trellis/align/statistics.hpp"
 #include "trellis/core/error.hpp"
 
@@ -21,12 +25,124 @@ void validate(const SearchOptions& options) {
   if (std::isnan(options.max_evalue) || options.max_evalue <= 0) {
     throw UsageError(fmt::format("the E-value cutoff must be a positive number (got {})", options.max_evalue));
   }
+  if (options.database_size && *options.database_size < 1) {
+    throw UsageError(fmt::format("the database size must be at least 1 residue (got {})", *options.database_size));
+  }
 }
+
+namespace {
+
+// The parameters a search uses, or none; refuses a built-in matrix and gap
+// pair without published parameters, as blastp does.
+std::optional<KarlinAltschul> search_parameters(const Scoring& scoring, EvalueStatistics statistics) {
+  if (statistics == EvalueStatistics::none) return std::nullopt;
+  std::optional<KarlinAltschul> parameters = gapped_parameters(scoring.matrix, scoring.gaps);
+  if (!parameters && scoring.matrix.is_builtin()) {
+    std::vector<std::string> pairs;
+    for (const GapPenalties& gaps : published_gap_penalties(scoring.matrix.name())) {
+      pairs.push_back(fmt::format("{}/{}", gaps.open, gaps.extend));
+    }
+    throw UsageError(fmt::format("{} has no published statistics for gap open/extend {}/{} (it has them for {}); "
+                                 "without statistics there are no E-values (statistics none)",
+                                 scoring.matrix.name(), scoring.gaps.open, scoring.gaps.extend,
+                                 fmt::join(pairs, ", ")));
+  }
+  return parameters;
+}
+
+// A subject's E-value and score as they rank.
+struct Ranked {
+  double evalue = 0;
+  ScoredSubject scored;
+};
+
+// BLAST's order of a query's hits (blast_hits.c, s_EvalueCompareHSPLists):
+// E-values below 1e-180 count as equal, then the higher score, then the
+// later database sequence.
+bool ranks_before(const Ranked& a, const Ranked& b) {
+  constexpr double kEqualBelow = 1.0e-180;
+  const bool both_tiny = a.evalue < kEqualBelow && b.evalue < kEqualBelow;
+  if (!both_tiny && a.evalue != b.evalue) return a.evalue < b.evalue;
+  if (a.scored.score != b.scored.score) return a.scored.score > b.scored.score;
+  return a.scored.subject > b.scored.subject;
+}
+
+// Everything a query's E-values need.
+class EvalueModel {
+ public:
+  EvalueModel(const KarlinAltschul& parameters, EvalueStatistics statistics, const SequenceSet& database,
+              std::optional<std::int64_t> database_size)
+      : parameters_(parameters),
+        statistics_(statistics),
+        residues_(database_size.value_or(database.total_residues())),
+        sequences_(static_cast<std::int64_t>(database.size())) {
+    for (std::size_t s = 0; s < database.size(); ++s) lengths_.push_back(database.length(s));
+    std::sort(lengths_.begin(), lengths_.end());
+    lengths_.erase(std::unique(lengths_.begin(), lengths_.end()), lengths_.end());
+  }
+
+  void set_query(std::int64_t query_length) {
+    query_length_ = query_length;
+    if (statistics_ == EvalueStatistics::karlin_altschul) {
+      search_space_ = effective_search_space(parameters_, query_length, residues_, sequences_);
+    }
+  }
+
+  double evalue(std::int32_t score, std::int64_t subject_length) const {
+    if (statistics_ == EvalueStatistics::karlin_altschul) {
+      return karlin_altschul_evalue(score, parameters_, search_space_);
+    }
+    return spouge_evalue(score, parameters_, query_length_, subject_length, residues_);
+  }
+
+  // The smallest E-value any subject of the database could have with this
+  // score or a lower one (the E-value falls as the score rises, for every
+  // subject length: checked for every published row in the tests).
+  double lowest_evalue_at_or_below(std::int32_t score) const {
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const std::int64_t length : lengths_) lowest = std::min(lowest, evalue(score, length));
+    return lowest;
+  }
+
+ private:
+  KarlinAltschul parameters_;
+  EvalueStatistics statistics_;
+  std::int64_t residues_;
+  std::int64_t sequences_;
+  std::vector<std::int64_t> lengths_;  // the distinct subject lengths
+  std::int64_t query_length_ = 0;
+  std::int64_t search_space_ = 0;
+};
+
+std::vector<Ranked> ranked(const std::vector<ScoredSubject>& subjects, const EvalueModel& model,
+                           const SequenceSet& database) {
+  std::vector<Ranked> result;
+  result.reserve(subjects.size());
+  for (const ScoredSubject& s : subjects) result.push_back({model.evalue(s.score, database.length(s.subject)), s});
+  std::sort(result.begin(), result.end(), ranks_before);
+  return result;
+}
+
+// Whether the best `top` of `candidates` (ranked) are the best of the whole
+// database, given that every other subject scores at most `floor`.
+bool candidates_suffice(const std::vector<Ranked>& candidates, std::size_t top, std::int32_t floor,
+                        const EvalueModel& model, double max_evalue, std::size_t database_size) {
+  const double bound = model.lowest_evalue_at_or_below(floor);
+  if (bound > max_evalue) return true;  // no other subject would be reported
+  if (candidates.size() < top) return false;
+  const Ranked& last = candidates[top - 1];
+  // The best an unseen subject could rank: at the bound, scoring `floor`,
+  // later in the database than any.
+  return ranks_before(last, Ranked{bound, ScoredSubject{database_size, floor}});
+}
+
+}  // namespace
 
 std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceSet& database, const Scoring& scoring,
                                      const SearchOptions& options) {
   validate(options);
   if (database.empty()) throw UsageError("the database holds no sequences");
+  search_parameters(scoring, options.statistics);  // refused before the database is prepared
   SubjectScorer scorer(database, scoring, options.backend);
   return search(queries, database, scoring, scorer, options);
 }
@@ -35,27 +151,51 @@ std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceS
                                      SubjectScorer& scorer, const SearchOptions& options) {
   validate(options);
   if (database.empty()) throw UsageError("the database holds no sequences");
-  const std::optional<KarlinAltschul> parameters = gapped_parameters(scoring.matrix, scoring.gaps);
+  const std::optional<KarlinAltschul> parameters = search_parameters(scoring, options.statistics);
+  const auto top = static_cast<std::size_t>(options.top);
 
   std::vector<std::vector<Hit>> hits(queries.size());
-  const auto best_of_each = scorer.best(queries, static_cast<std::size_t>(options.top));
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    // The E-value falls as the score rises, so the cutoff keeps a prefix of
-    // the ranking: ranking the best `top` first and then cutting is the same
-    // as cutting first.
-    for (const ScoredSubject& best : best_of_each[q]) {
-      Hit hit;
-      hit.query = q;
-      hit.subject = best.subject;
-      hit.score = best.score;
-      hit.bit_score = std::numeric_limits<double>::quiet_NaN();
-      if (parameters) {
-        const double e = evalue(hit.score, *parameters, queries.length(q), database.total_residues());
-        if (e > options.max_evalue) break;
-        hit.evalue = e;
-        hit.bit_score = bit_score(hit.score, *parameters);
+  if (!parameters) {
+    const auto best_of_each = scorer.best(queries, top);
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      for (const ScoredSubject& best : best_of_each[q]) {
+        Hit hit;
+        hit.query = q;
+        hit.subject = best.subject;
+        hit.score = best.score;
+        hit.bit_score = std::numeric_limits<double>::quiet_NaN();
+        hits[q].push_back(std::move(hit));
       }
-      hits[q].push_back(std::move(hit));
+    }
+  } else {
+    EvalueModel model(*parameters, options.statistics, database, options.database_size);
+    // The best by E-value are nearly always among the best few times `top`
+    // by score (the E-value can depend on the subject's length, and ties go
+    // to the later subject where best() keeps the earlier); where they cannot
+    // be shown to be, the query's every score is ranked.
+    const std::size_t candidates = 4 * top + 32;
+    const auto best_of_each = scorer.best(queries, candidates);
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      model.set_query(queries.length(q));
+      std::vector<Ranked> order = ranked(best_of_each[q], model, database);
+      const bool all_seen = best_of_each[q].size() < candidates;
+      if (!all_seen) {
+        std::int32_t floor = best_of_each[q].front().score;
+        for (const ScoredSubject& s : best_of_each[q]) floor = std::min(floor, s.score);
+        if (!candidates_suffice(order, top, floor, model, options.max_evalue, database.size())) {
+          order = ranked(best_subjects(scorer.scores(queries.residues(q)), database.size()), model, database);
+        }
+      }
+      for (const Ranked& r : order) {
+        if (hits[q].size() == top || r.evalue > options.max_evalue) break;
+        Hit hit;
+        hit.query = q;
+        hit.subject = r.scored.subject;
+        hit.score = r.scored.score;
+        hit.evalue = r.evalue;
+        hit.bit_score = bit_score(hit.score, *parameters);
+        hits[q].push_back(std::move(hit));
+      }
     }
   }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trellis/align/hit_output.hpp"
+#include "trellis/align/statistics.hpp"
 #include "trellis/core/error.hpp"
 
 namespace trellis::align {
@@ -78,8 +79,9 @@ TEST(HitOutput, TabularStandardAndExtraColumns) {
   write_tabular(standard, hits, queries, database, parse_columns("std"));
   EXPECT_EQ(standard.str(), "q1\ts1\t100.000\t4\t0\t0\t1\t4\t2\t5\t" + format_evalue(hit.evalue) + "\t" +
                                 format_bit_score(hit.bit_score) + "\n");
-  // 0.041 * 4 * 6 * exp(-0.267 * 44) and (0.267 * 44 - ln 0.041) / ln 2.
-  EXPECT_EQ(format_evalue(hit.evalue), "7.78e-06");
+  // blastp's E-value for the pair in a database of its 6 residues, and
+  // (0.267 * 44 - ln 0.041) / ln 2.
+  EXPECT_EQ(format_evalue(hit.evalue), format_evalue(spouge_evalue(44, *gapped_parameters("BLOSUM62", {11, 1}), 4, 6, 6)));
   EXPECT_EQ(format_bit_score(hit.bit_score), "21.6");
 
   std::ostringstream extras;
@@ -92,8 +94,12 @@ TEST(HitOutput, TabularStandardAndExtraColumns) {
 
   // Without statistics the E-value and bit score columns say so.
   const Scoring unpublished(builtin_matrix("BLOSUM62"), {5, 5});
+  EXPECT_THROW(search(queries, database, unpublished), UsageError);  // as blastp refuses the pair
+  SearchOptions no_statistics;
+  no_statistics.statistics = EvalueStatistics::none;
   std::ostringstream dashes;
-  write_tabular(dashes, search(queries, database, unpublished), queries, database, parse_columns("evalue bitscore"));
+  write_tabular(dashes, search(queries, database, unpublished, no_statistics), queries, database,
+                parse_columns("evalue bitscore"));
   EXPECT_EQ(dashes.str(), "-\t-\n");
 }
 
@@ -112,6 +118,7 @@ std::vector<std::vector<Hit>> hand_made_hit() {
   a.length = 6;
   a.identities = 4;
   a.mismatches = 1;
+  a.positives = 5;
   a.gap_opens = 1;
   a.gaps = 1;
   a.query_aligned = "MKV-LA";
@@ -194,8 +201,9 @@ TEST(HitOutput, JsonParses) {
   EXPECT_TRUE(parsed[1]["hits"].empty());
 
   std::ostringstream unpublished;
-  const Scoring no_statistics(builtin_matrix("BLOSUM62"), {5, 5});
-  write_json(unpublished, search(queries, database, no_statistics), queries, database);
+  SearchOptions no_statistics;
+  no_statistics.statistics = EvalueStatistics::none;
+  write_json(unpublished, search(queries, database, blosum62(), no_statistics), queries, database);
   const nlohmann::json without = nlohmann::json::parse(unpublished.str());
   EXPECT_TRUE(without[0]["hits"][0]["evalue"].is_null());
   EXPECT_TRUE(without[0]["hits"][0]["bit_score"].is_null());

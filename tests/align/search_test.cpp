@@ -60,10 +60,17 @@ void expect_tracebacks_rescore(const std::vector<std::vector<Hit>>& hits, const 
   }
 }
 
+// Without statistics the ranking is by score, then subject index; with
+// Karlin-Altschul's E-values (one search space for every subject) by score
+// too, but ties go to the later subject, as blastp has them.
 TEST(Search, RanksByScoreThenSubjectIndex) {
   const SequenceSet queries = set_of({"WWWW"});
   const SequenceSet database = set_of(kWDatabase);
-  const auto hits = search(queries, database, blosum62(), {.top = 10, .backend = Backend::reference});
+  const auto hits = search(queries, database, blosum62(),
+                           {.top = 10, .backend = Backend::reference, .statistics = EvalueStatistics::none});
+  const auto karlin_altschul = search(queries, database, blosum62(),
+                                      {.top = 10, .statistics = EvalueStatistics::karlin_altschul});
+  EXPECT_EQ(subjects_of(karlin_altschul[0]), (std::vector<std::size_t>{3, 1, 6, 2, 5}));
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_EQ(subjects_of(hits[0]), (std::vector<std::size_t>{1, 3, 2, 6, 5}));
   EXPECT_EQ(scores_of(hits[0]), (std::vector<std::int32_t>{44, 44, 33, 33, 22}));
@@ -75,11 +82,18 @@ TEST(Search, RanksByScoreThenSubjectIndex) {
 TEST(Search, KeepsTheBestTop) {
   const SequenceSet queries = set_of({"WWWW"});
   const SequenceSet database = set_of(kWDatabase);
-  EXPECT_EQ(subjects_of(search(queries, database, blosum62(), {.top = 3})[0]), (std::vector<std::size_t>{1, 3, 2}));
-  EXPECT_EQ(subjects_of(search(queries, database, blosum62(), {.top = 1})[0]), (std::vector<std::size_t>{1}));
+  const SearchOptions by_score{.statistics = EvalueStatistics::none};
+  SearchOptions top = by_score;
+  top.top = 3;
+  EXPECT_EQ(subjects_of(search(queries, database, blosum62(), top)[0]), (std::vector<std::size_t>{1, 3, 2}));
+  top.top = 1;
+  EXPECT_EQ(subjects_of(search(queries, database, blosum62(), top)[0]), (std::vector<std::size_t>{1}));
   // Equal subjects come in database order, whichever of them the cut falls in.
   const SequenceSet same = set_of({"WWWW", "WWWW", "WWWW", "WWWW", "WWWW"});
-  EXPECT_EQ(subjects_of(search(queries, same, blosum62(), {.top = 3})[0]), (std::vector<std::size_t>{0, 1, 2}));
+  top.top = 3;
+  EXPECT_EQ(subjects_of(search(queries, same, blosum62(), top)[0]), (std::vector<std::size_t>{0, 1, 2}));
+  // With statistics, as blastp: the later ones.
+  EXPECT_EQ(subjects_of(search(queries, same, blosum62(), {.top = 3})[0]), (std::vector<std::size_t>{4, 3, 2}));
 }
 
 // Many subjects drawn from a few patterns, so that their scores tie in long
@@ -101,8 +115,7 @@ TEST(Search, RanksManyTiedSubjectsAsASortOfEveryScoreDoes) {
   std::stable_sort(sorted.begin(), sorted.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
   for (const std::int32_t top : {1, 50, 40000, 200000}) {
     SCOPED_TRACE("top " + std::to_string(top));
-    SearchOptions options{.top = top, .backend = Backend::cpu};
-    options.max_evalue = std::numeric_limits<double>::infinity();  // every hit with a positive score
+    SearchOptions options{.top = top, .backend = Backend::cpu, .statistics = EvalueStatistics::none};
     const auto hits = search(queries, database, scoring, options);
     std::vector<std::size_t> expected = sorted;
     expected.resize(std::min(sorted.size(), static_cast<std::size_t>(top)));
@@ -129,33 +142,109 @@ TEST(Search, BestSubjectsRankScoresThenIndexAndSkipZeros) {
 TEST(Search, StatisticsComeFromThePublishedParameters) {
   const SequenceSet queries = set_of({"WWWW", "GWWG"});
   const SequenceSet database = set_of(kWDatabase);
-  const auto hits = search(queries, database, blosum62());
   const KarlinAltschul parameters = *gapped_parameters("BLOSUM62", {11, 1});
+  const auto hits = search(queries, database, blosum62(), {.max_evalue = 1e9});
+  const auto karlin_altschul =
+      search(queries, database, blosum62(), {.max_evalue = 1e9, .statistics = EvalueStatistics::karlin_altschul});
   ASSERT_EQ(hits.size(), 2u);
-  for (const auto& query_hits : hits) {
-    for (const Hit& hit : query_hits) {
+  for (std::size_t q = 0; q < hits.size(); ++q) {
+    ASSERT_EQ(hits[q].size(), karlin_altschul[q].size());
+    for (std::size_t i = 0; i < hits[q].size(); ++i) {
+      const Hit& hit = hits[q][i];
+      const std::int64_t m = queries.length(q);
       ASSERT_TRUE(hit.evalue.has_value());
-      EXPECT_DOUBLE_EQ(*hit.evalue,
-                       evalue(hit.score, parameters, queries.length(hit.query), database.total_residues()));
+      EXPECT_DOUBLE_EQ(*hit.evalue, spouge_evalue(hit.score, parameters, m, database.length(hit.subject),
+                                                  database.total_residues()));
       EXPECT_DOUBLE_EQ(hit.bit_score, bit_score(hit.score, parameters));
+      if (i > 0) {
+        EXPECT_LE(*hits[q][i - 1].evalue, *hit.evalue);
+      }
+      const Hit& plain = karlin_altschul[q][i];
+      EXPECT_DOUBLE_EQ(*plain.evalue,
+                       karlin_altschul_evalue(plain.score, parameters,
+                                              effective_search_space(parameters, m, database.total_residues(),
+                                                                     static_cast<std::int64_t>(database.size()))));
     }
   }
-  // "GWWG": its WW pair scores 22 against s1, s3 and s6 (G/A 0, G/W -2,
-  // G/C -3), more than GWWG against "GGGG" (6 - 2 - 2 + 6 = 8) or "WW" (22, later).
-  EXPECT_EQ(hits[1][0].query, 1u);
-  EXPECT_EQ(scores_of(hits[1]), (std::vector<std::int32_t>{22, 22, 22, 22, 22, 8}));
-  EXPECT_EQ(subjects_of(hits[1]), (std::vector<std::size_t>{1, 2, 3, 5, 6, 0}));
+  // "GWWG": its WW pair scores 22 against s1, s2, s3, s5 and s6 (G/A 0,
+  // G/W -2, G/C -3), more than GWWG against "GGGG" (6 - 2 - 2 + 6 = 8).
+  EXPECT_EQ(scores_of(karlin_altschul[1]), (std::vector<std::int32_t>{22, 22, 22, 22, 22, 8}));
+  EXPECT_EQ(subjects_of(karlin_altschul[1]), (std::vector<std::size_t>{6, 5, 3, 2, 1, 0}));
+}
+
+// --dbsize: the database's size for the statistics, the hits unchanged.
+TEST(Search, DatabaseSizeScalesTheEvalues) {
+  const SequenceSet queries = set_of({"WWWW"});
+  const SequenceSet database = set_of(kWDatabase);
+  const auto own = search(queries, database, blosum62(), {.max_evalue = 1e9});
+  const auto larger = search(queries, database, blosum62(), {.max_evalue = 1e9, .database_size = 1'000'000});
+  ASSERT_EQ(subjects_of(own[0]), subjects_of(larger[0]));
+  for (std::size_t i = 0; i < own[0].size(); ++i) {
+    // Spouge's scaling is database residues / subject length.
+    EXPECT_NEAR(*larger[0][i].evalue / *own[0][i].evalue, 1'000'000.0 / static_cast<double>(database.total_residues()),
+                1e-6);
+  }
+}
+
+// With Spouge's E-values a subject's length matters: the ranking is a sort
+// of every subject by E-value, then score, then the later index, however many tie and
+// wherever `top` cuts. The lengths vary so that the best few times `top`
+// by score are often not enough and the search has to look at every score.
+TEST(Search, RanksAsASortOfEveryEvalueDoes) {
+  std::mt19937 random(11);
+  const std::vector<std::string> cores = {"W", "WW", "WWW", "WAW", "GWWG", "WWWW", "C"};
+  std::vector<std::string> subjects;
+  for (int i = 0; i < 20000; ++i) {
+    std::string flank(random() % 60, 'G');
+    subjects.push_back(flank + cores[random() % cores.size()] + std::string(random() % 400, 'A'));
+  }
+  const SequenceSet database = set_of(subjects);
+  const SequenceSet queries = set_of({"WWWW", "GWWWAW"});
+  const Scoring scoring = blosum62();
+  const KarlinAltschul parameters = *gapped_parameters("BLOSUM62", {11, 1});
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const std::vector<std::int32_t> scores = local_alignment_scores(queries.residues(q), database, scoring, Backend::cpu);
+    struct Expected {
+      double evalue;
+      std::int32_t score;
+      std::size_t subject;
+    };
+    std::vector<Expected> every;
+    for (std::size_t s = 0; s < scores.size(); ++s) {
+      if (scores[s] <= 0) continue;
+      every.push_back({spouge_evalue(scores[s], parameters, queries.length(q), database.length(s),
+                                     database.total_residues()),
+                       scores[s], s});
+    }
+    std::sort(every.begin(), every.end(), [](const Expected& a, const Expected& b) {
+      if (a.evalue != b.evalue) return a.evalue < b.evalue;  // none of these are below 1e-180
+      if (a.score != b.score) return a.score > b.score;
+      return a.subject > b.subject;
+    });
+    for (const std::int32_t top : {1, 7, 300, 30000}) {
+      SCOPED_TRACE("query " + std::to_string(q) + " top " + std::to_string(top));
+      const auto hits = search(queries, database, scoring, {.top = top, .max_evalue = 1e12, .backend = Backend::cpu});
+      std::vector<std::size_t> expected;
+      for (const Expected& e : every) {
+        if (expected.size() == static_cast<std::size_t>(top)) break;
+        expected.push_back(e.subject);
+      }
+      EXPECT_EQ(subjects_of(hits[q]), expected);
+    }
+  }
 }
 
 TEST(Search, DropsHitsAboveTheEvalueCutoff) {
   const SequenceSet queries = set_of({"WWWW"});
   const SequenceSet database = set_of(kWDatabase);
-  const KarlinAltschul parameters = *gapped_parameters("BLOSUM62", {11, 1});
-  const double e33 = evalue(33, parameters, 4, database.total_residues());
-  const double e22 = evalue(22, parameters, 4, database.total_residues());
-  ASSERT_LT(e33, e22);
-  const auto hits = search(queries, database, blosum62(), {.max_evalue = std::sqrt(e33 * e22)});
-  EXPECT_EQ(subjects_of(hits[0]), (std::vector<std::size_t>{1, 3, 2, 6}));
+  const auto every = search(queries, database, blosum62(), {.max_evalue = 1e9});
+  ASSERT_EQ(every[0].size(), 5u);
+  const double between = std::sqrt(*every[0][3].evalue * *every[0][4].evalue);
+  ASSERT_LT(*every[0][3].evalue, *every[0][4].evalue);
+  const auto hits = search(queries, database, blosum62(), {.max_evalue = between});
+  std::vector<std::size_t> first_four = subjects_of(every[0]);
+  first_four.pop_back();
+  EXPECT_EQ(subjects_of(hits[0]), first_four);
   EXPECT_TRUE(search(queries, database, blosum62(), {.max_evalue = 1e-300})[0].empty());
 }
 
@@ -187,10 +276,19 @@ TEST(Search, WithoutParametersThereAreNoEvaluesAndNoCutoff) {
     EXPECT_FALSE(hit.evalue.has_value());
     EXPECT_TRUE(std::isnan(hit.bit_score));
   }
-  // A built-in matrix with a gap pair NCBI did not publish: the same.
-  const auto unpublished = search(queries, database, Scoring(builtin_matrix("BLOSUM62"), {5, 5}));
-  ASSERT_FALSE(unpublished[0].empty());
-  EXPECT_FALSE(unpublished[0][0].evalue.has_value());
+  // A built-in matrix with a gap pair NCBI did not publish is refused, as
+  // blastp refuses it, naming the pairs there are; without statistics it runs.
+  const Scoring unpublished(builtin_matrix("BLOSUM62"), {5, 5});
+  try {
+    search(queries, database, unpublished);
+    ADD_FAILURE() << "BLOSUM62 5/5 was searched with statistics";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("5/5"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("11/1"), std::string::npos) << error.what();
+  }
+  const auto without = search(queries, database, unpublished, {.statistics = EvalueStatistics::none});
+  ASSERT_FALSE(without[0].empty());
+  EXPECT_FALSE(without[0][0].evalue.has_value());
 }
 
 TEST(Search, EmptyQueriesAndQuerySets) {
@@ -222,6 +320,10 @@ TEST(Search, ValidatesOptions) {
   EXPECT_THROW(validate(SearchOptions{.max_evalue = std::numeric_limits<double>::quiet_NaN()}), UsageError);
   EXPECT_THROW(search(queries, database, blosum62(), {.top = 0}), UsageError);
   EXPECT_THROW(search(queries, database, blosum62(), {.max_evalue = -1}), UsageError);
+  EXPECT_THROW(validate(SearchOptions{.database_size = 0}), UsageError);
+  EXPECT_THROW(validate(SearchOptions{.database_size = -100}), UsageError);
+  EXPECT_NO_THROW(validate(SearchOptions{.database_size = 1}));
+  EXPECT_THROW(search(queries, database, blosum62(), {.database_size = 0}), UsageError);
 }
 
 // Relatives of the queries with substitutions and indels, and unrelated

@@ -38,6 +38,7 @@ struct Alignment {
   std::int64_t length = 0;      // columns: aligned pairs plus gap positions
   std::int64_t identities = 0;  // pairs of equal residue codes
   std::int64_t mismatches = 0;  // pairs of different residue codes
+  std::int64_t positives = 0;   // pairs scoring above zero (identities included)
   std::int64_t gap_opens = 0;   // gap runs
   std::int64_t gaps = 0;        // gap positions
   std::string query_aligned;    // residue letters with '-' for gaps

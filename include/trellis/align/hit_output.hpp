@@ -1,4 +1,4 @@
-// Search hits as text: BLAST's tabular format (outfmt 6), BLAST-like
+// Search hits as text: BLAST's tabular formats (outfmt 6 and 7), BLAST-like
 // pairwise alignments, and JSON.
 //
 // Numbers follow BLAST+'s tabular output: pident with 3 decimals; E-values
@@ -41,7 +41,11 @@ enum class TabularField {
   qlen,      // query length
   slen,      // subject length
   nident,    // identical pairs
+  positive,  // pairs scoring above zero
+  ppos,      // positives in percent of the columns, 2 decimals
   gaps,      // gap positions
+  qcovs,     // query coverage per subject, whole percent (one alignment per subject: = qcovhsp)
+  qcovhsp,   // query coverage of the alignment, whole percent
   qseq,      // aligned query with '-' for gaps
   sseq,      // aligned subject
   stitle,    // subject description ("N/A" when it has none)
@@ -58,6 +62,15 @@ std::string_view field_name(TabularField field) noexcept;
 // the known ones) or for an empty list.
 std::vector<TabularField> parse_columns(std::string_view list);
 
+// BLAST+'s -outfmt for tabular output: "6" or "7" (with comment lines),
+// optionally followed by column names as parse_columns takes them; std when
+// none are given. Throws UsageError for another format or an unknown column.
+struct TabularFormat {
+  bool comments = false;
+  std::vector<TabularField> columns;
+};
+TabularFormat parse_outfmt(std::string_view spec);
+
 // Number formats of the tabular output (see above); "-" for no value.
 std::string format_evalue(std::optional<double> evalue);
 std::string format_bit_score(double bit_score);
@@ -65,6 +78,14 @@ std::string format_bit_score(double bit_score);
 // One tab-separated line per hit, queries in order, no header line.
 void write_tabular(std::ostream& out, const std::vector<std::vector<Hit>>& hits, const SequenceSet& queries,
                    const SequenceSet& database, std::span<const TabularField> columns);
+
+// outfmt 7: per query the comment lines BLAST+ writes ("# <program>",
+// "# Query: <id and description>", "# Database: <name>", "# Fields: ..."
+// with BLAST's column labels when there are hits, "# N hits found"), then
+// its lines; at the end "# BLAST processed N queries".
+void write_tabular_commented(std::ostream& out, const std::vector<std::vector<Hit>>& hits, const SequenceSet& queries,
+                             const SequenceSet& database, std::span<const TabularField> columns,
+                             std::string_view program, std::string_view database_name);
 
 // Per query a "Query=" header and its length; per hit the subject's title
 // and length, the raw and bit scores, the E-value, identities, positives

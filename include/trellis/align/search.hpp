@@ -2,17 +2,28 @@
 //
 // Every query is scored against every database sequence with the chosen
 // engine (local_alignment_scores: exact, the same scores on every backend).
-// Subjects scoring above zero are ranked by score, highest first, ties by
-// subject index (database order), so the hits are the same on every run and
-// every backend. The best `top` of them whose E-value is at most
-// `max_evalue` are reported, and only those get a traceback.
+// Hits are ranked as BLAST+ ranks them: by E-value (values below 1e-180
+// count as equal), then by score, highest first, then the later database
+// sequence first; without statistics by score, then database order. So the
+// hits are the same on every run and every backend. The best `top`
+// whose E-value is at most `max_evalue` are reported, and only those get a
+// traceback.
 //
-// Statistics: bit scores and E-values use the Karlin-Altschul parameters NCBI
-// publishes for the matrix and gap pair (statistics.hpp), with the query's
-// length and the database's total residues as the search space and no
-// length adjustment. Where there are no published parameters (another gap
-// pair, a matrix read from a file), a hit's bit score is NaN, its E-value is
-// empty, and max_evalue filters nothing: the best `top` subjects are reported.
+// Statistics (statistics.hpp), with the database's residues and sequences
+// as BLAST+ counts them (`database_size` replaces the residues, as blastp's
+// -dbsize does):
+//   spouge (default): the E-values blastp prints (BLAST+ 2.12, no
+//     composition-based statistics): Spouge's finite-size correction, per
+//     subject length. A short subject can rank above a longer one of a
+//     higher score.
+//   karlin_altschul: K m' n' exp(-lambda S) over BLAST's length-adjusted
+//     search space (blastp with OLD_FSC set); ranks as the score does.
+//   none: no E-values; hits ranked by score, max_evalue ignored.
+// A built-in matrix with a gap pair that has no published parameters is
+// refused (UsageError listing the pairs that have them) unless statistics
+// is none; a matrix read from a file never has parameters and searches as
+// with none. Without statistics a hit's bit score is NaN and its E-value
+// empty.
 #pragma once
 
 #include <cstddef>
@@ -27,13 +38,18 @@
 
 namespace trellis::align {
 
+enum class EvalueStatistics { spouge, karlin_altschul, none };
+
 struct SearchOptions {
   std::int32_t top = 10;     // most hits reported per query
   double max_evalue = 10.0;  // hits with a larger E-value are dropped
   Backend backend = Backend::automatic;
+  EvalueStatistics statistics = EvalueStatistics::spouge;
+  std::optional<std::int64_t> database_size{};  // residues for the statistics; default the database's
 };
 
-// Throws UsageError for top < 1 or a max_evalue that is not a positive number.
+// Throws UsageError for top < 1, a max_evalue that is not a positive
+// number, or a database_size below 1.
 void validate(const SearchOptions& options);
 
 struct Hit {
