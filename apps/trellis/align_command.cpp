@@ -23,6 +23,7 @@
 #include "trellis/core/atomic_file.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/core/timer.hpp"
+#include "trellis/core/version.hpp"
 
 namespace trellis::cli {
 namespace {
@@ -40,6 +41,12 @@ struct SearchCommand {
   std::string columns = "std";
   CLI::Option* columns_option = nullptr;
   std::string format = "tsv";
+  CLI::Option* format_option = nullptr;
+  std::string outfmt;
+  CLI::Option* outfmt_option = nullptr;
+  std::string statistics = "spouge";
+  std::int64_t database_size = 0;
+  CLI::Option* database_size_option = nullptr;
   std::string output;
   std::size_t device_memory = align::ScorerOptions{}.device_memory_bytes;
 };
@@ -72,15 +79,18 @@ align::Scoring scoring_from(const SearchCommand& command) {
   return align::Scoring(std::move(matrix), gaps);
 }
 
-void write_hits(std::ostream& out, const SearchCommand& command, const std::vector<align::TabularField>& columns,
+void write_hits(std::ostream& out, const SearchCommand& command, const align::TabularFormat& tabular,
                 const std::vector<std::vector<align::Hit>>& hits, const align::SequenceSet& queries,
                 const align::SequenceSet& database, const align::Scoring& scoring) {
-  if (command.format == "pairwise") {
+  if (tabular.comments) {
+    align::write_tabular_commented(out, hits, queries, database, tabular.columns,
+                                   fmt::format("trellis {} align search", kVersion), command.database_path);
+  } else if (command.format == "pairwise") {
     align::write_pairwise(out, hits, queries, database, scoring);
   } else if (command.format == "json") {
     align::write_json(out, hits, queries, database);
   } else {
-    align::write_tabular(out, hits, queries, database, columns);
+    align::write_tabular(out, hits, queries, database, tabular.columns);
   }
 }
 
@@ -89,11 +99,24 @@ void run_search(const SearchCommand& command, const GlobalOptions& globals) {
   if (command.columns_option->count() > 0 && command.format != "tsv") {
     throw UsageError(fmt::format("--columns only applies to --format tsv, not {}", command.format));
   }
-  const std::vector<align::TabularField> columns = align::parse_columns(command.columns);
+  if (command.outfmt_option->count() > 0 &&
+      (command.format_option->count() > 0 || command.columns_option->count() > 0)) {
+    throw UsageError("--outfmt chooses the format and columns itself: give it without --format and --columns");
+  }
+  align::TabularFormat tabular;
+  if (command.outfmt_option->count() > 0) {
+    tabular = align::parse_outfmt(command.outfmt);
+  } else {
+    tabular.columns = align::parse_columns(command.columns);
+  }
   align::SearchOptions options;
   options.top = command.top;
   options.max_evalue = command.max_evalue;
   options.backend = globals.requested_backend();
+  options.statistics = command.statistics == "karlin-altschul" ? align::EvalueStatistics::karlin_altschul
+                       : command.statistics == "none"          ? align::EvalueStatistics::none
+                                                               : align::EvalueStatistics::spouge;
+  if (command.database_size_option->count() > 0) options.database_size = command.database_size;
   align::validate(options);
   const align::Scoring scoring = scoring_from(command);
 
@@ -113,11 +136,11 @@ void run_search(const SearchCommand& command, const GlobalOptions& globals) {
 
   if (command.output.empty()) {
     std::ostringstream text;
-    write_hits(text, command, columns, hits, queries, database, scoring);
+    write_hits(text, command, tabular, hits, queries, database, scoring);
     std::fputs(text.str().c_str(), stdout);
   } else {
     AtomicOutputFile out(command.output);
-    write_hits(out.stream(), command, columns, hits, queries, database, scoring);
+    write_hits(out.stream(), command, tabular, hits, queries, database, scoring);
     out.commit();
   }
 
@@ -176,8 +199,11 @@ void add_align_command(CLI::App& app, const GlobalOptions& globals) {
   CLI::App* search = align_app->add_subcommand(
       "search",
       "Exact Smith-Waterman-Gotoh search of protein queries against a protein database (FASTA or FASTA.gz). "
-      "Reports per query the best hits by score (ties in database order) with Karlin-Altschul bit scores and "
-      "E-values (NCBI's published parameters for built-in matrices and their gap pairs; none otherwise). "
+      "Reports per query the best hits as blastp ranks them (by E-value, then score, then the later database "
+      "sequence) with "
+      "bit scores and E-values as BLAST+ computes them (NCBI's published parameters for built-in matrices and "
+      "their gap pairs; a built-in matrix with another pair is refused unless --statistics none; a matrix file "
+      "has no E-values). "
       "Gaps in BLAST's convention: a gap of length k costs open + k * extend.");
   search->add_option("-q,--query", command->query_path, "Query sequences (FASTA, FASTA.gz or a prepared database)")
       ->required();
@@ -196,15 +222,29 @@ void add_align_command(CLI::App& app, const GlobalOptions& globals) {
   search->add_option("--evalue", command->max_evalue,
                      "Report hits with an E-value up to this (ignored without statistics)")
       ->capture_default_str();
+  search
+      ->add_option("--statistics", command->statistics,
+                   "E-values: spouge (blastp's own: Spouge's finite-size correction, per subject length), "
+                   "karlin-altschul (K m'n' exp(-lambda S) over BLAST's length-adjusted search space, as blastp "
+                   "with OLD_FSC set), or none (rank by score, no E-values)")
+      ->check(CLI::IsMember({"spouge", "karlin-altschul", "none"}))
+      ->capture_default_str();
+  command->database_size_option = search->add_option(
+      "--dbsize", command->database_size,
+      "Database size in residues for the E-values, as blastp's -dbsize (default: the database's)");
   command->columns_option =
       search->add_option("--columns", command->columns,
-                         "Tabular columns by BLAST's names, comma- or space-separated: std (qseqid sseqid pident "
-                         "length mismatch gapopen qstart qend sstart send evalue bitscore), score, qlen, slen, "
-                         "nident, gaps, qseq, sseq, stitle")
+                         "Tabular columns by BLAST's names, comma- or space-separated: std (qaccver saccver pident "
+                         "length mismatch gapopen qstart qend sstart send evalue bitscore), qseqid, sseqid, score, qlen, slen, "
+                         "nident, positive, ppos, gaps, qcovs, qcovhsp, qseq, sseq, stitle")
           ->capture_default_str();
-  search->add_option("--format", command->format, "tsv (BLAST's outfmt 6), pairwise or json")
-      ->check(CLI::IsMember({"tsv", "pairwise", "json"}))
-      ->capture_default_str();
+  command->format_option = search->add_option("--format", command->format, "tsv (BLAST's outfmt 6), pairwise or json")
+                               ->check(CLI::IsMember({"tsv", "pairwise", "json"}))
+                               ->capture_default_str();
+  command->outfmt_option =
+      search->add_option("--outfmt", command->outfmt,
+                         "BLAST+'s tabular -outfmt: \"6\" or \"7\" (with comment lines), optionally followed by "
+                         "column names as for --columns, e.g. \"6 std qlen slen\"; instead of --format and --columns");
   search->add_option("-o,--out", command->output, "Write the hits here (whole or not at all) instead of stdout");
   search
       ->add_option("--device-memory", command->device_memory,

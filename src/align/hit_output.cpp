@@ -24,7 +24,9 @@ struct FieldName {
 
 constexpr std::array kFieldNames = std::to_array<FieldName>({
     {TabularField::qseqid, "qseqid", "query id"},
+    {TabularField::qaccver, "qaccver", "query acc.ver"},
     {TabularField::sseqid, "sseqid", "subject id"},
+    {TabularField::saccver, "saccver", "subject acc.ver"},
     {TabularField::pident, "pident", "% identity"},
     {TabularField::length, "length", "alignment length"},
     {TabularField::mismatch, "mismatch", "mismatches"},
@@ -49,8 +51,10 @@ constexpr std::array kFieldNames = std::to_array<FieldName>({
     {TabularField::stitle, "stitle", "subject title"},
 });
 
+// BLAST+ 2.12's std names the ids acc.ver; without parsed NCBI ids (as
+// here) they print the same as qseqid and sseqid.
 constexpr std::array kStandardColumns = {
-    TabularField::qseqid, TabularField::sseqid, TabularField::pident, TabularField::length,
+    TabularField::qaccver, TabularField::saccver, TabularField::pident, TabularField::length,
     TabularField::mismatch, TabularField::gapopen, TabularField::qstart, TabularField::qend,
     TabularField::sstart, TabularField::send, TabularField::evalue, TabularField::bitscore,
 };
@@ -79,8 +83,10 @@ std::string tabular_value(TabularField field, const Hit& hit, const SequenceSet&
                           const SequenceSet& database) {
   const Alignment& a = hit.alignment;
   switch (field) {
-    case TabularField::qseqid: return queries.id(hit.query);
-    case TabularField::sseqid: return database.id(hit.subject);
+    case TabularField::qseqid:
+    case TabularField::qaccver: return queries.id(hit.query);
+    case TabularField::sseqid:
+    case TabularField::saccver: return database.id(hit.subject);
     case TabularField::pident: return fmt::format("{:.3f}", a.percent_identity());
     case TabularField::length: return fmt::format("{}", a.length);
     case TabularField::mismatch: return fmt::format("{}", a.mismatches);

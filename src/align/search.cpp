@@ -43,7 +43,7 @@ std::optional<KarlinAltschul> search_parameters(const Scoring& scoring, EvalueSt
       pairs.push_back(fmt::format("{}/{}", gaps.open, gaps.extend));
     }
     throw UsageError(fmt::format("{} has no published statistics for gap open/extend {}/{} (it has them for {}); "
-                                 "without statistics there are no E-values (statistics none)",
+                                 "search without statistics (--statistics none) for hits without E-values",
                                  scoring.matrix.name(), scoring.gaps.open, scoring.gaps.extend,
                                  fmt::join(pairs, ", ")));
   }

@@ -117,6 +117,18 @@ expect 2 'missing.fasta' -- "$trellis" align search -q "$scratch/q.fasta" -d "$s
 if [ -e "$scratch/never.tsv" ]; then echo "FAIL: align search wrote output for bad input"; failures=$((failures + 1)); fi
 expect 1 'cannot' -- "$trellis" --quiet "${search[@]}" -o "$scratch/no/such/dir/hits.tsv"
 
+# BLAST+'s tabular formats, database size and statistics.
+expect 0 '^# Fields: query acc.ver, subject acc.ver, % identity' -- "$trellis" --quiet "${search[@]}" --outfmt 7
+expect 0 '^q1[[:space:]]+s1[[:space:]]+22[[:space:]]+100.00[[:space:]]+69$' -- "$trellis" --quiet "${search[@]}" --outfmt '6 qseqid sseqid positive ppos qcovhsp' --top 1
+expect 2 "unknown output column 'qcovz'" -- "$trellis" "${search[@]}" --outfmt '6 std qcovz'
+expect 2 "outfmt '5'" -- "$trellis" "${search[@]}" --outfmt 5
+expect 2 'without --format' -- "$trellis" "${search[@]}" --outfmt 6 --format json
+expect 2 'database size' -- "$trellis" "${search[@]}" --dbsize 0
+expect 2 'database size' -- "$trellis" "${search[@]}" --dbsize=-5
+expect 2 'dbsize' -- "$trellis" "${search[@]}" --dbsize lots
+expect 2 'gap open/extend 5/5.*11/1' -- "$trellis" "${search[@]}" --gap-open 5 --gap-extend 5
+expect 0 '^q1[[:space:]]+s1.*-[[:space:]]+-$' -- "$trellis" --quiet "${search[@]}" --gap-open 5 --gap-extend 5 --statistics none
+
 # Prepared databases: makedb, the same hits from the database as from the FASTA, refused input.
 expect 0 '2 sequences, 28 residues, lengths 6 to 22' -- "$trellis" --quiet align makedb "$scratch/db.fasta" -o "$scratch/db.tdb"
 from_fasta=$("$trellis" --quiet "${search[@]}" --columns 'std stitle sseq')

@@ -26,7 +26,9 @@ namespace trellis::align {
 // Tabular columns, named as BLAST names them.
 enum class TabularField {
   qseqid,    // query id
+  qaccver,   // query id (BLAST: its accession.version, the same for ids it does not parse)
   sseqid,    // subject id
+  saccver,   // subject id, likewise
   pident,    // percent identity over the alignment's columns
   length,    // alignment columns
   mismatch,  // mismatched pairs
@@ -51,7 +53,7 @@ enum class TabularField {
   stitle,    // subject description ("N/A" when it has none)
 };
 
-// BLAST's "std": qseqid sseqid pident length mismatch gapopen qstart qend
+// BLAST's "std": qaccver saccver pident length mismatch gapopen qstart qend
 // sstart send evalue bitscore.
 std::span<const TabularField> standard_columns() noexcept;
 
