@@ -115,7 +115,7 @@ route::Board backplane_board(const BackplaneSpec& spec) {
     const int column = pin % spec.pin_columns;
     const int row = pin / spec.pin_columns;
     connector.pins.push_back(
-        {fmt::format("{}", pin + 1), pin_padstack, Point{column * kColumnPitch, row * kRowPitch}, 0});
+        {fmt::format("{}", pin + 1), pin_padstack, Point{column * kColumnPitch, row * kRowPitch}, 0, {}});
   }
   board.images.push_back(std::move(connector));
 
@@ -143,12 +143,12 @@ route::Board backplane_board(const BackplaneSpec& spec) {
   for (int k = 0; k < spec.connectors_per_edge; ++k) {
     board.components.push_back({fmt::format("J{}", k + 1), 0,
                                 Point{kEdgeToFirstColumn + k * connector_width, kEdgeToFirstRow}, route::Side::front,
-                                0});
+                                0, {}});
   }
   for (int k = 0; k < spec.connectors_per_edge; ++k) {
     board.components.push_back({fmt::format("J{}", spec.connectors_per_edge + k + 1), 0,
                                 Point{width - kEdgeToFirstColumn - k * connector_width, height - kEdgeToFirstRow},
-                                route::Side::front, 180});
+                                route::Side::front, 180, {}});
   }
 
   const std::vector<int> top_pin = permutation(spec.nets, spec.seed);

@@ -117,6 +117,12 @@ Point pin_position(const Board& board, const PinRef& pin) {
   return placed_point(component, image.pins[static_cast<std::size_t>(pin.pin)].offset);
 }
 
+std::optional<Coord> pin_clearance_override(const Board& board, const PinRef& pin) {
+  const Component& component = board.components[static_cast<std::size_t>(pin.component)];
+  const ImagePin& image_pin = board.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pin.pin)];
+  return image_pin.clearance ? image_pin.clearance : component.clearance;
+}
+
 std::vector<PinCopper> pin_copper(const Board& board) {
   // Which net each (component, pin) belongs to.
   std::unordered_map<std::int64_t, int> net_of_pin;

@@ -40,8 +40,8 @@ struct BoardBuilder {
 
   // A component with one pin "1" at its origin; returns the component index.
   int part(const std::string& reference, int padstack, Point at, double rotation = 0, Side side = Side::front) {
-    board.images.push_back({reference + "_image", {{"1", padstack, {0, 0}, 0}}, {}});
-    board.components.push_back({reference, static_cast<int>(board.images.size()) - 1, at, side, rotation});
+    board.images.push_back({reference + "_image", {{"1", padstack, {0, 0}, 0, {}}}, {}});
+    board.components.push_back({reference, static_cast<int>(board.images.size()) - 1, at, side, rotation, {}});
     return static_cast<int>(board.components.size()) - 1;
   }
 
@@ -251,6 +251,49 @@ TEST(Drc, InputConflictsAreListedApartFromRoutingViolations) {
   EXPECT_EQ(report.routing[0].first.name, "R2-1");
   EXPECT_EQ(report.routing[0].second.net_name, "C");
   EXPECT_NEAR(report.routing[0].measured, mm(0.15), 1e-3);
+}
+
+// KiCad's local overrides: a pad's own clearance, else its footprint's,
+// replaces the rules for every pair the pad is in, smaller or larger.
+TEST(Drc, APadsOwnClearanceReplacesTheRules) {
+  BoardBuilder b;  // clearance 0.2 mm
+  const int pad = smd_round(b);
+  const int r1 = b.part("R1", pad, {mm(10), mm(10)});
+  b.net("A", {r1});
+  const int other = b.net("B", {b.part("R2", pad, {mm(30), mm(10)})});
+  // A 0.25 mm wire whose edge passes 0.15 mm from R1's pad.
+  const Coord x = mm(10) + mm(0.5) + mm(0.15) + mm(0.125);
+  b.wire(0, mm(0.25), {{x, mm(5)}, {x, mm(15)}}, other);
+  const auto routing = [&] { return check_design_rules(b.board).routing; };
+  ASSERT_EQ(routing().size(), 1u);
+  EXPECT_EQ(routing()[0].required, mm(0.2));
+  b.board.components[static_cast<std::size_t>(r1)].clearance = mm(0.15);
+  EXPECT_TRUE(routing().empty()) << "the footprint's 0.15 mm replaces the board's 0.2";
+  b.board.images[static_cast<std::size_t>(b.board.components[static_cast<std::size_t>(r1)].image)].pins[0].clearance =
+      mm(0.3);
+  ASSERT_EQ(routing().size(), 1u);
+  EXPECT_EQ(routing()[0].required, mm(0.3)) << "the pad's own beats its footprint's";
+}
+
+// Text and drawings on copper: every net keeps its clearance from them,
+// they do not conflict with each other, and they connect nothing.
+TEST(Drc, CopperGraphicsAreCopperOfNoNet) {
+  BoardBuilder b;
+  const int pad = smd_round(b);
+  const int net = b.net("A", {b.part("R1", pad, {mm(10), mm(10)}), b.part("R2", pad, {mm(20), mm(10)})});
+  b.board.copper_graphics.push_back({"text 'X'", 0, {rect({mm(14), mm(9)}, {mm(16), mm(11)})}});
+  b.board.copper_graphics.push_back({"line", 0, {path(mm(0.2), {{mm(15), mm(9)}, {mm(15), mm(20)}})}});
+  // A wire from pad to pad straight through the text.
+  b.wire(0, mm(0.25), {{mm(10), mm(10)}, {mm(20), mm(10)}}, net);
+  const DrcReport report = check_design_rules(b.board);
+  ASSERT_EQ(report.routing.size(), 2u);
+  for (const Violation& v : report.routing) {
+    EXPECT_EQ(v.kind, ViolationKind::graphic);
+    EXPECT_EQ(v.first.kind, DrcObjectKind::wire);
+    EXPECT_EQ(v.second.kind, DrcObjectKind::graphic);
+  }
+  EXPECT_TRUE(report.input_conflicts.empty()) << "the two drawings overlap, which is no conflict";
+  EXPECT_TRUE(report.unconnected.empty());
 }
 
 TEST(Drc, LargestApplicableClearanceWins) {

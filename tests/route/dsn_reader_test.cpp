@@ -221,6 +221,26 @@ TEST(DsnReader, ReadsNetsClassesAndWiring) {
   EXPECT_TRUE(board.warnings.empty());
 }
 
+// KiCad writes names holding quotes between quotes, unescaped: the nets
+// /G/"B" and /G/B stay two nets.
+TEST(DsnReader, ReadsNetNamesHoldingQuotesAsKiCadExportsThem) {
+  std::string text = kTinyBoard;
+  const auto rename = [&](const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+  };
+  rename("(net lonely", "(net \"/G/\"B\"\"");
+  rename(" GND ", " \"/G/B\" ");
+  rename("(net GND)", "(net \"/G/B\")");
+  const Board board = read_dsn(std::string_view(text), "quotes.dsn");
+  ASSERT_EQ(board.nets.size(), 3u);
+  EXPECT_EQ(board.nets[1].name, "/G/B");
+  EXPECT_EQ(board.nets[2].name, "/G/\"B\"");
+  EXPECT_EQ(board.classes[0].nets, (std::vector<int>{1}));
+  EXPECT_EQ(board.wires[0].net, 1);
+}
+
 TEST(DsnReader, StreamAndTextReadTheSame) {
   std::istringstream in(kTinyBoard);
   const Board from_stream = read_dsn(in, "tiny.dsn");
@@ -260,7 +280,7 @@ TEST(Board, RotationsOffQuarterTurnsMakeRectsPolygons) {
   Board board;
   board.layers = {{"A", LayerType::signal, 0}};
   board.padstacks = {{"p", {{0, {ShapeKind::rect, 0, {{-10, -10}, {10, 10}}}}}, true}};
-  board.images = {{"i", {{"1", 0, {100, 0}, 0}}, {}}};
+  board.images = {{"i", {{"1", 0, {100, 0}, 0, {}}}, {}}};
   board.components = {{"C", 0, {0, 0}, Side::front, 45}};
   const std::vector<PinCopper> copper = pin_copper(board);
   ASSERT_EQ(copper.size(), 1u);

@@ -66,6 +66,15 @@ TEST(DsnTokenizer, TextGluedToAQuotedPartIsOneAtom) {
             (Tokens{"(", "[pins]1", "[Big Part-16]1", "[U1-A 1]1", ")"}));
 }
 
+TEST(DsnTokenizer, AQuoteInsideQuotedTextIsTextUnlessTheAtomCanEndThere) {
+  // KiCad exports the net /Gate Array/"B" without escaping its quotes.
+  EXPECT_EQ(tokens_of("(net \"/Gate Array/\"B\"\" (pins U1-1))"),
+            (Tokens{"(", "[net]1", "[/Gate Array/\"B\"]1", "(", "[pins]1", "[U1-1]1", ")", ")"}));
+  EXPECT_EQ(tokens_of("(class c \"\" \"a\"\"b\")"), (Tokens{"(", "[class]1", "[c]1", "[]1", "[a\"\"b]1", ")"}));
+  EXPECT_EQ(tokens_of("\"x\"y\"\n"), (Tokens{"[x\"y]1"}));
+  EXPECT_EQ(tokens_of("(pins \"U \"1\"-2)"), (Tokens{"(", "[pins]1", "[U \"1-2]1", ")"}));
+}
+
 TEST(DsnTokenizer, BalancedParenthesesInsideAnUnquotedName) {
   EXPECT_EQ(tokens_of("(net Net-(C2-Pad1) (pins C2-1))"),
             (Tokens{"(", "[net]1", "[Net-(C2-Pad1)]1", "(", "[pins]1", "[C2-1]1", ")", ")"}));

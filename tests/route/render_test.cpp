@@ -40,7 +40,7 @@ Board small_board() {
       {"via", {{0, {ShapeKind::circle, mm(0.6), {at(0, 0)}}}, {1, {ShapeKind::circle, mm(0.6), {at(0, 0)}}}}, true},
   };
   board.via_padstacks = {1};
-  board.images = {{"R", {{"1", 0, at(-1, 0), 0}, {"2", 0, at(1, 0), 0}}, {}}};
+  board.images = {{"R", {{"1", 0, at(-1, 0), 0, {}}, {"2", 0, at(1, 0), 0, {}}}, {}}};
   board.components = {{"R1", 0, at(5, 5), Side::front, 0}, {"R2", 0, at(15, 5), Side::front, 0}};
   board.nets = {{"A", {{0, 0}, {1, 0}}, {}}, {"GND", {{0, 1}, {1, 1}}, {}}};
   board.planes = {{"GND", 1, 1, {ShapeKind::polygon, 0, {at(0, 0), at(20, 0), at(20, 4), at(0, 4)}}}};

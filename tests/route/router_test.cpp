@@ -51,8 +51,8 @@ struct BoardBuilder {
 
   int part(int padstack_index, Point at) {
     const std::string reference = "P" + std::to_string(board.components.size() + 1);
-    board.images.push_back({reference + "_image", {{"1", padstack_index, {0, 0}, 0}}, {}});
-    board.components.push_back({reference, static_cast<int>(board.images.size()) - 1, at, Side::front, 0});
+    board.images.push_back({reference + "_image", {{"1", padstack_index, {0, 0}, 0, {}}}, {}});
+    board.components.push_back({reference, static_cast<int>(board.images.size()) - 1, at, Side::front, 0, {}});
     return static_cast<int>(board.components.size()) - 1;
   }
 

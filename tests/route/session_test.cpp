@@ -49,11 +49,11 @@ Board awkward_board() {
   board.padstacks.push_back({"Via[0-3]_600:300_um", via_shapes, true});
   board.padstacks.push_back({"Round Pad", {{0, circle(1'000'000)}, {3, circle(1'000'000)}}, true});
   board.padstacks.push_back({"small via", {{0, circle(400'000)}, {1, circle(400'000)}}, false});
-  board.images.push_back({"Resistor (0805)", {{"1", 1, {-1'000'000, 0}, 0}, {"2", 1, {1'000'000, 0}, 0}}, {}});
-  board.images.push_back({"TP", {{"1", 1, {0, 0}, 0}}, {}});
-  board.components.push_back({"R1", 0, {10'000'000, 10'000'000}, Side::front, 0});
-  board.components.push_back({"R-2", 0, {30'000'000, 10'000'000}, Side::back, 90});
-  board.components.push_back({"TP 1", 1, {20'000'000, 30'000'000}, Side::back, 45.5});
+  board.images.push_back({"Resistor (0805)", {{"1", 1, {-1'000'000, 0}, 0, {}}, {"2", 1, {1'000'000, 0}, 0, {}}}, {}});
+  board.images.push_back({"TP", {{"1", 1, {0, 0}, 0, {}}}, {}});
+  board.components.push_back({"R1", 0, {10'000'000, 10'000'000}, Side::front, 0, {}});
+  board.components.push_back({"R-2", 0, {30'000'000, 10'000'000}, Side::back, 90, {}});
+  board.components.push_back({"TP 1", 1, {20'000'000, 30'000'000}, Side::back, 45.5, {}});
   board.nets.push_back({"GND", {{0, 0}, {1, 0}}, {}});
   board.nets.push_back({"Net-(R1-Pad2)", {{0, 1}, {2, 0}}, {}});
   board.nets.push_back({"#reset 50%", {{1, 1}}, {}});
@@ -157,6 +157,25 @@ TEST(SessionRoundTrip, ThroughAFileWrittenWhole) {
   } catch (const InputError& error) {
     EXPECT_EQ(error.line(), 0u);
   }
+}
+
+// A KiCad board's layers have user names ("top_layer" for F.Cu) that its
+// Specctra export uses and its session import looks up: the session
+// writes those, and reads them back as well as the canonical names.
+TEST(SessionRoundTrip, LayersGoByTheirSpecctraNames) {
+  Board board = awkward_board();
+  for (Layer& layer : board.layers) layer.specctra_name = "user " + layer.name;
+  const RoutedCopper routed = awkward_routes();
+  const std::string text = session_text(board, routed);
+  for (const Layer& layer : board.layers) {
+    EXPECT_EQ(text.find("(path " + layer.name + " "), std::string::npos) << layer.name << " in\n" << text;
+  }
+  EXPECT_NE(text.find("(path \"user "), std::string::npos) << text;
+  expect_same_copper(grouped_by_net(routed), read_session(text, "user.ses", board), 0, "user names");
+  Board canonical = board;
+  for (Layer& layer : canonical.layers) layer.specctra_name.clear();
+  expect_same_copper(grouped_by_net(routed), read_session(session_text(canonical, routed), "canonical.ses", board), 0,
+                     "canonical names");
 }
 
 TEST(SessionRoundTrip, NamesHoldingDoubleQuotesSwitchTheQuoteCharacter) {

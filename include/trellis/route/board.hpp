@@ -71,6 +71,10 @@ struct Layer {
   LayerType type = LayerType::signal;
   int index = 0;  // position in the stack, 0 = front (the order the file lists them)
   LayerDirection direction = LayerDirection::any;
+  // What Specctra files call the layer where that is not `name`: a KiCad
+  // layer's user name ("top_layer" for F.Cu), as KiCad's DSN export and
+  // session import name it.
+  std::string specctra_name{};
 };
 
 // A shape on one layer (an index into Board::layers).
@@ -88,6 +92,14 @@ struct Keepout {
   std::string name;
   int layer = kAllLayers;  // a layer index or kAllLayers
   Shape shape;
+};
+
+// Copper that belongs to no net: text and drawings on a copper layer. It
+// connects nothing, and every net's copper keeps its clearance from it.
+struct CopperGraphic {
+  std::string description;  // what and where, for reports: "text 'VCC ON' (line 3533)"
+  int layer = 0;
+  std::vector<Shape> shapes;  // filled together (a text: one box per glyph)
 };
 
 // A copper pour connected to a net.
@@ -127,6 +139,7 @@ struct ImagePin {
   int padstack = 0;    // index into Board::padstacks
   Point offset;        // relative to the image origin
   double rotation = 0; // degrees, counter-clockwise, applied to the padstack
+  std::optional<Coord> clearance = std::nullopt;  // the pad's own clearance (KiCad's local override)
 };
 
 // A footprint: pins and keepouts relative to its origin, as if placed on the
@@ -147,6 +160,7 @@ struct Component {
   Point position;
   Side side = Side::front;
   double rotation = 0;  // degrees, counter-clockwise
+  std::optional<Coord> clearance = std::nullopt;  // its pads' clearance where a pad sets none (KiCad's footprint override)
 };
 
 struct PinRef {
@@ -195,6 +209,7 @@ struct Board {
   std::vector<Layer> layers;
   std::vector<Shape> boundary;  // the outline; the first one is the board edge
   std::vector<Keepout> keepouts;
+  std::vector<CopperGraphic> copper_graphics;
   std::vector<Plane> planes;
   std::vector<int> via_padstacks;  // padstacks that vias may use
   Rules rules;
@@ -221,6 +236,12 @@ Point placed_point(const Component& component, Point image_point);
 
 // The centre of a pin in board coordinates.
 Point pin_position(const Board& board, const PinRef& pin);
+
+// A pin's own clearance as KiCad resolves local overrides: the pad's, else
+// its footprint's, else none. Where either of two objects has one, the
+// larger of their overrides is the clearance between them, whatever the
+// net classes ask.
+std::optional<Coord> pin_clearance_override(const Board& board, const PinRef& pin);
 
 // The copper of one pin on one layer, in board coordinates.
 struct PinCopper {

@@ -18,6 +18,9 @@
 //     the pair's kind (smd_smd, smd_via, pin_wire, ..., Specctra's names;
 //     "smd" is a pad on one layer, "pin" a pad on several) replaces that
 //     level's default clearance when given.
+//   - A pad's own clearance (KiCad's pad or footprint override,
+//     pin_clearance_override()) replaces all of that: where either object
+//     of a pair has one, the larger of their overrides is the clearance.
 //   - Copper of no net (pads no net lists, wires without a net) counts as
 //     a net of its own, distinct from every other object.
 //   - Keepouts: wires must keep the clearance of their net from keepouts
@@ -64,18 +67,19 @@ struct RoutedCopper {
 // lacks, or holds a wire without points (what writers check first).
 void check_copper_indices(const Board& board, const RoutedCopper& routed);
 
-enum class DrcObjectKind { pad, wire, via, keepout, outline };
+enum class DrcObjectKind { pad, wire, via, graphic, keepout, outline };
 
 struct DrcObject {
   DrcObjectKind kind = DrcObjectKind::pad;
-  int index = -1;      // position in its list: pin_copper(board), the wires, the vias, the keepouts
+  int index = -1;      // position in its list: pin_copper(board), the wires, the vias, Board::copper_graphics, the keepouts
   int net = -1;        // index into Board::nets, -1 when none
   PinRef pin;          // pads only
-  std::string name;    // "U3-7", "wire 12", "via 4", "keepout K1", "outline"
+  std::string name;    // "U3-7", "wire 12", "via 4", "text 'VCC ON' (line 3533)", "keepout K1", "outline"
   std::string net_name;
 };
 
-enum class ViolationKind { pad_pad, pad_wire, pad_via, wire_wire, wire_via, via_via, keepout, outline };
+// `graphic`: copper against text or a drawing on a copper layer.
+enum class ViolationKind { pad_pad, pad_wire, pad_via, wire_wire, wire_via, via_via, graphic, keepout, outline };
 
 struct Violation {
   ViolationKind kind = ViolationKind::pad_pad;

@@ -1,10 +1,15 @@
-// KiCad board files (.kicad_pcb) of KiCad 6 to 9, format versions 20211014
-// (KiCad 6.0) to 20241229 (KiCad 9.0); older and newer files are refused.
+// KiCad board files (.kicad_pcb) of KiCad 5.1 to 9, format versions 20171130
+// (KiCad 5.1, with KiCad 6's pre-release versions) to 20241229 (KiCad 9.0);
+// older and newer files are refused. KiCad 5's (module ...) is a footprint,
+// its arcs (start CENTRE) (end FIRST) (angle SWEEP) are read as such, and
+// its (net_class ...) lists in the board are its net classes.
 //
 // What is read from where:
 // - .kicad_pcb (layers ...): the copper layers (F.Cu, In1.Cu ... InN.Cu, B.Cu
 //   in stack order, whatever their ids; types signal, power, mixed, jumper).
-//   Layers keep KiCad's canonical names ("F.Cu"), not the user names.
+//   Layers keep KiCad's canonical names ("F.Cu"); a user name ("top_layer")
+//   is the layer's specctra_name, which KiCad's Specctra export and session
+//   import use, so sessions written for the board use it too.
 // - Edge.Cuts graphics, on the board (gr_line, gr_arc, gr_circle, gr_rect,
 //   gr_poly) and inside footprints (fp_*): chained end to end (ends within
 //   20 um join, as KiCad's own outline builder allows) into closed polygons.
@@ -12,7 +17,9 @@
 //   kept as keepouts on every layer named "edge_cutout".
 // - footprints: a Component each (reference from fp_text reference or, from
 //   KiCad 8, property "Reference"); identical footprints share an Image.
-//   Pads become pins with a Padstack each distinct shape. Pad shapes:
+//   Pads become pins with a Padstack each distinct shape. A pad's or
+//   footprint's (clearance C) override is kept (ImagePin::clearance,
+//   Component::clearance; pin_clearance_override says how it applies). Pad shapes:
 //   circle; rect; oval as a path whose width is the short side (a circle when
 //   square); roundrect and chamfered rect as a polygon with the corners cut
 //   or rounded (KiCad's corner radius = ratio x short side); trapezoid as a
@@ -25,6 +32,11 @@
 //   Specctra export names them.
 // - (net N "name"): Board::nets in file order (net 0, "no net", is not a
 //   net); pads, tracks, vias and zones name nets by number.
+// - text and drawings on copper layers (gr_text, gr_line, gr_arc, gr_circle,
+//   gr_rect, gr_poly, gr_curve, gr_text_box and the footprints' fp_* and
+//   KiCad 8 properties): Board::copper_graphics, connected to no net. A
+//   text is one box per glyph of KiCad's stroke font (stroke_text.hpp);
+//   hidden text is not copper.
 // - tracks: segment -> a two-point path wire, arc -> a path along the arc,
 //   via -> Board::vias with a padstack "Via[FIRST-LAST]_DIAMETER:DRILL_um"
 //   (layer indices, um) spanning its layers. Locked tracks are protect.

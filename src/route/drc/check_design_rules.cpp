@@ -22,7 +22,7 @@ using drc_detail::ClearanceRules;
 using drc_detail::ClearanceType;
 using drc_detail::Primitive;
 
-enum class Role { pad, wire, via, plane, keepout, outline };
+enum class Role { pad, wire, via, graphic, plane, keepout, outline };
 
 // One object of the check; its primitives point back to it.
 struct Item {
@@ -34,6 +34,7 @@ struct Item {
   KeepoutKind keepout_kind = KeepoutKind::keepout;
   PinRef pin;
   std::string keepout_name;
+  std::optional<Coord> clearance_override = std::nullopt;  // pads: pin_clearance_override()
 };
 
 struct Placed {
@@ -65,7 +66,9 @@ class DisjointSets {
   std::vector<int> parent_;
 };
 
-bool is_copper(Role role) { return role == Role::pad || role == Role::wire || role == Role::via || role == Role::plane; }
+bool is_copper(Role role) {
+  return role == Role::pad || role == Role::wire || role == Role::via || role == Role::graphic || role == Role::plane;
+}
 
 // The gap between two boxes: a lower bound of the distance of their contents.
 double box_gap(const Box& a, const Box& b) {
@@ -77,6 +80,7 @@ double box_gap(const Box& a, const Box& b) {
 ViolationKind violation_kind(Role a, Role b) {
   if (a == Role::keepout || b == Role::keepout) return ViolationKind::keepout;
   if (a == Role::outline || b == Role::outline) return ViolationKind::outline;
+  if (a == Role::graphic || b == Role::graphic) return ViolationKind::graphic;
   if (a > b) std::swap(a, b);
   if (a == Role::pad) return b == Role::pad ? ViolationKind::pad_pad : b == Role::wire ? ViolationKind::pad_wire : ViolationKind::pad_via;
   if (a == Role::wire) return b == Role::wire ? ViolationKind::wire_wire : ViolationKind::wire_via;
@@ -144,7 +148,8 @@ class Checker {
       const int padstack = board_.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)].padstack;
       Item item{Role::pad, static_cast<int>(i), pad.net,
                 single_layer[static_cast<std::size_t>(padstack)] ? ClearanceType::smd : ClearanceType::pin, -1,
-                KeepoutKind::keepout, pad.pin, {}};
+                KeepoutKind::keepout, pad.pin, {}, {}};
+      item.clearance_override = pin_clearance_override(board_, pad.pin);
       if (const auto found = pin_node_.find(pin_key(pad.pin)); found != pin_node_.end() && pad.net >= 0) {
         item.node = found->second;
       }
@@ -152,7 +157,7 @@ class Checker {
     }
     for (std::size_t w = 0; w < routed_.wires.size(); ++w) {
       const Wire& wire = routed_.wires[w];
-      add({Role::wire, static_cast<int>(w), wire.net, ClearanceType::wire, sets_.add(), KeepoutKind::keepout, {}, {}},
+      add({Role::wire, static_cast<int>(w), wire.net, ClearanceType::wire, sets_.add(), KeepoutKind::keepout, {}, {}, {}},
           drc_detail::primitives_of(wire.shape), wire.layer);
     }
     for (std::size_t v = 0; v < routed_.vias.size(); ++v) {
@@ -160,7 +165,7 @@ class Checker {
       const int node = sets_.add();
       // One item per via; its copper on each layer the padstack covers.
       const int index = static_cast<int>(items_.size());
-      items_.push_back({Role::via, static_cast<int>(v), via.net, ClearanceType::via, node, KeepoutKind::keepout, {}, {}});
+      items_.push_back({Role::via, static_cast<int>(v), via.net, ClearanceType::via, node, KeepoutKind::keepout, {}, {}, {}});
       for (const LayerShape& layer_shape : board_.padstacks[static_cast<std::size_t>(via.padstack)].shapes) {
         Shape shape = layer_shape.shape;
         for (Point& p : shape.points) p = {p.x + via.position.x, p.y + via.position.y};
@@ -171,17 +176,26 @@ class Checker {
         }
       }
     }
+    for (std::size_t g = 0; g < board_.copper_graphics.size(); ++g) {
+      const CopperGraphic& graphic = board_.copper_graphics[g];
+      std::vector<Primitive> primitives;
+      for (const Shape& shape : graphic.shapes) {
+        for (Primitive& primitive : drc_detail::primitives_of(shape)) primitives.push_back(std::move(primitive));
+      }
+      add({Role::graphic, static_cast<int>(g), -1, ClearanceType::wire, -1, KeepoutKind::keepout, {}, {}, {}}, primitives,
+          graphic.layer);
+    }
     for (std::size_t p = 0; p < board_.planes.size(); ++p) {
       const Plane& plane = board_.planes[p];
       if (plane.net < 0) continue;
-      add({Role::plane, static_cast<int>(p), plane.net, ClearanceType::area, sets_.add(), KeepoutKind::keepout, {}, {}},
+      add({Role::plane, static_cast<int>(p), plane.net, ClearanceType::area, sets_.add(), KeepoutKind::keepout, {}, {}, {}},
           drc_detail::primitives_of(plane.shape), plane.layer);
     }
     int keepout_count = 0;
     const auto add_keepout = [&](const Keepout& keepout, const Shape& shape, int layer) {
       const int k = keepout_count++;
       add({Role::keepout, k, -1, ClearanceType::area, -1, keepout.kind, {},
-           keepout.name.empty() ? fmt::format("#{}", k) : keepout.name},
+           keepout.name.empty() ? fmt::format("#{}", k) : keepout.name, {}},
           drc_detail::primitives_of(shape), layer);
     };
     for (const Keepout& keepout : board_.keepouts) add_keepout(keepout, keepout.shape, keepout.layer);
@@ -193,7 +207,7 @@ class Checker {
     if (!board_.boundary.empty()) {
       outline_item_ = static_cast<int>(items_.size());
       outline_edges_ = drc_detail::outline_edges(board_.boundary.front());
-      add({Role::outline, 0, -1, ClearanceType::edge, -1, KeepoutKind::keepout, {}, {}}, outline_edges_, kAllLayers);
+      add({Role::outline, 0, -1, ClearanceType::edge, -1, KeepoutKind::keepout, {}, {}, {}}, outline_edges_, kAllLayers);
     }
   }
 
@@ -210,7 +224,12 @@ class Checker {
         return std::nullopt;
       }
       if (a.role == Role::plane || b.role == Role::plane) return std::nullopt;
+      // Drawings of no net may touch each other, as KiCad's do.
+      if (a.role == Role::graphic && b.role == Role::graphic) return std::nullopt;
       if (a.role == Role::pad && b.role == Role::pad && a.pin == b.pin) return std::nullopt;
+      if (a.clearance_override || b.clearance_override) {
+        return std::max(a.clearance_override.value_or(0), b.clearance_override.value_or(0));
+      }
       return rules_.required(a.net, a.type, b.net, b.type);
     }
     const Item& other = is_copper(a.role) ? a : b;
@@ -348,6 +367,10 @@ class Checker {
         object.kind = DrcObjectKind::via;
         object.name = fmt::format("via {}", item.index);
         break;
+      case Role::graphic:
+        object.kind = DrcObjectKind::graphic;
+        object.name = board_.copper_graphics[static_cast<std::size_t>(item.index)].description;
+        break;
       case Role::keepout:
         object.kind = DrcObjectKind::keepout;
         object.name = "keepout " + item.keepout_name;
@@ -430,6 +453,7 @@ const char* to_string(ViolationKind kind) {
     case ViolationKind::wire_wire: return "wire-wire";
     case ViolationKind::wire_via: return "wire-via";
     case ViolationKind::via_via: return "via-via";
+    case ViolationKind::graphic: return "copper-graphic";
     case ViolationKind::keepout: return "keepout";
     case ViolationKind::outline: return "outline";
   }
@@ -441,6 +465,7 @@ const char* to_string(DrcObjectKind kind) {
     case DrcObjectKind::pad: return "pad";
     case DrcObjectKind::wire: return "wire";
     case DrcObjectKind::via: return "via";
+    case DrcObjectKind::graphic: return "graphic";
     case DrcObjectKind::keepout: return "keepout";
     case DrcObjectKind::outline: return "outline";
   }

@@ -57,6 +57,12 @@ ClearanceRules::ClearanceRules(const Board& board) {
       }
     }
   }
+  // Pads' own clearances replace these where they apply; the reach of a
+  // search must cover them too.
+  for (const Component& component : board.components) largest_ = std::max(largest_, component.clearance.value_or(0));
+  for (const Image& image : board.images) {
+    for (const ImagePin& pin : image.pins) largest_ = std::max(largest_, pin.clearance.value_or(0));
+  }
 }
 
 Coord ClearanceRules::required(int net_a, ClearanceType type_a, int net_b, ClearanceType type_b) const {

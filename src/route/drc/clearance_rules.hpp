@@ -21,7 +21,8 @@ class ClearanceRules {
   // The clearance between objects of nets `a` and `b` (-1: no net).
   Coord required(int net_a, ClearanceType type_a, int net_b, ClearanceType type_b) const;
 
-  // The largest clearance any pair may need: how far the search looks.
+  // The largest clearance any pair may need, pads' own clearances
+  // (pin_clearance_override) included: how far the search looks.
   Coord largest() const noexcept { return largest_; }
 
  private:

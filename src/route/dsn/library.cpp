@@ -61,7 +61,7 @@ void Parser::read_library(const NameAt& keyword) {
           }
           const Point offset{to_coord(parse_number(fields.atoms[1], "the pin's x"), fields.atoms[1].line, image_scale),
                              to_coord(parse_number(fields.atoms[2], "the pin's y"), fields.atoms[2].line, image_scale)};
-          image.pins.push_back({pin_name.name, 0, offset, fields.rotation});
+          image.pins.push_back({pin_name.name, 0, offset, fields.rotation, {}});
           pin_padstacks.push_back(padstack);
         } else if (part.name == "keepout" || part.name == "via_keepout" || part.name == "wire_keepout") {
           read_keepout(part, image_scale, image.keepouts);

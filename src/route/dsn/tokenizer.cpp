@@ -67,9 +67,21 @@ void Tokenizer::skip_space_and_comments() {
 void Tokenizer::scan_quoted(Token& token) {
   const std::size_t opened_at = line_;
   ++pos_;  // the opening quote
-  const std::size_t close = text_.find(quote_, pos_);
-  if (close == std::string_view::npos) {
-    fail(opened_at, fmt::format("the quoted text opened here with {} is never closed", quoted(std::string(1, quote_))));
+  // Specctra has no escapes, and KiCad's exporter writes a name holding the
+  // quote character between quotes as it is ("/Gate Array/"B"" for the net
+  // /Gate Array/"B"). So a quote closes the text only where the atom could
+  // end: before a space, a parenthesis, the end of the file, or the '-' of
+  // a pin reference ("U 1"-2); any other quote is part of the text.
+  std::size_t close = pos_;
+  for (;; ++close) {
+    close = text_.find(quote_, close);
+    if (close == std::string_view::npos) {
+      fail(opened_at, fmt::format("the quoted text opened here with {} is never closed", quoted(std::string(1, quote_))));
+    }
+    const std::size_t after = close + 1;
+    if (after == text_.size()) break;
+    const char next = text_[after];
+    if (is_space(next) || next == '(' || next == ')' || next == '-') break;
   }
   const std::string_view inside = text_.substr(pos_, close - pos_);
   line_ += static_cast<std::size_t>(std::count(inside.begin(), inside.end(), '\n'));

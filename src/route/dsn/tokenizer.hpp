@@ -29,7 +29,9 @@ struct Token {
 //   character from there on (the character after string_quote is taken
 //   literally, so (string_quote ") works). Quoted text may span spaces,
 //   parentheses and lines; text glued to a quoted part ("A B"-1) belongs to
-//   the same atom.
+//   the same atom. A quote closes quoted text only before whitespace, a
+//   parenthesis, '-' or the end; elsewhere it is part of the text, as in
+//   KiCad's unescaped export of the net /G/"B" as "/G/"B"".
 // - Inside an unquoted atom, a '(' whose matching ')' comes before any
 //   whitespace is part of the name (Net-(C2-Pad1)); otherwise it ends the
 //   atom and opens a list.

@@ -17,21 +17,6 @@ double normalised(double degrees) {
   return turned < 0 ? turned + 360.0 : turned;
 }
 
-std::string reference_of(const Reader& reader, const Node& footprint) {
-  for (const Node* text : footprint.find_all("fp_text")) {
-    if (!text->items.empty() && text->items[0].text == "reference") {
-      return reader.atom(*text, 1, "the reference text").text;
-    }
-  }
-  // KiCad 8 and later: (property "Reference" "R1" ...).
-  for (const Node* property : footprint.find_all("property")) {
-    if (!property->items.empty() && property->items[0].text == "Reference") {
-      return reader.atom(*property, 1, "the reference").text;
-    }
-  }
-  return "";
-}
-
 void append_shape_key(std::string& key, const Shape& shape) {
   key += fmt::format("{}:{}", static_cast<int>(shape.kind), shape.width);
   for (const Point& p : shape.points) key += fmt::format(",{},{}", p.x, p.y);
@@ -41,7 +26,8 @@ void append_shape_key(std::string& key, const Shape& shape) {
 std::string image_key(const Image& image) {
   std::string key = image.name + '|';
   for (const ImagePin& pin : image.pins) {
-    key += fmt::format("{}|{}|{},{}|{}|", pin.name, pin.padstack, pin.offset.x, pin.offset.y, pin.rotation);
+    key += fmt::format("{}|{}|{},{}|{}|{}|", pin.name, pin.padstack, pin.offset.x, pin.offset.y, pin.rotation,
+                       pin.clearance.value_or(-1));
   }
   for (const Keepout& keepout : image.keepouts) append_shape_key(key, keepout.shape);
   return key;
@@ -63,6 +49,38 @@ std::string padstack_name(const std::vector<Shape>& shapes, const std::vector<in
 }
 
 }  // namespace
+
+std::vector<const Node*> footprints_of(const Node& root) {
+  std::vector<const Node*> found;
+  for (const Node& item : root.items) {
+    if (item.is_list && (item.text == "footprint" || item.text == "module")) found.push_back(&item);
+  }
+  return found;
+}
+
+std::string reference_of(const Reader& reader, const Node& footprint) {
+  for (const Node* text : footprint.find_all("fp_text")) {
+    if (!text->items.empty() && text->items[0].text == "reference") {
+      return reader.atom(*text, 1, "the reference text").text;
+    }
+  }
+  // KiCad 8 and later: (property "Reference" "R1" ...).
+  for (const Node* property : footprint.find_all("property")) {
+    if (!property->items.empty() && property->items[0].text == "Reference") {
+      return reader.atom(*property, 1, "the reference").text;
+    }
+  }
+  return "";
+}
+
+std::optional<Coord> Reader::local_clearance(const Node& item) const {
+  const Node* clearance = item.find("clearance");
+  if (clearance == nullptr) return std::nullopt;
+  const Coord value = positive_length(*clearance, 0, "a clearance override", true);
+  // KiCad writes 0 for "none".
+  if (value == 0) return std::nullopt;
+  return value;
+}
 
 int Reader::padstack_for(std::string name, std::vector<LayerShape> shapes) {
   std::string key;
@@ -91,7 +109,7 @@ void Reader::read_footprints(const Node& root) {
   std::unordered_map<std::string, std::size_t> line_by_reference;
   const int layer_count = static_cast<int>(board.layers.size());
 
-  for (const Node* footprint : root.find_all("footprint")) {
+  for (const Node* footprint : footprints_of(root)) {
     const std::string& library_name = atom(*footprint, 0, "the footprint's library name").text;
     const Node& side_layer = child(*footprint, "layer");
     const std::string& side_name = atom(side_layer, 0, "the footprint's side (F.Cu or B.Cu)").text;
@@ -110,6 +128,7 @@ void Reader::read_footprints(const Node& root) {
     // Back side: the image is the unflipped footprint, mirrored x -> -x and
     // turned half a turn more when placed (see kicad.hpp).
     component.rotation = back ? normalised(angle + 180) : angle;
+    component.clearance = local_clearance(*footprint);
 
     Image image;
     image.name = library_name;
@@ -165,7 +184,7 @@ void Reader::read_footprints(const Node& root) {
         name = fmt::format("{}@{}", number, seen - 1);
       }
       const int pin = static_cast<int>(image.pins.size());
-      image.pins.push_back(ImagePin{std::move(name), padstack, offset, rotation});
+      image.pins.push_back(ImagePin{std::move(name), padstack, offset, rotation, local_clearance(*pad)});
       if (const Node* net_list = pad->find("net")) {
         const int net_index = net(*net_list);
         if (net_index >= 0) {

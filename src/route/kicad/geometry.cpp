@@ -104,6 +104,24 @@ double twice_area(const std::vector<Point>& polygon) {
   return sum;
 }
 
+std::vector<Point> read_arc(const Reader& reader, const Node& arc, bool raw) {
+  const auto at = [&](std::string_view which) {
+    const Node& p = reader.child(arc, which);
+    return raw ? reader.raw_point(p) : reader.point(p);
+  };
+  if (arc.find("mid") != nullptr) return arc_points(at("start"), at("mid"), at("end"));
+  const Point centre = at("start");
+  const Point first = at("end");
+  const Node& angle = reader.child(arc, "angle");
+  const double sweep = reader.number(angle, 0, "the arc's angle");
+  if (!(std::fabs(sweep) <= 360)) reader.fail(angle.line, "an arc's angle must lie within +-360 degrees");
+  const double dx = static_cast<double>(first.x - centre.x);
+  const double dy = static_cast<double>(first.y - centre.y);
+  // The sweep turns from x toward y as written (y down): the other way
+  // once y points up.
+  return arc_about(centre, std::hypot(dx, dy), std::atan2(dy, dx) / kRadiansPerDegree, raw ? sweep : -sweep);
+}
+
 std::vector<Point> read_pts(const Reader& reader, const Node& pts, bool raw) {
   std::vector<Point> points;
   for (const Node& item : pts.items) {

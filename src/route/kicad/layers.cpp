@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 
 #include "../dsn/tokenizer.hpp"
 #include "reader.hpp"
@@ -39,14 +40,29 @@ void Reader::read_layers(const Node& root) {
   for (const Node& entry : table.items) {
     // (ID "NAME" TYPE ["USER NAME"]): the list's keyword is the id.
     if (!entry.is_list) fail(entry.line, "expected (ID \"NAME\" TYPE) in (layers ...)");
-    const std::string& name = atom(entry, 0, "the layer's name").text;
+    const std::string& written = atom(entry, 0, "the layer's name").text;
     const std::string& type = atom(entry, 1, "the layer's type").text;
+    // KiCad 5 writes a renamed copper layer under its new name; ids 0 to
+    // 31 are the copper layers there.
+    std::string name = written;
+    if (!written.ends_with(".Cu") && version < kFirstCanonicalLayerNames) {
+      char* end = nullptr;
+      const long id = std::strtol(entry.text.c_str(), &end, 10);
+      if (end != entry.text.c_str() && *end == '\0' && id >= 0 && id <= 31) {
+        name = id == 0 ? "F.Cu" : id == 31 ? "B.Cu" : fmt::format("In{}.Cu", id);
+      }
+    }
     if (!name.ends_with(".Cu")) continue;  // silkscreen, mask, edge cuts, user layers
     const std::optional<int> rank = stack_rank(name);
     if (!rank) fail(entry.line, fmt::format("unknown copper layer {}: expected F.Cu, In1.Cu ... In30.Cu or B.Cu",
                                             dsn_detail::quoted(name)));
     Layer layer;
     layer.name = name;
+    if (written != name) {
+      layer.specctra_name = written;
+    } else if (entry.items.size() > 2 && !entry.items[2].is_list && entry.items[2].text != name) {
+      layer.specctra_name = entry.items[2].text;  // KiCad 6's user name
+    }
     if (type == "signal") {
       layer.type = LayerType::signal;
     } else if (type == "power") {
@@ -72,6 +88,10 @@ void Reader::read_layers(const Node& root) {
   for (Declared& declared : copper) {
     declared.layer.index = static_cast<int>(board.layers.size());
     layer_by_name.emplace(declared.layer.name, declared.layer.index);
+    // KiCad 5's tracks name a renamed layer by its new name.
+    if (version < kFirstCanonicalLayerNames && !declared.layer.specctra_name.empty()) {
+      layer_by_name.emplace(declared.layer.specctra_name, declared.layer.index);
+    }
     board.layers.push_back(std::move(declared.layer));
   }
 }

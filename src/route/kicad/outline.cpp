@@ -44,8 +44,9 @@ class OutlineBuilder {
     if (shape == "line") {
       pieces_.push_back({{at("start"), at("end")}, graphic.line});
     } else if (shape == "arc") {
-      if (graphic.find("mid") == nullptr) reader_.fail(graphic.line, "an arc on Edge.Cuts has no (mid ...) point");
-      pieces_.push_back({arc_points(at("start"), at("mid"), at("end")), graphic.line});
+      std::vector<Point> points = read_arc(reader_, graphic);
+      for (Point& p : points) p = place(placement, p);
+      pieces_.push_back({std::move(points), graphic.line});
     } else if (shape == "circle") {
       const Point centre = at("center");
       const Point edge = at("end");
@@ -117,7 +118,7 @@ void Reader::read_outline(const Node& root) {
   for (const Node& item : root.items) {
     if (item.is_list && item.text.starts_with("gr_") && on_edge_cuts(item)) builder.add(item, Placement{});
   }
-  for (const Node* footprint : root.find_all("footprint")) {
+  for (const Node* footprint : footprints_of(root)) {
     const Node& at = child(*footprint, "at");
     const Placement placement{point(at), angle(at)};
     for (const Node& item : footprint->items) {

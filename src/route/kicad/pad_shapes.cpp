@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 
 #include "../dsn/tokenizer.hpp"
 
@@ -137,20 +136,7 @@ std::optional<Shape> primitive_shape(const Reader& reader, const Node& primitive
     return Shape{ShapeKind::path, width,
                  {reader.raw_point(reader.child(primitive, "start")), reader.raw_point(reader.child(primitive, "end"))}};
   }
-  if (kind == "gr_arc") {
-    const Point start = reader.raw_point(reader.child(primitive, "start"));
-    const Point end = reader.raw_point(reader.child(primitive, "end"));
-    if (const Node* mid = primitive.find("mid")) {
-      return Shape{ShapeKind::path, width, arc_points(start, reader.raw_point(*mid), end)};
-    }
-    // Older primitives: start is the centre, end the first point, angle the sweep.
-    const Node& angle = reader.child(primitive, "angle");
-    const double sweep = reader.number(angle, 0, "the arc's angle");
-    if (!(std::fabs(sweep) <= 360)) reader.fail(angle.line, "an arc's angle must lie within +-360 degrees");
-    const double radius = std::hypot(static_cast<double>(end.x - start.x), static_cast<double>(end.y - start.y));
-    const double from = std::atan2(static_cast<double>(end.y - start.y), static_cast<double>(end.x - start.x)) * 180 / std::numbers::pi;
-    return Shape{ShapeKind::path, width, arc_about(start, radius, from, sweep)};
-  }
+  if (kind == "gr_arc") return Shape{ShapeKind::path, width, read_arc(reader, primitive, true)};
   if (kind == "gr_circle") {
     const Point centre = reader.raw_point(reader.child(primitive, "center"));
     const Point edge = reader.raw_point(reader.child(primitive, "end"));

@@ -1,5 +1,5 @@
-// Net classes and design rules from the .kicad_pro project file (JSON), or
-// KiCad's defaults without one.
+// Net classes and design rules from the .kicad_pro project file (JSON) or,
+// for KiCad 5, from the board itself; KiCad's defaults without either.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -99,11 +99,36 @@ class ProjectFile {
 
 }  // namespace
 
-void Reader::read_rules(const std::optional<KicadProject>& project) {
+void Reader::read_rules(const Node& board_root, const std::optional<KicadProject>& project) {
   std::vector<ClassRules> classes(1);
   classes.front().name = "Default";
   std::vector<std::pair<std::string, std::string>> assignments;  // (net pattern, class)
   std::vector<bool> is_pattern;
+  const auto add_class = [&](ClassRules rules) {
+    const auto same = std::find_if(classes.begin(), classes.end(),
+                                   [&](const ClassRules& known) { return known.name == rules.name; });
+    if (same != classes.end()) {
+      *same = std::move(rules);  // the file's Default replaces the built-in one
+    } else {
+      classes.push_back(std::move(rules));
+    }
+  };
+
+  // KiCad 5 keeps its net classes in the board: (net_class NAME "DESCRIPTION"
+  // (clearance C) (trace_width W) (via_dia D) (via_drill d) ... (add_net NET) ...).
+  for (const Node* list : board_root.find_all("net_class")) {
+    ClassRules rules;
+    rules.name = atom(*list, 0, "the net class's name").text;
+    const auto optional_length = [&](const char* keyword, Coord& value) {
+      if (const Node* found = list->find(keyword)) value = positive_length(*found, 0, keyword, true);
+    };
+    optional_length("clearance", rules.clearance);
+    optional_length("trace_width", rules.track_width);
+    optional_length("via_dia", rules.via_diameter);
+    optional_length("via_drill", rules.via_drill);
+    for (const Node* member : list->find_all("add_net")) rules.nets.push_back(atom(*member, 0, "a net name").text);
+    add_class(std::move(rules));
+  }
 
   if (project) {
     const ProjectFile file(*project);
@@ -130,13 +155,7 @@ void Reader::read_rules(const std::optional<KicadProject>& project) {
             if (!nets->is_array()) file.fail(0, fmt::format("{}.nets must be an array", where));
             for (const json& member : *nets) rules.nets.push_back(file.string(member, where + ".nets[]"));
           }
-          const auto same = std::find_if(classes.begin(), classes.end(),
-                                         [&](const ClassRules& known) { return known.name == rules.name; });
-          if (same != classes.end()) {
-            *same = std::move(rules);  // the file's Default replaces the built-in one
-          } else {
-            classes.push_back(std::move(rules));
-          }
+          add_class(std::move(rules));
         }
       }
       // KiCad 7 and later: assignments by net name ("net": "class", or a

@@ -19,21 +19,22 @@ void Reader::read_version(const Node& root) {
     fail(root.line, fmt::format("expected (kicad_pcb ...), found ({} ...): this reader takes KiCad board files",
                                 dsn_detail::quoted(root.text)));
   }
-  const Node* version = root.find("version");
-  if (version == nullptr) {
-    fail(root.line, "the board has no (version ...): files older than KiCad 6 are not read; open and save it in "
-                    "KiCad 6 or later");
+  const Node* version_list = root.find("version");
+  if (version_list == nullptr) {
+    fail(root.line, "the board has no (version ...): files older than KiCad 5.1 are not read; open and save it in "
+                    "KiCad 5.1 or later");
   }
-  const double value = number(*version, 0, "the format version (a date such as 20211014)");
+  const double value = number(*version_list, 0, "the format version (a date such as 20211014)");
   if (value != std::floor(value) || value < kOldestVersion) {
-    fail(version->line, fmt::format("format version {} is older than KiCad 6 ({}), which this reader needs; open "
-                                    "and save the board in KiCad 6 or later",
-                                    version->items[0].text, kOldestVersion));
+    fail(version_list->line, fmt::format("format version {} is older than KiCad 5.1 ({}), which this reader needs; open "
+                                    "and save the board in KiCad 5.1 or later",
+                                    version_list->items[0].text, kOldestVersion));
   }
   if (value > kNewestVersion) {
-    fail(version->line, fmt::format("format version {} is newer than KiCad 9 ({}), the newest this reader knows",
-                                    version->items[0].text, kNewestVersion));
+    fail(version_list->line, fmt::format("format version {} is newer than KiCad 9 ({}), the newest this reader knows",
+                                    version_list->items[0].text, kNewestVersion));
   }
+  version = static_cast<long>(value);
 }
 
 
@@ -57,8 +58,9 @@ Board read_kicad_pcb(std::string_view text, const std::string& name, const std::
   reader.read_footprints(root);
   reader.read_outline(root);
   reader.read_tracks(root);
+  reader.read_copper_graphics(root);
   reader.read_zones(root);
-  reader.read_rules(project);
+  reader.read_rules(root, project);
   reader.check_pins_on_board();
   reader.board.name = std::filesystem::path(name).stem().string();
   // Lengths are whole nanometres; a session written back uses um with

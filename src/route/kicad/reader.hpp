@@ -21,8 +21,12 @@
 
 namespace trellis::route::kicad_detail {
 
-// The oldest and newest format versions read: KiCad 6.0 and KiCad 9.0.
-inline constexpr long kOldestVersion = 20211014;
+// The oldest and newest format versions read: KiCad 5.1 and KiCad 9.0.
+inline constexpr long kOldestVersion = 20171130;
+// From KiCad 6's pre-releases on, copper layers keep their canonical names
+// ("F.Cu") and a user name follows the type; KiCad 5 wrote the user name
+// in place of the canonical one.
+inline constexpr long kFirstCanonicalLayerNames = 20200000;
 inline constexpr long kNewestVersion = 20241229;
 
 // A placement: board = origin + rotate(local, angle), local in Board
@@ -78,17 +82,22 @@ class Reader {
   void read_footprints(const Node& root);  // footprints.cpp (pads in pads.cpp)
   void read_outline(const Node& root);  // outline.cpp
   void read_tracks(const Node& root);   // tracks.cpp
+  void read_copper_graphics(const Node& root);  // copper_graphics.cpp
   void read_zones(const Node& root);    // zones.cpp
-  void read_rules(const std::optional<KicadProject>& project);  // project.cpp
+  void read_rules(const Node& root, const std::optional<KicadProject>& project);  // project.cpp
   void check_pins_on_board();           // footprints.cpp
 
   // A via padstack through `first`..`last` (stack indices) of this size,
   // created once (tracks.cpp).
   int via_padstack(Coord diameter, Coord drill, int first, int last);
+  // A pad's or footprint's (clearance C) override; none when absent or 0
+  // (footprints.cpp).
+  std::optional<Coord> local_clearance(const Node& item) const;
   // A padstack with these shapes, shared by every pad of the same copper.
   int padstack_for(std::string name, std::vector<LayerShape> shapes);
 
   Board board;
+  long version = 0;  // the file's format version (read_version)
   std::unordered_map<std::string, int> layer_by_name;  // copper layers
   std::map<long, int> net_by_number;                     // KiCad number -> Board::nets index (-1: net 0)
   // Every footprint's pin (board coordinates) with the line of its pad, for
@@ -123,9 +132,22 @@ Point place(const Placement& placement, Point local);
 // Twice the signed area of a closed polygon (counter-clockwise positive).
 double twice_area(const std::vector<Point>& polygon);
 
+// The points of a graphic arc: (start) (mid) (end) as KiCad 6 and later
+// write it, or (start CENTRE) (end FIRST) (angle SWEEP) as KiCad 5 and
+// KiCad 6's pre-releases do. In Board orientation, or with y as written
+// when `raw`.
+std::vector<Point> read_arc(const Reader& reader, const Node& arc, bool raw = false);
+
 // The polygon of a (pts (xy x y) ... (arc (start) (mid) (end)) ...) list,
 // in Board orientation, or with y as written when `raw`.
 std::vector<Point> read_pts(const Reader& reader, const Node& pts, bool raw = false);
+
+// The board's footprints: (footprint ...) lists, or (module ...) as KiCad 5
+// and KiCad 6's early pre-releases call them (footprints.cpp).
+std::vector<const Node*> footprints_of(const Node& root);
+
+// A footprint's reference ("R1"), empty when it has none (footprints.cpp).
+std::string reference_of(const Reader& reader, const Node& footprint);
 
 // A whole file's bytes; InputError naming the file when it cannot be read.
 std::string read_file_text(const std::filesystem::path& path);

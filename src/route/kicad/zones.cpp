@@ -18,7 +18,7 @@ bool not_allowed(const Node& rules, std::string_view what) {
 void Reader::read_zones(const Node& root) {
   std::vector<const Node*> zones = root.find_all("zone");
   // Rule areas inside footprints are written in board coordinates too.
-  for (const Node* footprint : root.find_all("footprint")) {
+  for (const Node* footprint : footprints_of(root)) {
     for (const Node* zone : footprint->find_all("zone")) zones.push_back(zone);
   }
   for (const Node* zone : zones) {

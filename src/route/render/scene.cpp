@@ -216,6 +216,17 @@ Scene scene_of(const Board& board, const RoutedCopper& copper, const RenderOptio
       layer->pads.push_back(std::move(*figure));
     }
   }
+  // Text and drawings on copper are drawn with the pads: fixed copper.
+  for (const CopperGraphic& graphic : board.copper_graphics) {
+    SceneLayer* layer = on_layer(graphic.layer);
+    if (!layer) continue;
+    for (const Shape& shape : graphic.shapes) {
+      auto figure = figure_of(shape, to_pixels);
+      if (!figure) continue;
+      figure->label = graphic.description;
+      layer->pads.push_back(std::move(*figure));
+    }
+  }
   for (const Wire& wire : copper.wires) {
     SceneLayer* layer = on_layer(wire.layer);
     auto figure = figure_of(wire.shape, to_pixels);

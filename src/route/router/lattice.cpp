@@ -33,6 +33,7 @@ struct Obstacle {
   int net = -1;
   ClearanceType type = ClearanceType::wire;
   ObstacleKind kind = ObstacleKind::copper;
+  std::optional<Coord> clearance_override = std::nullopt;  // a pad's own clearance, which replaces the rules'
 };
 
 double distance(Point a, Point b) {
@@ -288,10 +289,17 @@ class Builder {
       const Component& component = board_.components[static_cast<std::size_t>(pad.pin.component)];
       const int padstack = board_.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)].padstack;
       const ClearanceType type = single_layer(board_.padstacks[static_cast<std::size_t>(padstack)]) ? ClearanceType::smd : ClearanceType::pin;
+      const std::size_t first = obstacles_.size();
       add_obstacle_shapes(pad.shape, pad.layer, pad.net, type, ObstacleKind::copper);
+      const std::optional<Coord> own_clearance = pin_clearance_override(board_, pad.pin);
+      for (std::size_t o = first; o < obstacles_.size(); ++o) obstacles_[o].clearance_override = own_clearance;
       pads_.push_back(pad);
     }
     for (const Wire& wire : board_.wires) add_obstacle_shapes(wire.shape, wire.layer, wire.net, ClearanceType::wire, ObstacleKind::copper);
+    // Text and drawings on copper belong to no net: every net keeps clear.
+    for (const CopperGraphic& graphic : board_.copper_graphics) {
+      for (const Shape& shape : graphic.shapes) add_obstacle_shapes(shape, graphic.layer, -1, ClearanceType::wire, ObstacleKind::copper);
+    }
     for (const Via& via : board_.vias) {
       for (const LayerShape& s : board_.padstacks[static_cast<std::size_t>(via.padstack)].shapes) {
         Shape shape = s.shape;
@@ -340,7 +348,9 @@ class Builder {
   // when the obstacle does not concern it.
   std::optional<Coord> clearance(int representative, ClearanceType own, const Obstacle& o) const {
     switch (o.kind) {
-      case ObstacleKind::copper: return rules_.required(representative, own, o.net, o.type);
+      case ObstacleKind::copper:
+        if (o.clearance_override) return *o.clearance_override;
+        return rules_.required(representative, own, o.net, o.type);
       case ObstacleKind::keepout: return rules_.required(representative, own, representative, ClearanceType::area);
       case ObstacleKind::wire_keepout:
         if (own == ClearanceType::via) return std::nullopt;

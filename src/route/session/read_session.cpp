@@ -26,7 +26,12 @@ class SessionReader {
       : parser_(text, name), board_(board) {
     // The parser's layer helpers look names up in its own board.
     parser_.board.layers = board.layers;
-    for (const Layer& layer : board.layers) parser_.layer_by_name.emplace(layer.name, layer.index);
+    // A session names layers as the board's Specctra export did: KiCad's
+    // user names for a .kicad_pcb ("top_layer"); the canonical ones too.
+    for (const Layer& layer : board.layers) {
+      parser_.layer_by_name.emplace(layer.name, layer.index);
+      if (!layer.specctra_name.empty()) parser_.layer_by_name.emplace(layer.specctra_name, layer.index);
+    }
     for (std::size_t i = 0; i < board.nets.size(); ++i) net_by_name_.emplace(board.nets[i].name, static_cast<int>(i));
     for (std::size_t i = 0; i < board.padstacks.size(); ++i) {
       padstack_by_name_.emplace(board.padstacks[i].name, static_cast<int>(i));

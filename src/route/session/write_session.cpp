@@ -123,7 +123,7 @@ class SessionWriter {
   // '"' unless a name written in the routes holds one.
   char choose_quote() const {
     std::vector<std::string_view> names;
-    for (const Layer& layer : board_.layers) names.push_back(layer.name);
+    for (const Layer& layer : board_.layers) names.push_back(specctra_name(layer));
     for (const Net& net : board_.nets) names.push_back(net.name);
     for (const Padstack& padstack : board_.padstacks) names.push_back(padstack.name);
     for (const char candidate : std::string_view("\"'$|`!~^")) {
@@ -135,7 +135,12 @@ class SessionWriter {
     throw UsageError("the board's layer, net and padstack names use every quote character a session can declare");
   }
 
-  std::string layer_name(int layer) const { return name(board_.layers[static_cast<std::size_t>(layer)].name); }
+  // KiCad's session import looks layers up by the names its DSN export
+  // gave them.
+  static const std::string& specctra_name(const Layer& layer) {
+    return layer.specctra_name.empty() ? layer.name : layer.specctra_name;
+  }
+  std::string layer_name(int layer) const { return name(specctra_name(board_.layers[static_cast<std::size_t>(layer)])); }
 
   std::string points(const std::vector<Point>& list) const {
     std::string text;
