@@ -457,6 +457,69 @@ TEST_P(BatchParity, SmallGraphsOfEveryInDegree) {
 INSTANTIATE_TEST_SUITE_P(Combos, BatchParity, ::testing::ValuesIn(combos()),
                          [](const auto& param_info) { return combo_name(param_info.param); });
 
+// ---- Mid-size graphs, the ones the device sanitizers search ----------------
+//
+// Every kind of query, single and batched, on a 40,000-node lattice (on cuda
+// a single Bellman-Ford search runs on swept tiles, a batch with the labels
+// in one block's shared memory) and a 60,000-node graph whose edges join
+// nearby ids, with ties and zero weights (in-degrees above the sweeps' 8 in
+// the tiles: queue-driven tiles; a batch in a thread-block cluster). Large
+// enough to take those paths, small enough for compute-sanitizer's racecheck
+// and memcheck: `--gtest_filter=*MidSizeGraphParity*cuda_bellman_ford*`.
+class MidSizeGraphParity : public ::testing::TestWithParam<std::tuple<Combo, int>> {};
+
+Graph nearby_ids_graph(NodeId n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<NodeId> offset(-30, 30);
+  const float ties[] = {0.0f, 1.0f, 1.0f, 2.0f, 3.0f};
+  std::uniform_int_distribution<int> tie(0, 4);
+  std::vector<NodeId> tails, heads;
+  std::vector<Weight> weights;
+  for (NodeId u = 0; u < n; ++u) {
+    for (int e = 0; e < 5; ++e) {
+      tails.push_back(u);
+      heads.push_back(std::clamp<NodeId>(u + offset(rng), 0, n - 1));
+      weights.push_back(ties[tie(rng)]);
+    }
+  }
+  return graph_from_edges(n, tails, heads, weights);
+}
+
+TEST_P(MidSizeGraphParity, EveryKindOfQueryMatchesDijkstra) {
+  const auto& [combo, kind] = GetParam();
+  TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
+  const Graph graph = kind == 0 ? routing_lattice(lattice_spec(200, 100, 2, 0.1, 40))
+                                : nearby_ids_graph(60000, 43);
+  const NodeId n = graph.node_count();
+  ShortestPaths engine(graph, {combo.backend, combo.algorithm});
+  std::mt19937_64 rng(static_cast<std::uint64_t>(kind) + 400);
+  std::uniform_int_distribution<NodeId> node(0, n - 1);
+  std::vector<Weight> cost(static_cast<std::size_t>(n));
+  std::uniform_int_distribution<int> c(0, 4);
+  for (Weight& x : cost) x = 0.5f * static_cast<float>(c(rng));
+  std::vector<SsspQuery> queries{{{node(rng)}, -1, {}},
+                                 {{node(rng)}, node(rng), {}},
+                                 {{node(rng), node(rng), node(rng)}, node(rng), {}},
+                                 {{node(rng)}, node(rng), cost}};
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    SsspResult result = engine.run(queries[q]);
+    expect_same_result(reference_run(graph, queries[q]), result, "query " + std::to_string(q));
+    if (queries[q].target >= 0) expect_valid_path(graph, queries[q], result, queries[q].target);
+  }
+  std::vector<SsspResult> batch = engine.run_batch(queries);
+  ASSERT_EQ(batch.size(), queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    expect_same_result(reference_run(graph, queries[q]), batch[q], "batched query " + std::to_string(q));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Graphs, MidSizeGraphParity,
+                         ::testing::Combine(::testing::ValuesIn(combos()), ::testing::Values(0, 1)),
+                         [](const auto& param_info) {
+                           return combo_name(std::get<0>(param_info.param)) +
+                                  (std::get<1>(param_info.param) == 0 ? "_lattice_40k" : "_nearby_ids_60k");
+                         });
+
 // ---- Queries shaped like an autorouter's ------------------------------------
 //
 // What the router asks: a lattice with pin nodes hanging off it by tiny and

@@ -173,17 +173,16 @@ __global__ void __launch_bounds__(kBlockThreads) whole_graph_bellman_ford(BlockB
   if (threadIdx.x < kWarp) {
     constexpr unsigned kAll = 0xffffffffu;
     const NodeId target = b.targets[q];
-    volatile Key* const live_keys = keys;
     NodeId count = sources;
     for (unsigned round = 0; count > 0; ++round) {
       const NodeId* const current = lists + (round % 2) * room;
       NodeId* const next = lists + ((round + 1) % 2) * room;
       NodeId appended = 0;
-      const Weight bound = target >= 0 ? key_distance(live_keys[target]) : __int_as_float(0x7f800000);
+      const Weight bound = target >= 0 ? key_distance(shared_load(keys[target])) : __int_as_float(0x7f800000);
       for (NodeId base = 0; base < count; base += kWarp) {
         const bool has = base + lane < count;
         const NodeId u = has ? current[base + lane] : 0;
-        const Weight from = has ? key_distance(live_keys[u]) : 0.0f;
+        const Weight from = has ? key_distance(shared_load(keys[u])) : 0.0f;
         auto k = has ? static_cast<NodeId>(offsets[u]) : 0;
         const auto end = has ? static_cast<NodeId>(offsets[u + 1]) : 0;
         while (__any_sync(kAll, k < end)) {
@@ -205,7 +204,7 @@ __global__ void __launch_bounds__(kBlockThreads) whole_graph_bellman_ford(BlockB
           }
           unsigned stamped[kEdgesAtOnce];  // read beside the atomics: they do not touch stamps
 #pragma unroll
-          for (int j = 0; j < kEdgesAtOnce; ++j) stamped[j] = stamp[v[j]];
+          for (int j = 0; j < kEdgesAtOnce; ++j) stamped[j] = shared_load(stamp[v[j]]);
           Key old[kEdgesAtOnce];
 #pragma unroll
           for (int j = 0; j < kEdgesAtOnce; ++j) {
@@ -220,7 +219,7 @@ __global__ void __launch_bounds__(kBlockThreads) whole_graph_bellman_ford(BlockB
 #pragma unroll
           for (int j = 0; j < kEdgesAtOnce; ++j) {
             if (lower[j]) {
-              stamp[v[j]] = round + 1;
+              shared_set(stamp[v[j]], round + 1);  // two lanes may stamp one node in a step
               next[appended + __popc(appending[j] & ((1u << lane) - 1))] = v[j];
             }
             appended += __popc(appending[j]);
@@ -284,7 +283,7 @@ __global__ void __launch_bounds__(kBlockThreads) cluster_bellman_ford(BlockBatch
     // Phase 1: claim the frontier's words and list their nodes.
     for (NodeId s = warp; s < summaries; s += kWarpsPerBlock) {
       unsigned claimed = 0;
-      if (lane == 0 && *reinterpret_cast<volatile unsigned*>(&mine.summary[s]) != 0) {
+      if (lane == 0 && shared_load(mine.summary[s]) != 0) {
         claimed = atomicExch(&mine.summary[s], 0u);
       }
       claimed = __shfl_sync(0xffffffffu, claimed, 0);
@@ -322,7 +321,7 @@ __global__ void __launch_bounds__(kBlockThreads) cluster_bellman_ford(BlockBatch
     for (NodeId i = threadIdx.x; i < listed; i += kBlockThreads) {
       const NodeId local = mine.list[i];
       const NodeId u = own.global(rank, local);
-      const Weight from = key_distance(*reinterpret_cast<volatile Key*>(&mine.keys[local]));
+      const Weight from = key_distance(shared_load(mine.keys[local]));
       const RowOffset end = __ldg(&b.row_offsets[u + 1]);
       for (RowOffset k = __ldg(&b.row_offsets[u]); k < end; k += kEdgesAtOnce) {
         // Loads, then atomics, then pushes, each kEdgesAtOnce side by side:
@@ -378,7 +377,7 @@ __global__ void __launch_bounds__(kBlockThreads) cluster_bellman_ford(BlockBatch
       atomicAdd(cluster.map_shared_rank(mine.improvements, threadIdx.x) + round % 3, 1u);
     }
     cluster.sync();
-    if (*reinterpret_cast<volatile unsigned*>(&mine.improvements[round % 3]) == 0) break;
+    if (shared_load(mine.improvements[round % 3]) == 0) break;
   }
   // Past the last barrier nobody reads another block's share: a block may
   // leave.
@@ -417,7 +416,7 @@ __global__ void __launch_bounds__(kBlockThreads) block_bellman_ford(BlockBatch b
   const Weight* cost = b.cost_offsets[q] >= 0 ? b.node_costs + b.cost_offsets[q] : nullptr;
   unsigned long long relaxed = 0;
   while (true) {
-    const Weight bound = target >= 0 ? key_distance(kSharedKeys ? keys[target] : load_key(&keys[target]))
+    const Weight bound = target >= 0 ? key_distance(kSharedKeys ? shared_load(keys[target]) : load_key(&keys[target]))
                                      : __int_as_float(0x7f800000);
     bool improved = false;
     for (std::int64_t w = threadIdx.x; w < words; w += blockDim.x) {
@@ -428,7 +427,7 @@ __global__ void __launch_bounds__(kBlockThreads) block_bellman_ford(BlockBatch b
       while (bits != 0) {
         const NodeId u = static_cast<NodeId>(w * 32 + __ffs(bits) - 1);
         bits &= bits - 1;
-        const Key from = kSharedKeys ? keys[u] : load_key(&keys[u]);
+        const Key from = kSharedKeys ? shared_load(keys[u]) : load_key(&keys[u]);
         for (RowOffset k = b.row_offsets[u]; k < b.row_offsets[u + 1]; ++k) {
           const NodeId v = __ldg(&b.heads[k]);
           const Weight w_uv = __ldg(&b.weights[k]);
@@ -436,7 +435,7 @@ __global__ void __launch_bounds__(kBlockThreads) block_bellman_ford(BlockBatch b
           ++relaxed;
           if (candidate > bound) continue;
           const Key key = make_key(candidate);
-          const Key old = kSharedKeys ? keys[v] : load_key(&keys[v]);
+          const Key old = kSharedKeys ? shared_load(keys[v]) : load_key(&keys[v]);
           if (key < old && atomicMin(&keys[v], key) > key) {
             atomicOr(&next[v >> 5], 1u << (v & 31));
             improved = true;

@@ -42,14 +42,48 @@ __device__ inline unsigned long long now_ns() {
   return t;
 }
 
-// Shared words other warps change: read and written past any register copy.
+// Shared words that threads of a block read while other threads of it
+// change them (labels lowered within a sweep, flags that warps poll) are
+// relaxed atomics at block scope, so that the CUDA memory model defines
+// those races. A read is cuda::atomic_ref<T, cuda::thread_scope_block>
+// ::load(memory_order_relaxed) with the shared state space named: CCCL
+// 13.0's atomic_ref emits a generic ld.relaxed.cta, a generic
+// LD.E.STRONG.SM on 64-bit addresses in SASS, where this is the LDS of a
+// plain load. A change is a block-scope atomic read-modify-write
+// (atomicExch_block, atomicMin_block, ...): relaxed stores would do for the
+// memory model, but compute-sanitizer's racecheck reports two racing
+// accesses unless one is a read-modify-write (2025.3.1 on an H200: relaxed
+// loads against relaxed stores reported, against atomicMin not).
 template <typename T>
-__device__ T volatile_load(const T& x) {
-  return *static_cast<const volatile T*>(&x);
+__device__ inline T shared_load(const T& x) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(&x));
+  if constexpr (sizeof(T) == 4) {
+    unsigned bits;
+    asm volatile("ld.relaxed.cta.shared.b32 %0, [%1];" : "=r"(bits) : "r"(address) : "memory");
+    return __builtin_bit_cast(T, bits);
+  } else {
+    unsigned long long bits;
+    asm volatile("ld.relaxed.cta.shared.b64 %0, [%1];" : "=l"(bits) : "r"(address) : "memory");
+    return __builtin_bit_cast(T, bits);
+  }
 }
+// A flag or slot that one thread sets and others poll.
 template <typename T>
-__device__ void volatile_store(T& x, T value) {
-  *static_cast<volatile T*>(&x) = value;
+__device__ inline void shared_set(T& x, T value) {
+  (void)atomicExch_block(&x, value);
+}
+// Lowers a shared label (a non-negative float, ordered as its bits) to
+// `value` where `when` holds: a block-scope atomic min with no result,
+// predicated in place. As an `if` around an atomic the compiler branched
+// (BSSY, BRA, BSYNC for each of a sweep's labels) where a plain store was
+// predicated.
+__device__ inline void shared_lower(bool when, Weight& label, Weight value) {
+  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(&label));
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n @p red.relaxed.cta.shared.min.u32 [%0], %1;\n}" ::"r"(address),
+      "r"(__float_as_uint(value)), "r"(when ? 1u : 0u)
+      : "memory");
 }
 
 // What one search needs on the device.

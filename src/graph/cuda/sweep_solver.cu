@@ -16,7 +16,9 @@
 // sweep that wrote nothing read only the labels that stand at its end, so
 // they are the least fixed point of d[v] = min over u of fl(d[u] + w(u, v)),
 // which is Dijkstra's result (block_solver.cu). Reads racing writes of the
-// same sweep see the old label or the new one, both paths' folds.
+// same sweep see the old label or the new one, both paths' folds: the
+// labels are block-scope relaxed atomics (shared_load / shared_set,
+// sssp_device.cuh), so that the memory model defines those races.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -74,9 +76,9 @@ __global__ void __launch_bounds__(kSweepThreads) sweep_bellman_ford(BlockBatch b
 #pragma unroll
   for (int s = 0; s < kSlots; ++s) mine[s] = labels[s * kSweepThreads + t];
   unsigned sweeps = 0;
-  bool changed = false;
+  unsigned lowered = 0;  // bit per slot: this thread's label dropped this sweep
   do {
-    changed = false;
+    lowered = 0;
     // A group's loads first, so that they wait together; the whole sweep
     // is one group unless its loaded labels would spill registers (4 x 6).
 #pragma unroll
@@ -85,22 +87,28 @@ __global__ void __launch_bounds__(kSweepThreads) sweep_bellman_ford(BlockBatch b
 #pragma unroll
       for (int s = 0; s < kSlotsAtOnce; ++s) {
 #pragma unroll
-        for (int j = 0; j < kEdges; ++j) tail_label[s][j] = labels[tail[first + s][j]];
+        for (int j = 0; j < kEdges; ++j) tail_label[s][j] = shared_load(labels[tail[first + s][j]]);
       }
 #pragma unroll
       for (int s = 0; s < kSlotsAtOnce; ++s) {
         Weight best = mine[first + s];
 #pragma unroll
         for (int j = 0; j < kEdges; ++j) best = fminf(best, tail_label[s][j] + weight[first + s][j]);
-        if (best < mine[first + s]) {
-          mine[first + s] = best;
-          labels[(first + s) * kSweepThreads + t] = best;
-          changed = true;
-        }
+        lowered |= best < mine[first + s] ? 1u << (first + s) : 0u;
+        mine[first + s] = best;
+      }
+    }
+    // The lowered labels stored after the sweep's loads: one branch a sweep
+    // where an atomic store a label (never predicated: the compiler puts a
+    // branch around each) made every group longer.
+    if (lowered != 0) {
+#pragma unroll
+      for (int s = 0; s < kSlots; ++s) {
+        if (((lowered >> s) & 1u) != 0) shared_set(labels[s * kSweepThreads + t], mine[s]);
       }
     }
     ++sweeps;
-  } while (__syncthreads_or(changed) != 0);
+  } while (__syncthreads_or(lowered != 0) != 0);
 
 #pragma unroll
   for (int s = 0; s < kSlots; ++s) {

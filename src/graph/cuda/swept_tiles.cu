@@ -17,7 +17,9 @@
 //   mail (the least offer other tiles made it); a barrier of the workers
 //   ends the sweep. A node whose label dropped and that has edges to other
 //   tiles gets a bit in the block's send bitmap. Workers touch shared
-//   memory only.
+//   memory only. Every shared word that one warp changes while others read
+//   it (the labels, the mail, the flags) is a block-scope relaxed atomic
+//   (shared_load / shared_set, sssp_device.cuh).
 // - Two courier warps do everything that waits on global memory. The
 //   sender sends the flagged nodes' labels along their edges into other
 //   tiles (atomicMin on the head's global offer, and the head's inbox bit
@@ -163,19 +165,19 @@ __device__ unsigned send_flagged(const TiledSearch& s, const TileShare& t, int w
   unsigned listed = 0;
   for (int base = 0; base < words; base += kWarp) {
     const int w = base + lane;
-    const unsigned bits = w < words && volatile_load(t.send_bits[w]) != 0 ? atomicExch(&t.send_bits[w], 0u) : 0u;
+    const unsigned bits = w < words && shared_load(t.send_bits[w]) != 0 ? atomicExch(&t.send_bits[w], 0u) : 0u;
     listed = append_bits(bits, w, t.list, listed);
   }
   if (listed == 0) return 0;
   __syncwarp();
   __threadfence_block();  // the labels the workers wrote before their bits
-  const Key bound_key = volatile_load(t.control->bound);
+  const Key bound_key = shared_load(t.control->bound);
   const Weight bound = key_distance(bound_key);  // NaN while the target is unreached
   unsigned relaxed = 0;
   for (unsigned base = 0; base < listed; base += kWarp) {
     const bool has = base + static_cast<unsigned>(lane) < listed;
     const NodeId l = has ? t.list[base + static_cast<unsigned>(lane)] : 0;
-    const Weight label = has ? volatile_load(t.labels[l]) : 0.0f;
+    const Weight label = has ? shared_load(t.labels[l]) : 0.0f;
     unsigned k = has ? t.remote_first[l] : 0;
     const unsigned end = has ? t.remote_first[l + 1] : 0;
     while (__any_sync(kAll, k < end)) {
@@ -290,21 +292,25 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
     unsigned sweeps = 0;
     while (true) {
       ++sweeps;
-      const Weight bound = key_distance(volatile_load(ctl.bound));  // NaN while the target is unreached
+      const Weight bound = key_distance(shared_load(ctl.bound));  // NaN while the target is unreached
       unsigned changed = 0;  // bit per slot: this thread's label dropped this sweep
 #pragma unroll 1
       for (int pull = 0; pull < kPullsPerSweep; ++pull) {
+        unsigned lowered_now = 0;  // bit per slot: lowered in this pull
 #pragma unroll
         for (int group = 0; group < kSlots; group += kSlotsAtOnce) {
           // A group's loads first, so that they wait together; the whole sweep
           // is one group unless its loaded labels would spill registers.
+          // Other workers may be lowering these labels as they are read
+          // (relaxed atomics): the old label or the new one, both folds of
+          // paths, and a pull that read the old one is followed by another.
           Weight tail_label[kSlotsAtOnce][kEdges];
           Key mail[kSlotsAtOnce];
 #pragma unroll
           for (int i = 0; i < kSlotsAtOnce; ++i) {
 #pragma unroll
-            for (int j = 0; j < kEdges; ++j) tail_label[i][j] = t.labels[tail[group + i][j]];
-            mail[i] = volatile_load(t.mail[(group + i) * kWorkers + me]);
+            for (int j = 0; j < kEdges; ++j) tail_label[i][j] = shared_load(t.labels[tail[group + i][j]]);
+            mail[i] = shared_load(t.mail[(group + i) * kWorkers + me]);
           }
 #pragma unroll
           for (int i = 0; i < kSlotsAtOnce; ++i) {
@@ -313,12 +319,20 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
             Weight best = fminf(mine[slot], key_distance(mail[i]));
 #pragma unroll
             for (int j = 0; j < kEdges; ++j) best = fminf(best, tail_label[i][j] + weight[slot][j]);
-            if (best < mine[slot] && !(best > bound)) {
-              mine[slot] = best;
-              t.labels[slot * kWorkers + me] = best;
-              changed |= 1u << slot;
-            }
+            const bool lowered = best < mine[slot] && !(best > bound);
+            mine[slot] = lowered ? best : mine[slot];
+            lowered_now |= lowered ? 1u << slot : 0u;
           }
+        }
+        // The pull's lowered labels stored after its loads: one branch a
+        // pull where an atomic store a label (never predicated: the
+        // compiler puts a branch around each) made every group longer.
+        if (lowered_now != 0) {
+#pragma unroll
+          for (int slot = 0; slot < kSlots; ++slot) {
+            if (((lowered_now >> slot) & 1u) != 0) shared_set(t.labels[slot * kWorkers + me], mine[slot]);
+          }
+          changed |= lowered_now;
         }
       }
       if (__any_sync(kAll, (changed & has_remote) != 0)) {
@@ -343,14 +357,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       // Idle: worker 0 waits for mail or the end.
       if (threadIdx.x == 0) {
         __threadfence_block();  // the bits of the sweeps before
-        volatile_store(ctl.workers_idle, 1u);
-        while (volatile_load(ctl.dirty) == 0 && volatile_load(ctl.done) == 0) {
+        shared_set(ctl.workers_idle, 1u);
+        while (shared_load(ctl.dirty) == 0 && shared_load(ctl.done) == 0) {
         }
-        volatile_store(ctl.workers_idle, 0u);
+        shared_set(ctl.workers_idle, 0u);
         __threadfence_block();  // before the next sweep takes the dirty flag
       }
       workers_sync<kWorkers>();
-      if (volatile_load(ctl.done) != 0) break;
+      if (shared_load(ctl.done) != 0) break;
     }
 #pragma unroll
     for (int slot = 0; slot < kSlots; ++slot) {
@@ -365,14 +379,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
     unsigned repeats = 0;  // bits this lane's sends found already set
     while (true) {
       unsigned flagged = 0;
-      for (int w = lane; w < kWidth / 32; w += kWarp) flagged |= volatile_load(t.send_bits[w]);
+      for (int w = lane; w < kWidth / 32; w += kWarp) flagged |= shared_load(t.send_bits[w]);
       if (!__any_sync(kAll, flagged != 0)) {
-        if (volatile_load(ctl.done) != 0) break;
+        if (shared_load(ctl.done) != 0) break;
         continue;
       }
       // Sending before any bit is taken: the receiver, reading the bitmap
       // empty and then this flag clear, knows no send is under way.
-      if (lane == 0) volatile_store(ctl.sending, 1u);
+      if (lane == 0) shared_set(ctl.sending, 1u);
       __threadfence_block();
       __syncwarp();
       relaxed += send_flagged(s, t, kWidth, repeats);
@@ -381,7 +395,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       if (lane == 0) {
         if (found_set != 0) atomicAdd(&ctl.repeats, found_set);
         __threadfence();  // the sends and their repeats before the flag clears
-        volatile_store(ctl.sending, 0u);
+        shared_set(ctl.sending, 0u);
       }
       __syncwarp();
     }
@@ -407,7 +421,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
 
       // The target's best label, every tile's bound.
       if (lane == 0 && bound < published) {
-        volatile_store(ctl.bound, bound);
+        shared_set(ctl.bound, bound);
         published = bound;
       }
 
@@ -415,6 +429,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       // workers when that lowered any.
       unsigned took = 0;
       unsigned listed = 0;
+      __syncwarp();  // the last pass's reads of the list by other lanes before it is rewritten
 #pragma unroll
       for (int j = 0; j < kPollWords; ++j) {
         const NodeId w = j * kWarp + lane;
@@ -434,7 +449,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       }
       if (__any_sync(kAll, lowered)) {
         __threadfence_block();  // the mail before the flag
-        if (lane == 0) volatile_store(ctl.dirty, 1u);
+        if (lane == 0) shared_set(ctl.dirty, 1u);
       }
       taken += took;
       if (__any_sync(kAll, took != 0) && !holds) {
@@ -446,14 +461,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       // saw all mail (only this receiver raises dirty), every flagged node
       // has been taken (the bitmap first) and sent (then the sender's flag).
       if (holds) {
-        bool idle = volatile_load(ctl.dirty) == 0;
+        bool idle = shared_load(ctl.dirty) == 0;
         __threadfence_block();
-        idle = idle && volatile_load(ctl.workers_idle) != 0;
+        idle = idle && shared_load(ctl.workers_idle) != 0;
         __threadfence_block();  // the workers' bits before they went idle
         bool unsent = false;
-        for (int w = lane; w < kWidth / 32; w += kWarp) unsent = unsent || volatile_load(t.send_bits[w]) != 0;
+        for (int w = lane; w < kWidth / 32; w += kWarp) unsent = unsent || shared_load(t.send_bits[w]) != 0;
         __threadfence_block();  // the bitmap before the sender's flag
-        unsent = unsent || volatile_load(ctl.sending) != 0;
+        unsent = unsent || shared_load(ctl.sending) != 0;
         if (idle && !__any_sync(kAll, unsent)) {
           unsigned returned = __reduce_add_sync(kAll, taken);
           if (lane == 0) {
@@ -475,7 +490,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
         }
       }
       if (__shfl_sync(kAll, finished ? 1 : 0, 0) != 0) {
-        if (lane == 0) volatile_store(ctl.done, 1u);
+        if (lane == 0) shared_set(ctl.done, 1u);
         break;
       }
     }

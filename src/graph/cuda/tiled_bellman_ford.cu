@@ -22,6 +22,10 @@
 // node has been relaxed and its outbox is empty. pending == 0 therefore
 // means no work anywhere and none in flight: the labels are the least fixed
 // point, whatever the order of relaxations.
+//
+// Shared words that one warp changes while others read them (labels, queue
+// and outbox slots, the control words) are block-scope relaxed atomics
+// (shared_load / shared_set, sssp_device.cuh).
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -115,9 +119,9 @@ __device__ TileShare carve(unsigned char* base, NodeId nodes, unsigned slots, Ro
 // slot's last reader to have emptied it.
 __device__ void enqueue(const TileShare& t, unsigned slots, unsigned at, NodeId l) {
   unsigned& slot = t.queue[at & (slots - 1)];
-  while (volatile_load(slot) != 0) {
+  while (shared_load(slot) != 0) {
   }
-  volatile_store(slot, static_cast<unsigned>(l) + 1);
+  shared_set(slot, static_cast<unsigned>(l) + 1);
 }
 
 template <bool kEdgesInShared>
@@ -201,10 +205,10 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
       unsigned at = 0;
       if (lane == 0) {
         while (true) {
-          const unsigned head = volatile_load(ctl.queue_head);
-          const unsigned available = volatile_load(ctl.queue_tail) - head;
+          const unsigned head = shared_load(ctl.queue_head);
+          const unsigned available = shared_load(ctl.queue_tail) - head;
           if (available == 0) {
-            if (volatile_load(ctl.done) != 0) {
+            if (shared_load(ctl.done) != 0) {
               taken = -1;
               break;
             }
@@ -227,19 +231,19 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
       if (has && lane == leader) {
         unsigned& slot = t.queue[(at + static_cast<unsigned>(group)) & (slots - 1)];
         unsigned entry;
-        while ((entry = volatile_load(slot)) == 0) {
+        while ((entry = shared_load(slot)) == 0) {
         }
-        volatile_store(slot, 0u);
+        shared_set(slot, 0u);
         u = static_cast<NodeId>(entry - 1);
         // Out of the queue before its label is read: a lowering after the
         // read queues the node again.
         atomicExch(&t.queued[u], 0u);
         __threadfence_block();
-        from_key = volatile_load(t.labels[u]);
+        from_key = shared_load(t.labels[u]);
       }
       u = __shfl_sync(kAll, u, leader);
       const Weight from = key_distance(__shfl_sync(kAll, from_key, leader));
-      const Weight bound = key_distance(volatile_load(ctl.bound));  // NaN while the target is unreached
+      const Weight bound = key_distance(shared_load(ctl.bound));  // NaN while the target is unreached
       RowOffset k = 0;
       RowOffset end = 0;
       if (has) {
@@ -294,10 +298,10 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
         send_at = __shfl_sync(kAll, send_at, 0) + static_cast<unsigned>(__popc(send_ballot & below));
         if (queue_it) enqueue(t, slots, queue_at, static_cast<NodeId>(head));
         if (remote) {
-          while (send_at - volatile_load(ctl.outbox_head) >= kOutboxSlots) {
-            if (volatile_load(ctl.done) != 0) break;  // only after a failure
+          while (send_at - shared_load(ctl.outbox_head) >= kOutboxSlots) {
+            if (shared_load(ctl.done) != 0) break;  // only after a failure
           }
-          volatile_store(t.outbox[send_at % kOutboxSlots], (static_cast<unsigned long long>(key) << 32) | head);
+          shared_set(t.outbox[send_at % kOutboxSlots], (static_cast<unsigned long long>(key) << 32) | head);
         }
         k += kLanesPerNode;
       }
@@ -314,7 +318,7 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
     unsigned taken_bits = 0;  // inbox bits this lane took since the last release
     unsigned repeats = 0;     // bits this lane's sends found already set
     unsigned head = 0;
-    Key published = owns_target ? t.labels[s.target - first] : kNoKey;
+    Key published = owns_target ? shared_load(t.labels[s.target - first]) : kNoKey;
     for (unsigned pass = 0;; ++pass) {
       // The outbox: its filled slots from the head on, up to kDrainSlots a
       // pass, their atomics issued together.
@@ -322,7 +326,7 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
       int drained = kDrainSlots;
 #pragma unroll
       for (int j = 0; j < kDrainRounds; ++j) {
-        entries[j] = volatile_load(t.outbox[(head + j * kWarp + lane) % kOutboxSlots]);
+        entries[j] = shared_load(t.outbox[(head + j * kWarp + lane) % kOutboxSlots]);
       }
 #pragma unroll
       for (int j = kDrainRounds - 1; j >= 0; --j) {
@@ -337,7 +341,7 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
           const auto tiled = static_cast<unsigned>(entries[j]);
           const auto key = static_cast<Key>(entries[j] >> 32);
           lowered[j] = mine && atomicMin(&s.offers[tiled], key) > key;
-          if (mine) volatile_store(t.outbox[(head + j * kWarp + lane) % kOutboxSlots], kEmptySlot);
+          if (mine) shared_set(t.outbox[(head + j * kWarp + lane) % kOutboxSlots], kEmptySlot);
         }
         unsigned senders = 0;
 #pragma unroll
@@ -358,7 +362,7 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
         __syncwarp();
         if (lane == 0) {
           __threadfence_block();  // the slots cleared before the workers may reuse them
-          volatile_store(ctl.outbox_head, head);
+          shared_set(ctl.outbox_head, head);
         }
       }
 
@@ -400,21 +404,21 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
 
       // The target's label: published by its owner, read by every tile.
       if (lane == 0 && s.target >= 0) {
-        const Key mine = owns_target ? volatile_load(t.labels[s.target - first]) : kNoKey;
+        const Key mine = owns_target ? shared_load(t.labels[s.target - first]) : kNoKey;
         if (mine < published) {
           atomicMin(&s.offers[s.target], mine);
           published = mine;
         }
-        volatile_store(ctl.bound, min(bound, published));
+        shared_set(ctl.bound, min(bound, published));
       }
 
       // Every queued node relaxed (done read before tail: when they are
       // equal, nothing was queued or being relaxed at the second read) and
       // the outbox drained: the tile's token goes back.
       if (busy) {
-        const unsigned finished = volatile_load(ctl.queue_done);
+        const unsigned finished = shared_load(ctl.queue_done);
         __threadfence_block();
-        if (volatile_load(ctl.queue_tail) == finished && volatile_load(ctl.outbox_reserved) == head) {
+        if (shared_load(ctl.queue_tail) == finished && shared_load(ctl.outbox_reserved) == head) {
           const unsigned returned = __reduce_add_sync(kAll, taken_bits + repeats);
           if (lane == 0) atomicSub(s.pending, static_cast<int>(1 + returned));
           busy = false;
@@ -430,7 +434,7 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
         finished = true;
       }
       if (__shfl_sync(kAll, finished ? 1 : 0, 0) != 0) {
-        if (lane == 0) volatile_store(ctl.done, 1u);
+        if (lane == 0) shared_set(ctl.done, 1u);
         break;
       }
     }
