@@ -67,7 +67,8 @@ bool ranks_before(const Ranked& a, const Ranked& b) {
   return a.scored.subject > b.scored.subject;
 }
 
-// Everything a query's E-values need.
+// Everything the E-values need: the database's part once per search, the
+// query's per query.
 class EvalueModel {
  public:
   EvalueModel(const KarlinAltschul& parameters, EvalueStatistics statistics, const SequenceSet& database,
@@ -81,28 +82,37 @@ class EvalueModel {
     lengths_.erase(std::unique(lengths_.begin(), lengths_.end()), lengths_.end());
   }
 
-  void set_query(std::int64_t query_length) {
-    query_length_ = query_length;
-    if (statistics_ == EvalueStatistics::karlin_altschul) {
-      search_space_ = effective_search_space(parameters_, query_length, residues_, sequences_);
-    }
-  }
+  class ForQuery {
+   public:
+    ForQuery(const EvalueModel& model, std::int64_t query_length)
+        : model_(model),
+          query_length_(query_length),
+          search_space_(model.statistics_ == EvalueStatistics::karlin_altschul
+                            ? effective_search_space(model.parameters_, query_length, model.residues_,
+                                                     model.sequences_)
+                            : 0) {}
 
-  double evalue(std::int32_t score, std::int64_t subject_length) const {
-    if (statistics_ == EvalueStatistics::karlin_altschul) {
-      return karlin_altschul_evalue(score, parameters_, search_space_);
+    double evalue(std::int32_t score, std::int64_t subject_length) const {
+      if (model_.statistics_ == EvalueStatistics::karlin_altschul) {
+        return karlin_altschul_evalue(score, model_.parameters_, search_space_);
+      }
+      return spouge_evalue(score, model_.parameters_, query_length_, subject_length, model_.residues_);
     }
-    return spouge_evalue(score, parameters_, query_length_, subject_length, residues_);
-  }
 
-  // The smallest E-value any subject of the database could have with this
-  // score or a lower one (the E-value falls as the score rises, for every
-  // subject length: checked for every published row in the tests).
-  double lowest_evalue_at_or_below(std::int32_t score) const {
-    double lowest = std::numeric_limits<double>::infinity();
-    for (const std::int64_t length : lengths_) lowest = std::min(lowest, evalue(score, length));
-    return lowest;
-  }
+    // The smallest E-value any subject of the database could have with this
+    // score or a lower one (the E-value falls as the score rises, for every
+    // subject length: checked for every published row in the tests).
+    double lowest_evalue_at_or_below(std::int32_t score) const {
+      double lowest = std::numeric_limits<double>::infinity();
+      for (const std::int64_t length : model_.lengths_) lowest = std::min(lowest, evalue(score, length));
+      return lowest;
+    }
+
+   private:
+    const EvalueModel& model_;
+    std::int64_t query_length_;
+    std::int64_t search_space_;
+  };
 
  private:
   KarlinAltschul parameters_;
@@ -110,11 +120,9 @@ class EvalueModel {
   std::int64_t residues_;
   std::int64_t sequences_;
   std::vector<std::int64_t> lengths_;  // the distinct subject lengths
-  std::int64_t query_length_ = 0;
-  std::int64_t search_space_ = 0;
 };
 
-std::vector<Ranked> ranked(const std::vector<ScoredSubject>& subjects, const EvalueModel& model,
+std::vector<Ranked> ranked(const std::vector<ScoredSubject>& subjects, const EvalueModel::ForQuery& model,
                            const SequenceSet& database) {
   std::vector<Ranked> result;
   result.reserve(subjects.size());
@@ -126,7 +134,7 @@ std::vector<Ranked> ranked(const std::vector<ScoredSubject>& subjects, const Eva
 // Whether the best `top` of `candidates` (ranked) are the best of the whole
 // database, given that every other subject scores at most `floor`.
 bool candidates_suffice(const std::vector<Ranked>& candidates, std::size_t top, std::int32_t floor,
-                        const EvalueModel& model, double max_evalue, std::size_t database_size) {
+                        const EvalueModel::ForQuery& model, double max_evalue, std::size_t database_size) {
   const double bound = model.lowest_evalue_at_or_below(floor);
   if (bound > max_evalue) return true;  // no other subject would be reported
   if (candidates.size() < top) return false;
@@ -169,24 +177,35 @@ std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceS
     }
   } else {
     EvalueModel model(*parameters, options.statistics, database, options.database_size);
-    // The best by E-value are nearly always among the best few times `top`
-    // by score (the E-value can depend on the subject's length, and ties go
-    // to the later subject where best() keeps the earlier); where they cannot
-    // be shown to be, the query's every score is ranked.
-    const std::size_t candidates = 4 * top + 32;
+    // The best by E-value are nearly always among the best few hundred by
+    // score (the E-value can depend on the subject's length, and ties go to
+    // the later subject where best() keeps the earlier); where they cannot
+    // be shown to be, the query's every score is ranked, at the cost of
+    // scoring it again. 512 more than `top` needed no second scoring for
+    // any mmseqs2 example query tried; with 32 more, one query in six did.
+    const std::size_t candidates = 4 * top + 512;
     const auto best_of_each = scorer.best(queries, candidates);
+    std::vector<std::vector<Ranked>> orders(queries.size());
+    std::vector<char> rank_every_score(queries.size(), 0);
+    // Per query a few thousand E-values (the bound runs over the distinct
+    // subject lengths): spread over the threads.
+#pragma omp parallel for schedule(dynamic, 1)
     for (std::size_t q = 0; q < queries.size(); ++q) {
-      model.set_query(queries.length(q));
-      std::vector<Ranked> order = ranked(best_of_each[q], model, database);
-      const bool all_seen = best_of_each[q].size() < candidates;
-      if (!all_seen) {
-        std::int32_t floor = best_of_each[q].front().score;
-        for (const ScoredSubject& s : best_of_each[q]) floor = std::min(floor, s.score);
-        if (!candidates_suffice(order, top, floor, model, options.max_evalue, database.size())) {
-          order = ranked(best_subjects(scorer.scores(queries.residues(q)), database.size()), model, database);
-        }
+      const EvalueModel::ForQuery query_model(model, queries.length(q));
+      orders[q] = ranked(best_of_each[q], query_model, database);
+      if (best_of_each[q].size() < candidates) continue;  // every subject above zero is there
+      std::int32_t floor = best_of_each[q].front().score;
+      for (const ScoredSubject& s : best_of_each[q]) floor = std::min(floor, s.score);
+      rank_every_score[q] = candidates_suffice(orders[q], top, floor, query_model, options.max_evalue, database.size())
+                                ? 0
+                                : 1;
+    }
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      if (rank_every_score[q] != 0) {
+        const EvalueModel::ForQuery query_model(model, queries.length(q));
+        orders[q] = ranked(best_subjects(scorer.scores(queries.residues(q)), database.size()), query_model, database);
       }
-      for (const Ranked& r : order) {
+      for (const Ranked& r : orders[q]) {
         if (hits[q].size() == top || r.evalue > options.max_evalue) break;
         Hit hit;
         hit.query = q;

@@ -2,7 +2,7 @@
 // scripts/setup) searches the same queries against the same database as
 // trellis, `-max_target_seqs 5 -comp_based_stats 0 -seg no -use_sw_tback`,
 // and for every hit it reports trellis must report the same bit score, the
-// same alignment (or an equal-scoring one with the same ends) and the same
+// same alignment (or an equal-scoring one ending in the same cell) and the same
 // E-value as blastp prints it. Hits blastp's heuristics miss are expected
 // (trellis is exact); a hit blastp finds that trellis does not is a failure.
 // Skipped where blastp is not installed; the mmseqs2 cases also where the
@@ -143,7 +143,8 @@ bool same_evalue(double ours, const std::string& printed) {
 struct Comparison {
   int compared = 0;
   int same_columns = 0;
-  int equal_scoring_alternatives = 0;
+  int equal_scoring_alternatives = 0;  // same ends, other columns
+  int equal_scoring_other_start = 0;   // same end, another start
   int same_evalue_text = 0;
   double worst_evalue_ratio = 1.0;  // furthest from 1 of ours / theirs where blastp prints e notation
   int missing_in_top = 0;           // blastp hits past trellis's best 5 (where blastp missed better ones)
@@ -187,18 +188,20 @@ Comparison compare(const std::vector<BlastHit>& blast_hits, const SequenceSet& q
     }
 
     const Alignment& a = hit.alignment;
-    const bool same_ends = a.query_start == theirs.qstart && a.query_end == theirs.qend &&
-                           a.subject_start == theirs.sstart && a.subject_end == theirs.send;
-    if (same_ends && a.query_aligned == theirs.qseq && a.subject_aligned == theirs.sseq) {
+    const bool same_ends = a.query_end == theirs.qend && a.subject_end == theirs.send;
+    const bool same_starts = a.query_start == theirs.qstart && a.subject_start == theirs.sstart;
+    if (same_ends && same_starts && a.query_aligned == theirs.qseq && a.subject_aligned == theirs.sseq) {
       ++result.same_columns;
     } else {
-      // Another alignment of the same score between the same ends.
-      EXPECT_TRUE(same_ends) << "trellis " << a.query_start << "-" << a.query_end << " / " << a.subject_start << "-"
-                             << a.subject_end << ", blastp " << theirs.qstart << "-" << theirs.qend << " / "
-                             << theirs.sstart << "-" << theirs.send;
+      // Another alignment of the same score ending in the same cell: other
+      // columns between the same ends, or (trellis starts at the first cell
+      // after a zero, see alignment.hpp) a start further back over a stretch
+      // that adds nothing.
+      EXPECT_TRUE(same_ends) << "trellis ends at " << a.query_end << " / " << a.subject_end << ", blastp at "
+                             << theirs.qend << " / " << theirs.send;
       EXPECT_EQ(score_of_rows(theirs.qseq, theirs.sseq, scoring), hit.score);
       EXPECT_EQ(score_of_rows(a.query_aligned, a.subject_aligned, scoring), hit.score);
-      ++result.equal_scoring_alternatives;
+      ++(same_starts ? result.equal_scoring_alternatives : result.equal_scoring_other_start);
     }
 
     // Past trellis's best 5 it ranks behind five subjects (ranked by the
@@ -217,10 +220,10 @@ Comparison compare(const std::vector<BlastHit>& blast_hits, const SequenceSet& q
 }
 
 void print(const std::string& what, const Comparison& c) {
-  std::printf("%s: %d hits compared, %d with the same columns, %d equal-scoring alternatives, %d E-values printed "
-              "alike, worst E-value ratio %.5f, %d blastp hits past trellis's best 5\n",
-              what.c_str(), c.compared, c.same_columns, c.equal_scoring_alternatives, c.same_evalue_text,
-              c.worst_evalue_ratio, c.missing_in_top);
+  std::printf("%s: %d hits compared, %d with the same columns, %d equal-scoring alternatives (%d of them starting "
+              "elsewhere), %d E-values printed alike, worst E-value ratio %.5f, %d blastp hits past trellis's best 5\n",
+              what.c_str(), c.compared, c.same_columns, c.equal_scoring_alternatives + c.equal_scoring_other_start,
+              c.equal_scoring_other_start, c.same_evalue_text, c.worst_evalue_ratio, c.missing_in_top);
 }
 
 std::vector<std::vector<Hit>> trellis_search(const SequenceSet& queries, const SequenceSet& database,
@@ -244,7 +247,7 @@ class BlastComparison : public ::testing::Test {
   }
 };
 
-// Every 20th query of the 500: 25 queries of all lengths.
+// Every 12th query of the 500: 42 queries of all lengths.
 SequenceSet spread_queries(const SequenceSet& all, std::size_t step) {
   SequenceSet some;
   for (std::size_t i = 0; i < all.size(); i += step) some.add(all.id(i), all.description(i), all.residues(i));
@@ -257,7 +260,7 @@ TEST_F(BlastComparison, MmseqsExamplesAsBlastpReportsThem) {
     GTEST_SKIP() << "no mmseqs2 example data in " << folder << " (Debian package mmseqs2-examples)";
   }
   const SequenceSet database = read_fasta_file(folder / "DB.fasta.gz");
-  const SequenceSet queries = spread_queries(read_fasta_file(folder / "QUERY.fasta.gz"), 20);
+  const SequenceSet queries = spread_queries(read_fasta_file(folder / "QUERY.fasta.gz"), 12);
   const Scoring scoring(builtin_matrix("BLOSUM62"), {11, 1});
   ScratchFolder scratch("mmseqs");
   const auto blast_hits = run_blastp(scratch.path(), queries, database, "");
