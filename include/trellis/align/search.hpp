@@ -14,8 +14,8 @@
 // -dbsize does):
 //   spouge (default): the E-values blastp prints (BLAST+ 2.12, no
 //     composition-based statistics): Spouge's finite-size correction, per
-//     subject length. A short subject can rank above a longer one of a
-//     higher score.
+//     subject length, so subjects of one score can rank apart and a lower
+//     score can rank above a higher one.
 //   karlin_altschul: K m' n' exp(-lambda S) over BLAST's length-adjusted
 //     search space (blastp with OLD_FSC set); ranks as the score does.
 //   none: no E-values; hits ranked by score, max_evalue ignored.
