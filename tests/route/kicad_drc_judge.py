@@ -13,10 +13,11 @@ zones refilled as KiCad's DRC dialog does, pcbnew's DRC, and the findings
 summed by type. Exits 0 when the routed board has no violation of the
 kinds routing can cause (clearance, holes, board edge, shorts, track and via
 sizes) and no unconnected pads beyond those named with --allow-unconnected
-(a pad its own rules leave unroutable); 1 otherwise; 77 when pcbnew cannot
+(a pad its own rules leave unroutable), or any with --violations-only (a
+board the router does not complete yet); 1 otherwise; 77 when pcbnew cannot
 be imported (KiCad is not installed), which ctest reports as skipped.
 
-Usage: kicad_drc_judge.py TRELLIS BOARD.kicad_pcb WORKDIR [--allow-unconnected REF-PAD ...]
+Usage: kicad_drc_judge.py TRELLIS BOARD.kicad_pcb WORKDIR [--allow-unconnected REF-PAD ...] [--violations-only]
 """
 import argparse
 import json
@@ -156,6 +157,7 @@ def main():
     parser.add_argument("board", type=Path)
     parser.add_argument("workdir", type=Path)
     parser.add_argument("--allow-unconnected", nargs="*", default=[])
+    parser.add_argument("--violations-only", action="store_true")
     args = parser.parse_args()
     try:
         import pcbnew  # noqa: F401 (only whether it imports)
@@ -188,11 +190,11 @@ def main():
     for name, board in (("routed board", routed), ("session imported", imported)):
         report = board.with_suffix(".drc.rpt")
         in_subprocess("drc", board, report)
-        failures += judge(name, parse_report(report.read_text()), args.allow_unconnected)
+        failures += judge(name, parse_report(report.read_text()), args.allow_unconnected, args.violations_only)
     return 1 if failures else 0
 
 
-def judge(name, found, allowed):
+def judge(name, found, allowed, violations_only):
     """Prints what KiCad found; returns whether it fails the routing."""
     by_kind = {}
     for violation in found["violations"]:
@@ -200,7 +202,7 @@ def judge(name, found, allowed):
     routing = [v for v in found["violations"] if v["type"] in ROUTING_KINDS]
     unexpected_unconnected = [
         u for u in found["unconnected"]
-        if not any(re.search(rf"\bPad {re.escape(pad.split('-', 1)[1])}\b.*\bof {re.escape(pad.split('-', 1)[0])}\b", item)
+        if not violations_only and not any(re.search(rf"\bPad {re.escape(pad.split('-', 1)[1])}\b.*\bof {re.escape(pad.split('-', 1)[0])}\b", item)
                    for item in u["items"] for pad in allowed)]
     summary = {"judged": name, "violations_by_type": by_kind, "routing_violations": len(routing),
                "unconnected": len(found["unconnected"]), "unexpected_unconnected": len(unexpected_unconnected)}

@@ -261,17 +261,18 @@ TEST(KicadReader, EveryPadShape) {
   EXPECT_EQ(stack(2).shapes[0].shape.points, (std::vector<Point>{{mm(-1), 0}, {mm(1), 0}}));
   ASSERT_EQ(stack(3).shapes.size(), 2u);
   EXPECT_EQ(bounding_box(stack(3).shapes[0].shape).max, (Point{mm(0.5), mm(1.5)}));
-  // roundrect: a polygon inside the rect touching its sides, corners cut
+  // roundrect: a polygon inside the rect touching its sides, corners rounded
   const Shape& rounded = stack(4).shapes[0].shape;
   EXPECT_EQ(rounded.kind, ShapeKind::polygon);
   EXPECT_GT(rounded.points.size(), 8u);
   EXPECT_EQ(bounding_box(rounded).min, (Point{mm(-1), mm(-0.5)}));
   EXPECT_EQ(bounding_box(rounded).max, (Point{mm(1), mm(0.5)}));
   for (const Point& p : rounded.points) {
-    // corner radius 0.25 mm: nothing beyond the rounded corner (within 5 um)
+    // corner radius 0.25 mm: the corners drawn by tangents, so the polygon
+    // holds the true rounded corner and reaches at most 5 um beyond it
     const double dx = std::max(0.0, std::fabs(static_cast<double>(p.x)) - mm(0.75));
     const double dy = std::max(0.0, std::fabs(static_cast<double>(p.y)) - mm(0.25));
-    EXPECT_LE(std::hypot(dx, dy), mm(0.25) + 1);
+    EXPECT_LE(std::hypot(dx, dy), mm(0.25) + 5'000 + 1);
     EXPECT_GE(std::hypot(dx, dy) + 1, dx > 0 && dy > 0 ? mm(0.25) : 0);
   }
   // trapezoid: (rect_delta 0 0.5) widens the bottom (y down) -> lower side (y up)
@@ -297,6 +298,29 @@ TEST(KicadReader, EveryPadShape) {
   EXPECT_EQ(image.keepouts[0].shape.kind, ShapeKind::circle);
   EXPECT_EQ(image.keepouts[0].shape.width, mm(3));
   EXPECT_EQ(image.keepouts[0].shape.points, (std::vector<Point>{{mm(35), 0}}));
+}
+
+// (drill D (offset X Y)): the hole stays at the pad's position and the
+// copper moves by the offset, as pcbnew's PAD::ShapePos() places it (a
+// TO-92 footprint of kicad-demos' complex_hierarchy has such pads).
+TEST(KicadReader, DrillOffsetMovesTheCopperNotTheHole) {
+  const Board board = read(kSquareOutline +
+                           "  (footprint \"L:TO92\" (layer \"F.Cu\") (at 50 50)\n"
+                           "    (fp_text reference \"Q1\" (at 0 0) (layer \"F.SilkS\"))\n"
+                           "    (pad \"1\" thru_hole rect (at 0 0) (size 1.1 1.8) (drill 0.75 (offset 0 0.4)) (layers *.Cu))\n"
+                           "    (pad \"2\" np_thru_hole circle (at 5 0) (size 1 1) (drill 1 (offset 0 0.4)) (layers *.Cu)))\n");
+  const PinRef pin = pin_named(board, "Q1", "1");
+  EXPECT_EQ(pin_position(board, pin), (Point{mm(50), mm(-50)}));
+  const std::vector<PinCopper> copper = copper_of(board, pin);
+  ASSERT_FALSE(copper.empty());
+  // 0.4 mm down as KiCad draws (y down) is 0.4 mm lower here (y up).
+  const Box box = bounding_box(copper.front().shape);
+  EXPECT_EQ(box.min, (Point{mm(50 - 0.55), mm(-50 - 0.4 - 0.9)}));
+  EXPECT_EQ(box.max, (Point{mm(50 + 0.55), mm(-50 - 0.4 + 0.9)}));
+  // The hole of the unplated pad is a keepout where the hole is.
+  const Image& image = board.images.at(0);
+  ASSERT_EQ(image.keepouts.size(), 1u);
+  EXPECT_EQ(image.keepouts[0].shape.points.front(), (Point{mm(5), 0}));
 }
 
 TEST(KicadReader, IdenticalFootprintsShareAnImageAndRepeatedNumbersGetSuffixes) {

@@ -58,6 +58,24 @@ std::vector<Point> arc_about(Point centre, double radius, double from_degrees, d
   return points;
 }
 
+std::vector<Point> arc_outside(Point centre, double radius, double from_degrees, double sweep) {
+  const double from = from_degrees * kRadiansPerDegree;
+  const double sweep_radians = sweep * kRadiansPerDegree;
+  const int chords = chords_for(radius, sweep_radians);
+  const double step = sweep_radians / chords;
+  // Where the tangents at successive chord ends meet.
+  const double reach = radius / std::cos(step / 2);
+  std::vector<Point> points;
+  points.reserve(static_cast<std::size_t>(chords) + 2);
+  const auto at = [&](double r, double a) {
+    return rounded(static_cast<double>(centre.x) + r * std::cos(a), static_cast<double>(centre.y) + r * std::sin(a));
+  };
+  points.push_back(at(radius, from));
+  for (int i = 0; i < chords; ++i) points.push_back(at(reach, from + step * (i + 0.5)));
+  points.push_back(at(radius, from + sweep_radians));
+  return points;
+}
+
 std::vector<Point> circle_points(Point centre, double radius) {
   std::vector<Point> points = arc_about(centre, radius, 0, 360);
   points.pop_back();  // the closing vertex repeats the first

@@ -94,7 +94,7 @@ Shape rounded_rect(const Reader& reader, const Node& pad, Size size) {
       const Point centre{std::llround(corner_x[c] + sx * radius), std::llround(corner_y[c] + sy * radius)};
       // Angles (y down) of the arc at each corner, from the edge reached to the edge left.
       const double from[4] = {180, 270, 0, 90};
-      const std::vector<Point> arc = arc_about(centre, radius, from[c], 90);
+      const std::vector<Point> arc = arc_outside(centre, radius, from[c], 90);
       points.insert(points.end(), arc.begin(), arc.end());
     }
   }
@@ -162,7 +162,33 @@ Shape mirrored_y(Shape shape) {
   return shape;
 }
 
+namespace {
+
+// KiCad's (drill D (offset X Y)): the hole stays at the pad's position and
+// the copper moves by the offset (KiCad's PAD::ShapePos).
+Point drill_offset(const Reader& reader, const Node& pad) {
+  const Node* drill = pad.find("drill");
+  if (drill == nullptr) return {};
+  const Node* offset = drill->find("offset");
+  return offset == nullptr ? Point{} : reader.raw_point(*offset);
+}
+
+std::vector<Shape> centred_pad_copper(const Reader& reader, const Node& pad);
+
+}  // namespace
+
 std::vector<Shape> pad_copper(const Reader& reader, const Node& pad) {
+  std::vector<Shape> shapes = centred_pad_copper(reader, pad);
+  const Point offset = drill_offset(reader, pad);
+  for (Shape& shape : shapes) {
+    for (Point& p : shape.points) p = {p.x + offset.x, p.y + offset.y};
+  }
+  return shapes;
+}
+
+namespace {
+
+std::vector<Shape> centred_pad_copper(const Reader& reader, const Node& pad) {
   const std::string& kind = reader.atom(pad, 2, "the pad's shape").text;
   if (kind == "circle") return {circle(pad_size(reader, pad).x)};
   if (kind == "rect") return {rect(pad_size(reader, pad))};
@@ -191,24 +217,23 @@ std::vector<Shape> pad_copper(const Reader& reader, const Node& pad) {
   return shapes;
 }
 
+}  // namespace
+
 std::optional<Shape> pad_hole(const Reader& reader, const Node& pad) {
   const Node* drill = pad.find("drill");
   if (drill == nullptr || drill->items.empty()) return std::nullopt;
-  Point offset;
-  if (const Node* at = drill->find("offset")) offset = reader.raw_point(*at);
   if (!drill->items[0].is_list && drill->items[0].text == "oval") {
     const Coord w = reader.positive_length(*drill, 1, "the oval drill's width", true);
     const Coord h = drill->items.size() > 2 && !drill->items[2].is_list
                         ? reader.positive_length(*drill, 2, "the oval drill's height", true)
                         : w;
     Shape hole = oval({w, h});
-    for (Point& p : hole.points) p = {p.x + offset.x, p.y + offset.y};
     return hole.width > 0 ? std::optional<Shape>(hole) : std::nullopt;
   }
   if (drill->items[0].is_list) return std::nullopt;
   const Coord diameter = reader.positive_length(*drill, 0, "the drill's diameter", true);
   if (diameter == 0) return std::nullopt;
-  return circle(diameter, offset);
+  return circle(diameter);
 }
 
 }  // namespace trellis::route::kicad_detail

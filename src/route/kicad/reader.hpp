@@ -127,6 +127,10 @@ std::vector<Point> circle_points(Point centre, double radius);
 // The arc of `radius` about `centre` from `from_degrees` sweeping `sweep`
 // degrees (counter-clockwise when positive), both ends included.
 std::vector<Point> arc_about(Point centre, double radius, double from_degrees, double sweep);
+// The same arc by tangents: its ends, then the points where the tangents
+// at successive chord ends meet, so the polygon holds the whole arc (for
+// copper, whose true edge must not lie outside the shape the checks see).
+std::vector<Point> arc_outside(Point centre, double radius, double from_degrees, double sweep);
 Point rotate(Point p, double degrees);
 Point place(const Placement& placement, Point local);
 // Twice the signed area of a closed polygon (counter-clockwise positive).

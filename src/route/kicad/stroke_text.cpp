@@ -2,7 +2,8 @@
 // pcbnew 6.0.11's own plotter: every printable ASCII character plotted to
 // Gerber alone and doubled, giving each glyph's advance and the extent of
 // its strokes' centre lines, in units of a twenty-first of the text size
-// (the font's own grid: a capital is 21 units tall). Lines are 1.61 sizes
+// (the font's own grid: a capital is 21 units tall), and checked against
+// the plotted strokes of the kicad-demos boards' copper text. Lines are 1.61 sizes
 // apart. A text centred vertically has its capitals' tops 11.5 units above
 // the anchor; top and bottom justification move it 10.5 units.
 #include "stroke_text.hpp"
@@ -171,7 +172,10 @@ std::vector<Shape> stroke_text_boxes(std::string_view text, const TextLayout& la
     }
     double width = static_cast<double>(layout.thickness);
     for (const char c : lines[l]) width += glyph_of(c).advance * x_unit;
+    // The line's box is its advances plus a stroke width; the first glyph's
+    // pen starts half a stroke inside it.
     double x = layout.horizontal == HorizontalJustify::left ? 0 : layout.horizontal == HorizontalJustify::center ? -width / 2 : -width;
+    x += pen;
     for (const char c : lines[l]) {
       const Glyph& glyph = glyph_of(c);
       if (c != ' ') {
