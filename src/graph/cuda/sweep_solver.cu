@@ -17,8 +17,8 @@
 // they are the least fixed point of d[v] = min over u of fl(d[u] + w(u, v)),
 // which is Dijkstra's result (block_solver.cu). Reads racing writes of the
 // same sweep see the old label or the new one, both paths' folds: the
-// labels are block-scope relaxed atomics (shared_load / shared_set,
-// sssp_device.cuh), so that the memory model defines those races.
+// labels are block-scope relaxed atomics (sssp_device.cuh), so that the
+// memory model defines those races.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -76,9 +76,9 @@ __global__ void __launch_bounds__(kSweepThreads) sweep_bellman_ford(BlockBatch b
 #pragma unroll
   for (int s = 0; s < kSlots; ++s) mine[s] = labels[s * kSweepThreads + t];
   unsigned sweeps = 0;
-  unsigned lowered = 0;  // bit per slot: this thread's label dropped this sweep
+  bool changed = false;
   do {
-    lowered = 0;
+    changed = false;
     // A group's loads first, so that they wait together; the whole sweep
     // is one group unless its loaded labels would spill registers (4 x 6).
 #pragma unroll
@@ -94,21 +94,14 @@ __global__ void __launch_bounds__(kSweepThreads) sweep_bellman_ford(BlockBatch b
         Weight best = mine[first + s];
 #pragma unroll
         for (int j = 0; j < kEdges; ++j) best = fminf(best, tail_label[s][j] + weight[first + s][j]);
-        lowered |= best < mine[first + s] ? 1u << (first + s) : 0u;
+        const bool lowered = best < mine[first + s];
+        shared_store_if(lowered, labels[(first + s) * kSweepThreads + t], best);
         mine[first + s] = best;
-      }
-    }
-    // The lowered labels stored after the sweep's loads: one branch a sweep
-    // where an atomic store a label (never predicated: the compiler puts a
-    // branch around each) made every group longer.
-    if (lowered != 0) {
-#pragma unroll
-      for (int s = 0; s < kSlots; ++s) {
-        if (((lowered >> s) & 1u) != 0) shared_set(labels[s * kSweepThreads + t], mine[s]);
+        changed = changed || lowered;
       }
     }
     ++sweeps;
-  } while (__syncthreads_or(lowered != 0) != 0);
+  } while (__syncthreads_or(changed) != 0);
 
 #pragma unroll
   for (int s = 0; s < kSlots; ++s) {

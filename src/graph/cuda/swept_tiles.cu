@@ -19,7 +19,7 @@
 //   tiles gets a bit in the block's send bitmap. Workers touch shared
 //   memory only. Every shared word that one warp changes while others read
 //   it (the labels, the mail, the flags) is a block-scope relaxed atomic
-//   (shared_load / shared_set, sssp_device.cuh).
+//   (sssp_device.cuh).
 // - Two courier warps do everything that waits on global memory. The
 //   sender sends the flagged nodes' labels along their edges into other
 //   tiles (atomicMin on the head's global offer, and the head's inbox bit
@@ -296,7 +296,6 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
       unsigned changed = 0;  // bit per slot: this thread's label dropped this sweep
 #pragma unroll 1
       for (int pull = 0; pull < kPullsPerSweep; ++pull) {
-        unsigned lowered_now = 0;  // bit per slot: lowered in this pull
 #pragma unroll
         for (int group = 0; group < kSlots; group += kSlotsAtOnce) {
           // A group's loads first, so that they wait together; the whole sweep
@@ -320,19 +319,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
 #pragma unroll
             for (int j = 0; j < kEdges; ++j) best = fminf(best, tail_label[i][j] + weight[slot][j]);
             const bool lowered = best < mine[slot] && !(best > bound);
+            shared_store_if(lowered, t.labels[slot * kWorkers + me], best);
             mine[slot] = lowered ? best : mine[slot];
-            lowered_now |= lowered ? 1u << slot : 0u;
+            changed |= lowered ? 1u << slot : 0u;
           }
-        }
-        // The pull's lowered labels stored after its loads: one branch a
-        // pull where an atomic store a label (never predicated: the
-        // compiler puts a branch around each) made every group longer.
-        if (lowered_now != 0) {
-#pragma unroll
-          for (int slot = 0; slot < kSlots; ++slot) {
-            if (((lowered_now >> slot) & 1u) != 0) shared_set(t.labels[slot * kWorkers + me], mine[slot]);
-          }
-          changed |= lowered_now;
         }
       }
       if (__any_sync(kAll, (changed & has_remote) != 0)) {
