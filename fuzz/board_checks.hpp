@@ -43,6 +43,12 @@ inline void check_board_indices(const route::Board& board) {
   for (const Via& via : board.vias) {
     if (!in_range(via.padstack, board.padstacks.size())) bug("via padstack out of range", "");
   }
+  for (const CopperGraphic& graphic : board.copper_graphics) {
+    if (!in_range(graphic.layer, layers)) bug("copper graphic layer out of range", graphic.description);
+    for (const Shape& shape : graphic.shapes) {
+      if (shape.points.empty()) bug("copper graphic shape without points", graphic.description);
+    }
+  }
   for (const PinCopper& copper : pin_copper(board)) {
     if (!in_range(copper.layer, layers)) bug("pin copper layer out of range", "");
   }

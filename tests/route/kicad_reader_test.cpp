@@ -19,6 +19,7 @@
 #include "route/dsn/tokenizer.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/board.hpp"
+#include "trellis/route/drc.hpp"
 #include "trellis/route/dsn.hpp"
 #include "trellis/route/kicad.hpp"
 
@@ -531,6 +532,22 @@ TEST(KicadReader, TextAndDrawingsOnCopperAreCopperOfNoNet) {
   const Box placed = box_of(rect);
   EXPECT_EQ(placed.min, (Point{mm(80), mm(-19)}));
   EXPECT_EQ(placed.max, (Point{mm(81), mm(-18)}));
+}
+
+// Degenerate drawings a broken or hand-edited file may hold read without
+// harm: no points, no radius, no text.
+TEST(KicadReader, DegenerateCopperDrawingsAreReadWithoutHarm) {
+  const Board board = read(kSquareOutline +
+                           "  (gr_poly (pts) (layer \"F.Cu\") (width 0.1) (fill none))\n"
+                           "  (gr_poly (pts) (layer \"F.Cu\") (width 0.1))\n"
+                           "  (gr_circle (center 5 5) (end 5 5) (layer \"F.Cu\") (width 0) (fill solid))\n"
+                           "  (gr_text \"\" (at 1 1) (layer \"F.Cu\"))\n"
+                           "  (gr_text \"x\" (at 1 1) (layer \"B.Cu\"))\n");
+  ASSERT_EQ(board.copper_graphics.size(), 2u);
+  EXPECT_EQ(board.copper_graphics[0].description.find("circle"), 0u);
+  EXPECT_EQ(board.copper_graphics[1].layer, 1) << "a text without effects takes KiCad's default size";
+  const DrcReport report = check_design_rules(board);
+  EXPECT_TRUE(report.routing.empty());
 }
 
 TEST(KicadReader, TurnedJustifiedAndMirroredTextStaysOnItsSide) {

@@ -55,7 +55,11 @@ class GraphicsReader {
       const Point centre = at("center");
       const Point edge = at("end");
       const double radius = std::hypot(static_cast<double>(edge.x - centre.x), static_cast<double>(edge.y - centre.y));
-      shapes.push_back(outline_or_area(circle_points(centre, radius), width, filled(graphic, false)));
+      // A filled disc drawn by tangents holds the true circle.
+      const bool fill = filled(graphic, false);
+      std::vector<Point> points = fill ? arc_outside(centre, radius, 0, 360) : circle_points(centre, radius);
+      if (fill) points.pop_back();  // the end repeats the start
+      shapes.push_back(outline_or_area(std::move(points), width, fill));
     } else if (kind == "rect") {
       const Point a = reader_.point(reader_.child(graphic, "start"));
       const Point b = reader_.point(reader_.child(graphic, "end"));
@@ -96,6 +100,7 @@ class GraphicsReader {
                                              graphic.text, dsn_detail::quoted(layer_list->items[0].text)));
       return;
     }
+    std::erase_if(shapes, [](const Shape& shape) { return shape.points.empty(); });
     if (shapes.empty()) return;
     std::string description = owner.empty() ? fmt::format("{} (line {})", what, graphic.line)
                                             : fmt::format("{}'s {} (line {})", owner, what, graphic.line);
@@ -104,7 +109,7 @@ class GraphicsReader {
 
  private:
   static Shape outline_or_area(std::vector<Point> points, Coord width, bool fill) {
-    if (fill) return {ShapeKind::polygon, width, std::move(points)};
+    if (fill || points.empty()) return {ShapeKind::polygon, width, std::move(points)};
     points.push_back(points.front());
     return {ShapeKind::path, width, std::move(points)};
   }
