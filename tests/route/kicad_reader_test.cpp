@@ -550,6 +550,21 @@ TEST(KicadReader, DegenerateCopperDrawingsAreReadWithoutHarm) {
   EXPECT_TRUE(report.routing.empty());
 }
 
+// A line with characters outside printable ASCII is one box over the whole
+// line, as wide as each byte taken for the widest glyph: it holds the real
+// glyphs wherever they sit.
+TEST(KicadReader, TextBeyondAsciiIsOneBoxOverItsLine) {
+  const Board board = read(kSquareOutline +
+                           "  (gr_text \"10 \xC2\xB5H\" (at 50 50) (layer \"F.Cu\") (effects (font (size 1 1) (thickness 0.1))))\n"
+                           "  (gr_text \"10 uH\" (at 50 60) (layer \"F.Cu\") (effects (font (size 1 1) (thickness 0.1))))\n");
+  ASSERT_EQ(board.copper_graphics.size(), 2u);
+  EXPECT_EQ(board.copper_graphics[0].shapes.size(), 1u);
+  const Box guessed = box_of(board.copper_graphics[0]);
+  const Box ascii = box_of(board.copper_graphics[1]);
+  EXPECT_GT(guessed.max.x - guessed.min.x, ascii.max.x - ascii.min.x);
+  EXPECT_GT(guessed.max.y - guessed.min.y, ascii.max.y - ascii.min.y);
+}
+
 TEST(KicadReader, TurnedJustifiedAndMirroredTextStaysOnItsSide) {
   const Board board = read(kSquareOutline +
                            "  (gr_text \"AB\" (at 50 50 90) (layer \"F.Cu\")\n"

@@ -119,9 +119,9 @@ constexpr std::array<Glyph, 95> kAscii{{
     {15, 2, 12, -0.5, 1.5},  // ~
 }};
 
-// A character outside printable ASCII: as wide as the widest glyph and as
-// tall as the tallest reach up and down.
-constexpr Glyph kAnyGlyph{28, -2, 28, -14.5, 17.5};
+// A character outside printable ASCII (a byte of UTF-8): as wide as the
+// widest glyph, and taller than any ASCII glyph reaches (accents).
+constexpr Glyph kAnyGlyph{28, -2, 28, -16.5, 18.5};
 
 constexpr double kUnitsPerSize = 21;
 constexpr double kLinePitch = 1.61;       // sizes from one line to the next
@@ -176,6 +176,22 @@ std::vector<Shape> stroke_text_boxes(std::string_view text, const TextLayout& la
     // pen starts half a stroke inside it.
     double x = layout.horizontal == HorizontalJustify::left ? 0 : layout.horizontal == HorizontalJustify::center ? -width / 2 : -width;
     x += pen;
+    // Where a line holds other characters than printable ASCII, their
+    // widths are guesses and the glyphs after them may sit elsewhere: one
+    // box over the whole guessed line then, which holds them wherever.
+    const bool ascii = std::all_of(lines[l].begin(), lines[l].end(),
+                                   [](char c) { return static_cast<unsigned char>(c) >= 32 && static_cast<unsigned char>(c) < 127; });
+    if (!ascii) {
+      const double top = line_y + (kAnyGlyph.top - kMargin) * y_unit - pen;
+      const double bottom = line_y + (kAnyGlyph.bottom + kMargin) * y_unit + pen;
+      const double slant = layout.italic ? kItalicSlant * (bottom - top) : 0;
+      // Strokes reach up to 2 units past their glyph's advance (a backslash).
+      const double reach = (2 + kMargin) * x_unit + slant;
+      const double left = x - pen - reach;
+      const double right = x - pen + width + reach;
+      boxes.push_back(Shape{ShapeKind::polygon, 0, {to_board(left, top), to_board(right, top), to_board(right, bottom), to_board(left, bottom)}});
+      continue;
+    }
     for (const char c : lines[l]) {
       const Glyph& glyph = glyph_of(c);
       if (c != ' ') {
