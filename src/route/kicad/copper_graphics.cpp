@@ -12,15 +12,6 @@
 namespace trellis::route::kicad_detail {
 namespace {
 
-// KiCad 6 and 7 write (fill solid|none), KiCad 8 (fill yes|no); a polygon
-// without one is filled, as KiCad 5 drew every polygon.
-bool filled(const Node& graphic, bool by_default) {
-  const Node* fill = graphic.find("fill");
-  if (fill == nullptr || fill->items.empty()) return by_default;
-  const std::string& value = fill->items[0].text;
-  return value == "solid" || value == "yes";
-}
-
 // A flag written as a bare atom (KiCad 6: "hide") or as (hide yes) (KiCad 8).
 bool flagged(const Node& list, std::string_view flag) {
   if (list.has_atom(flag)) return true;
@@ -69,6 +60,7 @@ class GraphicsReader {
     } else if (kind == "poly") {
       std::vector<Point> points = read_pts(reader_, reader_.child(graphic, "pts"));
       for (Point& p : points) p = place(placement, p);
+      // A polygon without (fill ...) is filled, as KiCad 5 drew every polygon.
       shapes.push_back(outline_or_area(std::move(points), width, filled(graphic, true)));
     } else if (kind == "curve") {
       // A Bezier curve lies inside the box of its control points.

@@ -118,11 +118,6 @@ Shape trapezoid(const Reader& reader, const Node& pad, Size size) {
           {{-hx - ey, hy + ex}, {-hx + ey, -hy - ex}, {hx - ey, -hy + ex}, {hx + ey, hy - ex}}};
 }
 
-bool filled(const Node& primitive) {
-  const Node* fill = primitive.find("fill");
-  return fill != nullptr && !fill->items.empty() && (fill->items[0].text == "yes" || fill->items[0].text == "solid");
-}
-
 // One primitive of a custom pad, relative to the pad's anchor.
 std::optional<Shape> primitive_shape(const Reader& reader, const Node& primitive) {
   const Coord width = reader.stroke_width(primitive);
@@ -141,7 +136,7 @@ std::optional<Shape> primitive_shape(const Reader& reader, const Node& primitive
     const Point centre = reader.raw_point(reader.child(primitive, "center"));
     const Point edge = reader.raw_point(reader.child(primitive, "end"));
     const double radius = std::hypot(static_cast<double>(edge.x - centre.x), static_cast<double>(edge.y - centre.y));
-    if (filled(primitive) || width == 0) return circle(2 * std::llround(radius) + width, centre);
+    if (filled(primitive, false) || width == 0) return circle(2 * std::llround(radius) + width, centre);
     std::vector<Point> ring = circle_points(centre, radius);
     ring.push_back(ring.front());
     return Shape{ShapeKind::path, width, std::move(ring)};

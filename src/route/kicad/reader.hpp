@@ -136,6 +136,10 @@ Point place(const Placement& placement, Point local);
 // Twice the signed area of a closed polygon (counter-clockwise positive).
 double twice_area(const std::vector<Point>& polygon);
 
+// Whether a graphic is filled: KiCad 6 and 7 write (fill solid|none), KiCad
+// 8 (fill yes|no); `when_absent` where it writes none (values.cpp).
+bool filled(const Node& graphic, bool when_absent);
+
 // The points of a graphic arc: (start) (mid) (end) as KiCad 6 and later
 // write it, or (start CENTRE) (end FIRST) (angle SWEEP) as KiCad 5 and
 // KiCad 6's pre-releases do. In Board orientation, or with y as written

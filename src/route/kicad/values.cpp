@@ -162,4 +162,11 @@ std::vector<int> Reader::copper_layers(const Node& layers) const {
 
 bool Reader::all_copper(const std::vector<int>& layers) const { return layers.size() == board.layers.size(); }
 
+bool filled(const Node& graphic, bool when_absent) {
+  const Node* fill = graphic.find("fill");
+  if (fill == nullptr || fill->items.empty()) return when_absent;
+  const std::string& value = fill->items[0].text;
+  return value == "solid" || value == "yes";
+}
+
 }  // namespace trellis::route::kicad_detail
