@@ -1,0 +1,420 @@
+// Multigrid setup (levels, transfers, Galerkin operators, smoother data,
+// coarse solve) and the V- and F-cycles on the host kernels of one backend.
+#include "trellis/grid/multigrid.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "banded_lu.hpp"
+#include "multigrid_kernels.hpp"
+#include "multigrid_transfer.hpp"
+#include "trellis/core/error.hpp"
+
+namespace trellis::grid {
+
+std::string_view to_string(Smoother smoother) noexcept {
+  return smoother == Smoother::jacobi ? "jacobi" : "chebyshev";
+}
+
+std::string_view to_string(Cycle cycle) noexcept { return cycle == Cycle::v ? "V" : "F"; }
+
+namespace {
+
+template <typename T>
+struct Level {
+  Mesh mesh;
+  CsrMatrix<T> a;
+  // To this level from the next coarser one (empty on the coarsest), and back.
+  CsrMatrix<T> p;
+  CsrMatrix<T> r;
+  std::vector<std::uint8_t> constrained;
+  std::vector<std::int32_t> constrained_nodes;
+  std::vector<T> inverse_diagonal;  // 1 / a_ii on free rows, 0 on constrained ones
+  double lambda_max = 0;
+  // Work vectors: right-hand side and iterate (levels below the finest),
+  // residual and smoother direction.
+  mutable std::vector<T> b, x, residual, direction;
+};
+
+void check_options(const MultigridOptions& o) {
+  auto fail = [](const std::string& what) { throw UsageError("multigrid: " + what); };
+  if (o.smoothing_steps < 1 || o.smoothing_steps > 64) {
+    fail(fmt::format("smoothing_steps must be in 1..64, got {}", o.smoothing_steps));
+  }
+  if (!(o.jacobi_weight > 0 && o.jacobi_weight < 2)) {
+    fail(fmt::format("jacobi_weight must be in (0, 2), got {}", o.jacobi_weight));
+  }
+  if (!(o.chebyshev_lower > 0 && o.chebyshev_lower < o.chebyshev_upper && std::isfinite(o.chebyshev_upper))) {
+    fail(fmt::format("the Chebyshev interval needs 0 < lower < upper, got [{}, {}]", o.chebyshev_lower,
+                     o.chebyshev_upper));
+  }
+  if (o.eigenvalue_steps < 1 || o.eigenvalue_steps > 1000) {
+    fail(fmt::format("eigenvalue_steps must be in 1..1000, got {}", o.eigenvalue_steps));
+  }
+  if (o.max_levels < 1) fail(fmt::format("max_levels must be >= 1, got {}", o.max_levels));
+  if (!(o.direct_solve_flops >= 0)) fail(fmt::format("direct_solve_flops must be >= 0, got {}", o.direct_solve_flops));
+}
+
+Backend multigrid_backend(Backend backend) {
+  switch (backend) {
+    case Backend::reference: return Backend::reference;
+    case Backend::automatic:
+    case Backend::cpu: return Backend::cpu;
+    case Backend::cuda: break;
+  }
+  throw BackendUnavailable("multigrid runs on the reference and cpu backends; it has no cuda implementation yet");
+}
+
+// The largest eigenvalue of the tridiagonal matrix (alpha on the diagonal,
+// beta beside it) by bisection on Sturm counts.
+double largest_tridiagonal_eigenvalue(const std::vector<double>& alpha, const std::vector<double>& beta) {
+  const std::size_t m = alpha.size();
+  double lo = 0, hi = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const double radius = (i > 0 ? std::abs(beta[i - 1]) : 0.0) + (i + 1 < m ? std::abs(beta[i]) : 0.0);
+    lo = std::min(lo, alpha[i] - radius);
+    hi = std::max(hi, alpha[i] + radius);
+  }
+  // Eigenvalues below x: sign changes of the LDL^T pivots of T - x I.
+  auto below = [&](double x) {
+    std::size_t count = 0;
+    double d = 1;
+    for (std::size_t i = 0; i < m; ++i) {
+      d = alpha[i] - x - (i > 0 ? beta[i - 1] * beta[i - 1] / d : 0.0);
+      if (d == 0) d = -1e-300;
+      if (d < 0) ++count;
+    }
+    return count;
+  };
+  for (int iteration = 0; iteration < 200 && hi - lo > 1e-12 * std::max(1.0, std::abs(hi)); ++iteration) {
+    const double mid = (lo + hi) / 2;
+    if (below(mid) == m) hi = mid; else lo = mid;
+  }
+  return hi;
+}
+
+// Deterministic start vector in (-1, 1), zero on constrained rows.
+template <typename T>
+void lanczos_start(const std::vector<T>& inverse_diagonal, std::vector<T>& q) {
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const double u = static_cast<double>(state >> 11) * 0x1.0p-53;
+    q[i] = inverse_diagonal[i] == T(0) ? T(0) : static_cast<T>(2 * u - 1);
+  }
+}
+
+}  // namespace
+
+template <typename T>
+struct Multigrid<T>::State {
+  MultigridOptions options;
+  Backend backend;
+  detail::MultigridKernels<T> kernels;
+  std::vector<Level<T>> levels;
+  detail::BandedLu lu;
+  bool direct = false;
+  bool coarse_symmetric = true;
+
+  // Level l's matrix-dependent data: inverse diagonal and eigenvalue estimate.
+  void prepare_smoother(Level<T>& level) const {
+    const std::int32_t n = level.a.rows;
+    level.inverse_diagonal.assign(static_cast<std::size_t>(n), T(0));
+    for (std::int32_t row = 0; row < n; ++row) {
+      if (level.constrained[static_cast<std::size_t>(row)]) continue;
+      T diagonal = 0;
+      for (RowOffset k = level.a.row_offsets[row]; k < level.a.row_offsets[row + 1]; ++k) {
+        if (level.a.col_indices[k] == row) diagonal += level.a.values[k];
+      }
+      if (diagonal == T(0) || !std::isfinite(static_cast<double>(diagonal))) {
+        throw UsageError(fmt::format("multigrid: the matrix has a zero or non-finite diagonal entry in free row {} "
+                                     "of level {} ({} nodes)",
+                                     row, &level - levels.data(), n));
+      }
+      level.inverse_diagonal[static_cast<std::size_t>(row)] = T(1) / diagonal;
+    }
+    level.lambda_max = options.smoother == Smoother::chebyshev ? estimate_lambda_max(level) : 0.0;
+  }
+
+  // Lanczos on S A S with S = D^-1/2 (similar to D^-1 A), without
+  // reorthogonalisation: the largest Ritz value approaches lambda_max from
+  // below, fast, and a lost orthogonality only repeats it.
+  double estimate_lambda_max(const Level<T>& level) const {
+    const std::int32_t n = level.a.rows;
+    const auto size = static_cast<std::size_t>(n);
+    std::vector<T> scale(size), q(size), q_previous(size, T(0)), w(size), scaled(size);
+    for (std::size_t i = 0; i < size; ++i) scale[i] = static_cast<T>(std::sqrt(static_cast<double>(level.inverse_diagonal[i])));
+    lanczos_start(level.inverse_diagonal, q);
+    double norm = std::sqrt(kernels.dot(n, q.data(), q.data()));
+    if (norm == 0) return 1;
+    for (auto& value : q) value = static_cast<T>(value / norm);
+    std::vector<double> alpha, beta;
+    double beta_previous = 0;
+    for (std::int32_t step = 0; step < options.eigenvalue_steps; ++step) {
+      for (std::size_t i = 0; i < size; ++i) scaled[i] = scale[i] * q[i];
+      kernels.spmv(T(1), level.a.view(), scaled.data(), T(0), w.data(), nullptr);
+      for (std::size_t i = 0; i < size; ++i) w[i] = scale[i] * w[i] - static_cast<T>(beta_previous) * q_previous[i];
+      const double a = kernels.dot(n, w.data(), q.data());
+      kernels.axpy(n, -a, q.data(), w.data());
+      alpha.push_back(a);
+      const double b = std::sqrt(kernels.dot(n, w.data(), w.data()));
+      if (!(b > 1e-12 * std::abs(a)) || step + 1 == options.eigenvalue_steps) break;  // invariant subspace, or done
+      beta.push_back(b);
+      q_previous.swap(q);
+      for (std::size_t i = 0; i < size; ++i) q[i] = static_cast<T>(w[i] / b);
+      beta_previous = b;
+    }
+    beta.resize(alpha.size() > 0 ? alpha.size() - 1 : 0);
+    return largest_tridiagonal_eigenvalue(alpha, beta);
+  }
+
+  // The coarsest level's solve: factored when that is cheap enough.
+  void prepare_coarse_solve() {
+    const Level<T>& coarsest = levels.back();
+    direct = detail::BandedLu::factor_flops(coarsest.a) <= options.direct_solve_flops && lu.factor(coarsest.a);
+    if (!direct) coarse_symmetric = is_symmetric(coarsest.a);
+  }
+
+  static bool is_symmetric(const CsrMatrix<T>& a) {
+    const CsrMatrix<T> t = detail::transposed(a);
+    for (std::int32_t row = 0; row < a.rows; ++row) {
+      // Both rows list their entries by ascending column (assembled and Galerkin matrices do).
+      const RowOffset begin = a.row_offsets[row], end = a.row_offsets[row + 1];
+      if (end - begin != t.row_offsets[row + 1] - t.row_offsets[row]) return false;
+      for (RowOffset k = begin, kt = t.row_offsets[row]; k < end; ++k, ++kt) {
+        const double x = a.values[k], y = t.values[kt];
+        if (a.col_indices[k] != t.col_indices[kt] || std::abs(x - y) > 1e-12 * std::max(std::abs(x), std::abs(y))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  // Coarse operators from level 0's matrix down, then smoothers and the coarse solve.
+  void build_operators() {
+    for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
+      Level<T>& coarse = levels[l + 1];
+      coarse.a = kernels.galerkin_product(levels[l].r.view(), levels[l].a.view(), levels[l].p.view());
+      add_constrained_identity(coarse);
+    }
+    for (std::size_t l = 0; l + 1 < levels.size(); ++l) prepare_smoother(levels[l]);
+    prepare_coarse_solve();
+  }
+
+  // Constrained coarse rows are empty in R A P: the identity there.
+  static void add_constrained_identity(Level<T>& level) {
+    CsrMatrix<T>& a = level.a;
+    CsrMatrix<T> out;
+    out.rows = a.rows;
+    out.cols = a.cols;
+    out.row_offsets.reserve(a.row_offsets.size());
+    out.col_indices.reserve(a.col_indices.size() + level.constrained_nodes.size());
+    out.values.reserve(out.col_indices.capacity());
+    for (std::int32_t row = 0; row < a.rows; ++row) {
+      if (level.constrained[static_cast<std::size_t>(row)]) {
+        out.col_indices.push_back(row);
+        out.values.push_back(T(1));
+      } else {
+        out.col_indices.insert(out.col_indices.end(), a.col_indices.begin() + a.row_offsets[row],
+                               a.col_indices.begin() + a.row_offsets[row + 1]);
+        out.values.insert(out.values.end(), a.values.begin() + a.row_offsets[row],
+                          a.values.begin() + a.row_offsets[row + 1]);
+      }
+      out.row_offsets.push_back(static_cast<RowOffset>(out.col_indices.size()));
+    }
+    a = std::move(out);
+  }
+
+  // Constrained rows exactly: x = b / a_ii (a_ii is 1 below the finest level).
+  void set_constrained(const Level<T>& level, const T* b, T* x) const {
+    if (&level == levels.data()) {
+      for (const std::int32_t node : level.constrained_nodes) {
+        T diagonal = 0;
+        for (RowOffset k = level.a.row_offsets[node]; k < level.a.row_offsets[node + 1]; ++k) {
+          if (level.a.col_indices[k] == node) diagonal += level.a.values[k];
+        }
+        x[node] = diagonal == T(0) ? b[node] : b[node] / diagonal;
+      }
+      return;
+    }
+    for (const std::int32_t node : level.constrained_nodes) x[node] = b[node];
+  }
+
+  void smooth(const Level<T>& level, const T* b, T* x) const {
+    const std::int32_t n = level.a.rows;
+    T* r = level.residual.data();
+    T* d = level.direction.data();
+    if (options.smoother == Smoother::jacobi) {
+      for (std::int32_t sweep = 0; sweep < options.smoothing_steps; ++sweep) {
+        kernels.residual(level.a.view(), b, x, r);
+        kernels.smoothing_step(n, 0.0, options.jacobi_weight, level.inverse_diagonal.data(), r, d, x);
+      }
+      return;
+    }
+    // Chebyshev iteration on [lower, upper] (Saad, Iterative Methods, alg. 12.1).
+    const double upper = options.chebyshev_upper * level.lambda_max;
+    const double lower = options.chebyshev_lower * level.lambda_max;
+    const double theta = (upper + lower) / 2;
+    const double delta = (upper - lower) / 2;
+    const double sigma = theta / delta;
+    double rho = 1 / sigma;
+    kernels.residual(level.a.view(), b, x, r);
+    kernels.smoothing_step(n, 0.0, 1 / theta, level.inverse_diagonal.data(), r, d, x);
+    for (std::int32_t k = 1; k < options.smoothing_steps; ++k) {
+      const double rho_next = 1 / (2 * sigma - rho);
+      kernels.residual(level.a.view(), b, x, r);
+      kernels.smoothing_step(n, rho_next * rho, 2 * rho_next / delta, level.inverse_diagonal.data(), r, d, x);
+      rho = rho_next;
+    }
+  }
+
+  void coarse_solve(const T* b, T* x) const {
+    const Level<T>& level = levels.back();
+    const auto n = static_cast<std::size_t>(level.a.rows);
+    T* r = level.residual.data();
+    T* e = level.direction.data();
+    kernels.residual(level.a.view(), b, x, r);
+    if (direct) {
+      lu.solve<T>(std::span<const T>(r, n), std::span<T>(e, n));
+    } else {
+      std::fill(e, e + n, T(0));
+      const HostLinearOperator<T> op = csr_operator(level.a, Preconditioner::jacobi, backend);
+      const SolverOptions solve{.relative_tolerance = 1e-12, .max_iterations = 100000};
+      if (coarse_symmetric) cg<T>(op, std::span<const T>(r, n), std::span<T>(e, n), solve, backend);
+      else bicgstab<T>(op, std::span<const T>(r, n), std::span<T>(e, n), solve, backend);
+    }
+    kernels.axpy(level.a.rows, 1.0, e, x);
+  }
+
+  void cycle(std::size_t l, Cycle kind, const T* b, T* x) const {
+    const Level<T>& level = levels[l];
+    set_constrained(level, b, x);
+    if (l + 1 == levels.size()) {
+      coarse_solve(b, x);
+      set_constrained(level, b, x);
+      return;
+    }
+    smooth(level, b, x);
+    const Level<T>& coarse = levels[l + 1];
+    kernels.residual(level.a.view(), b, x, level.residual.data());
+    kernels.spmv(T(1), level.r.view(), level.residual.data(), T(0), coarse.b.data(), nullptr);
+    std::fill(coarse.x.begin(), coarse.x.end(), T(0));
+    if (kind == Cycle::f) cycle(l + 1, Cycle::f, coarse.b.data(), coarse.x.data());
+    cycle(l + 1, Cycle::v, coarse.b.data(), coarse.x.data());
+    kernels.spmv(T(1), level.p.view(), coarse.x.data(), T(1), x, nullptr);
+    smooth(level, b, x);
+    set_constrained(level, b, x);
+  }
+};
+
+template <typename T>
+Multigrid<T>::Multigrid(const Mesh& mesh, const CsrMatrix<T>& a, const std::vector<std::uint8_t>& constrained,
+                        const MultigridOptions& options, Backend backend)
+    : state_(std::make_unique<State>()) {
+  check_options(options);
+  if (a.rows != a.cols || a.rows != mesh.nodes() || constrained.size() != static_cast<std::size_t>(mesh.nodes())) {
+    throw UsageError(fmt::format("multigrid: a mesh of {} nodes needs a {}x{} matrix and {} constraint flags, got a "
+                                 "{}x{} matrix and {} flags",
+                                 mesh.nodes(), mesh.nodes(), mesh.nodes(), mesh.nodes(), a.rows, a.cols,
+                                 constrained.size()));
+  }
+  State& s = *state_;
+  s.options = options;
+  s.backend = multigrid_backend(backend);
+  s.kernels = detail::multigrid_kernels<T>(s.backend);
+  s.levels.push_back(Level<T>{mesh, a, {}, {}, constrained, {}, {}, 0, {}, {}, {}, {}});
+  while (static_cast<std::int32_t>(s.levels.size()) < options.max_levels && detail::can_coarsen(s.levels.back().mesh)) {
+    Level<T>& fine = s.levels.back();
+    Mesh coarse_mesh = detail::coarsened(fine.mesh);
+    std::vector<std::uint8_t> coarse_constrained = detail::coarse_constraints(fine.mesh, coarse_mesh, fine.constrained);
+    fine.p = detail::prolongation<T>(fine.mesh, coarse_mesh, fine.constrained, coarse_constrained);
+    fine.r = detail::transposed(fine.p);
+    s.levels.push_back(Level<T>{std::move(coarse_mesh), {}, {}, {}, std::move(coarse_constrained), {}, {}, 0, {}, {}, {}, {}});
+  }
+  for (std::size_t l = 0; l < s.levels.size(); ++l) {
+    Level<T>& level = s.levels[l];
+    const auto n = static_cast<std::size_t>(level.mesh.nodes());
+    for (std::int32_t node = 0; node < level.mesh.nodes(); ++node) {
+      if (level.constrained[static_cast<std::size_t>(node)]) level.constrained_nodes.push_back(node);
+    }
+    if (l > 0) level.b.assign(n, T(0)), level.x.assign(n, T(0));
+    level.residual.assign(n, T(0));
+    level.direction.assign(n, T(0));
+  }
+  s.build_operators();
+}
+
+template <typename T>
+Multigrid<T>::~Multigrid() = default;
+template <typename T>
+Multigrid<T>::Multigrid(Multigrid&&) noexcept = default;
+template <typename T>
+Multigrid<T>& Multigrid<T>::operator=(Multigrid&&) noexcept = default;
+
+template <typename T>
+void Multigrid<T>::refill(const CsrMatrix<T>& a) {
+  State& s = *state_;
+  if (a.rows != size() || a.cols != size()) {
+    throw UsageError(fmt::format("multigrid refill: the hierarchy is for {0}x{0} matrices, got {1}x{2}", size(),
+                                 a.rows, a.cols));
+  }
+  s.levels.front().a = a;
+  s.build_operators();
+}
+
+template <typename T>
+void Multigrid<T>::cycle(std::span<const T> b, std::span<T> x) const {
+  if (b.size() != static_cast<std::size_t>(size()) || x.size() != b.size()) {
+    throw UsageError(fmt::format("multigrid cycle: vectors of length {} needed, got b {} and x {}", size(), b.size(),
+                                 x.size()));
+  }
+  state_->cycle(0, state_->options.cycle, b.data(), x.data());
+}
+
+template <typename T>
+void Multigrid<T>::precondition(std::span<const T> r, std::span<T> z) const {
+  std::fill(z.begin(), z.end(), T(0));
+  cycle(r, z);
+}
+
+template <typename T>
+std::int32_t Multigrid<T>::size() const noexcept {
+  return state_->levels.front().a.rows;
+}
+template <typename T>
+std::int32_t Multigrid<T>::levels() const noexcept {
+  return static_cast<std::int32_t>(state_->levels.size());
+}
+template <typename T>
+MultigridLevelInfo Multigrid<T>::level(std::int32_t l) const {
+  const Level<T>& level = state_->levels.at(static_cast<std::size_t>(l));
+  return {{level.mesh.extent(0), level.mesh.extent(1), level.mesh.extent(2)},
+          level.mesh.nodes(),
+          level.a.nnz(),
+          level.lambda_max};
+}
+template <typename T>
+const CsrMatrix<T>& Multigrid<T>::level_matrix(std::int32_t l) const {
+  return state_->levels.at(static_cast<std::size_t>(l)).a;
+}
+template <typename T>
+bool Multigrid<T>::direct_coarse_solve() const noexcept {
+  return state_->direct;
+}
+template <typename T>
+Backend Multigrid<T>::backend() const noexcept {
+  return state_->backend;
+}
+template <typename T>
+const MultigridOptions& Multigrid<T>::options() const noexcept {
+  return state_->options;
+}
+
+template class Multigrid<float>;
+template class Multigrid<double>;
+
+}  // namespace trellis::grid

@@ -1,0 +1,173 @@
+// The multigrid drivers: cycles as the iteration (mg_solve) and flexible CG
+// preconditioned by one cycle per iteration (mgcg), on the kernels of the
+// hierarchy's backend.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+
+#include "multigrid_kernels.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/grid/multigrid.hpp"
+
+namespace trellis::grid {
+namespace {
+
+void check_arguments(const char* solver, std::int32_t size, std::size_t b_size, std::size_t x_size,
+                     const SolverOptions& options) {
+  const auto n = static_cast<std::size_t>(size);
+  if (b_size != n || x_size != n) {
+    throw UsageError(fmt::format("{}: a hierarchy of size {} needs b and x of length {}, got {} and {}", solver, size,
+                                 size, b_size, x_size));
+  }
+  if (!(options.relative_tolerance >= 0) || !std::isfinite(options.relative_tolerance)) {
+    throw UsageError(fmt::format("{}: relative_tolerance must be finite and >= 0, got {}", solver,
+                                 options.relative_tolerance));
+  }
+  if (options.max_iterations < 0) {
+    throw UsageError(fmt::format("{}: max_iterations must be >= 0, got {}", solver, options.max_iterations));
+  }
+}
+
+// Before the first iteration: norms, and a stop when there is nothing to do.
+std::optional<SolverStop> start(double rr, double bb, const SolverOptions& options, SolveResult& result,
+                                double& threshold) {
+  result.rhs_norm = std::sqrt(bb);
+  result.initial_residual = std::sqrt(rr);
+  result.residual_history = {result.initial_residual};
+  threshold = options.relative_tolerance * result.rhs_norm;
+  if (!std::isfinite(bb) || !std::isfinite(rr)) return SolverStop::non_finite_input;
+  if (bb == 0) return SolverStop::zero_rhs;
+  if (result.initial_residual <= threshold) return SolverStop::converged;
+  return std::nullopt;
+}
+
+// After iteration k with residual norm `residual`.
+std::optional<SolverStop> after(std::int32_t k, double residual, double threshold, SolveResult& result) {
+  result.iterations = k;
+  result.residual_history.push_back(residual);
+  if (!std::isfinite(residual)) return SolverStop::non_finite_residual;
+  if (residual <= threshold) return SolverStop::converged;
+  return std::nullopt;
+}
+
+void finish(const char* solver, SolverStop stop, double final_residual, const SolverOptions& options,
+            SolveResult& result) {
+  result.stop = stop;
+  result.converged = stop == SolverStop::converged || stop == SolverStop::zero_rhs;
+  result.final_residual = final_residual;
+  const double threshold = options.relative_tolerance * result.rhs_norm;
+  switch (stop) {
+    case SolverStop::converged:
+      result.stopped_because = fmt::format("{} converged after {} iterations: residual {:.3e} <= {:g} * ||b|| = {:.3e}",
+                                           solver, result.iterations, result.residual_history.back(),
+                                           options.relative_tolerance, threshold);
+      break;
+    case SolverStop::zero_rhs: result.stopped_because = "b is zero, so x = 0"; break;
+    case SolverStop::max_iterations:
+      result.stopped_because = fmt::format("{}: max_iterations ({}) reached: residual {:.3e} > {:.3e}", solver,
+                                           options.max_iterations, result.residual_history.back(), threshold);
+      break;
+    case SolverStop::non_finite_input: result.stopped_because = "b or the initial residual holds NaN or infinity"; break;
+    case SolverStop::not_positive_definite:
+      result.stopped_because = fmt::format("{}: p^T A p <= 0 after {} iterations: the operator is not SPD", solver,
+                                           result.iterations);
+      break;
+    default:
+      result.stopped_because =
+          fmt::format("{}: the iteration produced NaN or infinity after {} iterations", solver, result.iterations);
+      break;
+  }
+}
+
+}  // namespace
+
+template <typename T>
+SolveResult mg_solve(const Multigrid<T>& mg, std::type_identity_t<std::span<const T>> b,
+                     std::type_identity_t<std::span<T>> x, const SolverOptions& options) {
+  check_arguments("mg", mg.size(), b.size(), x.size(), options);
+  const detail::MultigridKernels<T> kernels = detail::multigrid_kernels<T>(mg.backend());
+  const std::int32_t n = mg.size();
+  const CsrView<T> a = mg.level_matrix(0).view();
+  std::vector<T> r(static_cast<std::size_t>(n));
+  SolveResult result;
+  kernels.residual(a, b.data(), x.data(), r.data());
+  double threshold = 0;
+  std::optional<SolverStop> stop =
+      start(kernels.dot(n, r.data(), r.data()), kernels.dot(n, b.data(), b.data()), options, result, threshold);
+  for (std::int32_t k = 1; !stop && k <= options.max_iterations; ++k) {
+    mg.cycle(b, x);
+    kernels.residual(a, b.data(), x.data(), r.data());
+    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result);
+  }
+  if (stop == SolverStop::zero_rhs) std::fill(x.begin(), x.end(), T(0));
+  kernels.residual(a, b.data(), x.data(), r.data());
+  finish("mg", stop.value_or(SolverStop::max_iterations), std::sqrt(kernels.dot(n, r.data(), r.data())), options,
+         result);
+  return result;
+}
+
+template <typename T>
+SolveResult mgcg(const HostLinearOperator<T>& op, const Multigrid<T>& mg, std::type_identity_t<std::span<const T>> b,
+                 std::type_identity_t<std::span<T>> x, const SolverOptions& options) {
+  check_arguments("mgcg", mg.size(), b.size(), x.size(), options);
+  if (op.size != mg.size() || !op.apply) {
+    throw UsageError(fmt::format("mgcg: the operator (size {}{}) must be the one of the hierarchy (size {})", op.size,
+                                 op.apply ? "" : ", no apply", mg.size()));
+  }
+  const detail::MultigridKernels<T> kernels = detail::multigrid_kernels<T>(mg.backend());
+  const std::int32_t n = mg.size();
+  const auto length = static_cast<std::size_t>(n);
+  std::vector<T> r(length), z(length), z_previous(length), p(length), q(length);
+  auto residual_of = [&](std::span<const T> at) {  // r = b - A at
+    op.apply(at, q);
+    for (std::size_t i = 0; i < length; ++i) r[i] = b[i] - q[i];
+  };
+  SolveResult result;
+  residual_of(x);
+  double threshold = 0;
+  std::optional<SolverStop> stop =
+      start(kernels.dot(n, r.data(), r.data()), kernels.dot(n, b.data(), b.data()), options, result, threshold);
+  if (!stop) {
+    mg.precondition(r, z);
+    p = z;
+  }
+  double rz = kernels.dot(n, r.data(), z.data());
+  for (std::int32_t k = 1; !stop && k <= options.max_iterations; ++k) {
+    op.apply(p, q);
+    const double pq = kernels.dot(n, p.data(), q.data());
+    if (!std::isfinite(pq)) stop = SolverStop::non_finite_residual;
+    else if (!(pq > 0)) stop = SolverStop::not_positive_definite;
+    if (stop) break;
+    const double alpha = rz / pq;
+    kernels.axpy(n, alpha, p.data(), x.data());
+    kernels.axpy(n, -alpha, q.data(), r.data());
+    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result);
+    if (stop) break;
+    z_previous.swap(z);
+    mg.precondition(r, z);
+    const double rz_next = kernels.dot(n, r.data(), z.data());
+    const double beta = (rz_next - kernels.dot(n, r.data(), z_previous.data())) / rz;
+    rz = rz_next;
+    kernels.xpay(n, z.data(), beta, p.data());
+  }
+  if (stop == SolverStop::zero_rhs) std::fill(x.begin(), x.end(), T(0));
+  residual_of(x);
+  finish("mgcg", stop.value_or(SolverStop::max_iterations), std::sqrt(kernels.dot(n, r.data(), r.data())), options,
+         result);
+  return result;
+}
+
+#define TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(T)                                                            \
+  template SolveResult mg_solve<T>(const Multigrid<T>&, std::type_identity_t<std::span<const T>>,              \
+                                   std::type_identity_t<std::span<T>>, const SolverOptions&);                  \
+  template SolveResult mgcg<T>(const HostLinearOperator<T>&, const Multigrid<T>&,                              \
+                               std::type_identity_t<std::span<const T>>, std::type_identity_t<std::span<T>>,   \
+                               const SolverOptions&);
+
+TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(float)
+TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(double)
+
+#undef TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS
+
+}  // namespace trellis::grid
