@@ -1,5 +1,6 @@
 // `trellis grid poisson|convection|heat`: the finite-difference examples as
-// convergence studies, printed as a table (h, errors, observed orders).
+// convergence studies, printed as a table (h, errors, observed orders,
+// iterations of the linear solver chosen with --solver).
 #include <fmt/format.h>
 
 #include <map>
@@ -24,6 +25,9 @@ struct GridCommand {
   std::string mesh = "uniform";
   std::string rhs = "auto";
   std::string vtk;
+  std::string solver = "cg";
+  std::string cycle = "V";
+  std::string smoother = "chebyshev";
   bool json = false;
 };
 
@@ -57,6 +61,11 @@ void run(const std::string& problem, GridCommand& command, const GlobalOptions& 
   ProblemOptions& options = command.options;
   options.backend = globals.requested_backend();
   options.mesh = command.mesh == "uniform" ? grid::MeshKind::uniform : grid::MeshKind::nonuniform;
+  options.solver = command.solver == "mg"     ? grid::LinearSolver::mg
+                   : command.solver == "mgcg" ? grid::LinearSolver::mgcg
+                                              : grid::LinearSolver::cg;
+  options.multigrid.cycle = command.cycle == "F" ? grid::Cycle::f : grid::Cycle::v;
+  options.multigrid.smoother = command.smoother == "jacobi" ? grid::Smoother::jacobi : grid::Smoother::chebyshev;
   options.rhs = command.rhs == "nodal"     ? grid::RhsProjection::nodal
                 : command.rhs == "average" ? grid::RhsProjection::cell_average
                                            : grid::RhsProjection::automatic;
@@ -74,8 +83,11 @@ void run(const std::string& problem, GridCommand& command, const GlobalOptions& 
     fmt::print("{}\n", table.to_json());
     return;
   }
-  fmt::print("{} on [0,1]^{}, {} mesh, {} backend{}\n\n", study.problem, options.dim, command.mesh,
-             to_string(study.backend), options.matrix_free ? ", matrix-free" : "");
+  std::string solver = command.solver == "cg" ? (problem == "convection" ? "BiCGStab with Jacobi" : "CG with Jacobi")
+                                              : fmt::format("{}, {}-cycle, {} smoother", command.solver,
+                                                            to_string(options.multigrid.cycle), command.smoother);
+  fmt::print("{} on [0,1]^{}, {} mesh, {} backend{}, {}\n\n", study.problem, options.dim, command.mesh,
+             to_string(study.backend), options.matrix_free ? ", matrix-free" : "", solver);
   fmt::print("{}", table.to_markdown());
   fmt::print("\nfitted order: normh {:.2f}, H1 {:.2f}\n", study.fitted_order_h, study.fitted_order_h1);
 }
@@ -101,6 +113,17 @@ void add_problem(CLI::App& grid, const std::string& name, const std::string& des
       ->check(CLI::IsMember({"auto", "nodal", "average"}))
       ->capture_default_str();
   sub->add_flag("--matrix-free", command->options.matrix_free, "Apply the operator without assembling it");
+  sub->add_option("--solver", command->solver,
+                  "cg: Jacobi-preconditioned Krylov (CG; BiCGStab for convection); mg: multigrid cycles; mgcg: CG "
+                  "preconditioned by a multigrid cycle (not for convection). mg and mgcg run on reference or cpu")
+      ->check(CLI::IsMember({"cg", "mg", "mgcg"}))
+      ->capture_default_str();
+  sub->add_option("--cycle", command->cycle, "Multigrid cycle: V or F")
+      ->check(CLI::IsMember({"V", "F"}))
+      ->capture_default_str();
+  sub->add_option("--smoother", command->smoother, "Multigrid smoother: chebyshev (degree 3) or jacobi (3 sweeps)")
+      ->check(CLI::IsMember({"chebyshev", "jacobi"}))
+      ->capture_default_str();
   sub->add_option("--tolerance", command->options.tolerance, "Relative residual of each linear solve")
       ->capture_default_str();
   sub->add_option("--vtk", command->vtk, "Write the finest solution, the exact one and the error as legacy VTK");
@@ -113,8 +136,8 @@ void add_problem(CLI::App& grid, const std::string& name, const std::string& des
 void add_grid_command(CLI::App& app, const GlobalOptions& globals) {
   CLI::App* grid = app.add_subcommand("grid", "Finite differences on tensor meshes: convergence studies");
   grid->require_subcommand(1);
-  add_problem(*grid, "poisson", "-Lap u = f on [0,1]^d, u = exp(x+y+z), CG with Jacobi", globals, 2, 8, 4);
-  add_problem(*grid, "convection", "-Lap u + b.grad u = f, central differences, BiCGStab with Jacobi", globals, 2, 8,
+  add_problem(*grid, "poisson", "-Lap u = f on [0,1]^d, u = exp(x+y+z), CG with Jacobi or multigrid", globals, 2, 8, 4);
+  add_problem(*grid, "convection", "-Lap u + b.grad u = f, central differences, BiCGStab with Jacobi or multigrid", globals, 2, 8,
               4);
   add_problem(*grid, "heat", "u_t - k(t) Lap u = f, implicit Euler with dt = h^2, refill every step", globals, 2, 8,
               3);

@@ -22,10 +22,18 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/grid/mesh.hpp"
+#include "trellis/grid/multigrid.hpp"
 
 namespace trellis::grid {
 
 enum class MeshKind { uniform, nonuniform };
+// cg: the Krylov solver with Jacobi (CG; BiCGStab for convection-diffusion),
+// on any backend. mg: multigrid cycles alone; mgcg: CG preconditioned by one
+// cycle (symmetric problems only: not convection-diffusion). mg and mgcg run
+// on reference or cpu (automatic means cpu; cuda throws BackendUnavailable);
+// the heat example builds the hierarchy once per mesh and refills it with
+// every step's matrix.
+enum class LinearSolver { cg, mg, mgcg };
 enum class RhsProjection { automatic, nodal, cell_average };
 
 struct ProblemOptions {
@@ -38,6 +46,8 @@ struct ProblemOptions {
   bool matrix_free = false;
   Backend backend = Backend::automatic;
   double tolerance = 1e-10;  // relative residual of the linear solves
+  LinearSolver solver = LinearSolver::cg;
+  MultigridOptions multigrid;  // for mg and mgcg
 };
 
 struct ConvergenceRow {
@@ -49,7 +59,7 @@ struct ConvergenceRow {
   double error_max = 0;   // max norm
   double order_h = 0;     // observed against the previous row (NaN on the first)
   double order_h1 = 0;
-  std::int64_t iterations = 0;  // solver iterations (summed over time steps for heat)
+  std::int64_t iterations = 0;  // solver iterations, cycles for mg (summed over time steps for heat)
   std::int32_t steps = 1;       // time steps
   double setup_seconds = 0;     // pattern and tables
   double solve_seconds = 0;     // fills and solves
@@ -68,7 +78,7 @@ struct ConvergenceStudy {
 };
 
 // Throw UsageError on out-of-range options (dim, cells, levels, tolerance,
-// more than 2^31 unknowns).
+// more than 2^31 unknowns, mgcg for convection-diffusion).
 ConvergenceStudy poisson_study(const ProblemOptions& options);
 ConvergenceStudy convection_diffusion_study(const ProblemOptions& options);
 ConvergenceStudy heat_study(const ProblemOptions& options);

@@ -4,7 +4,8 @@
 //   (1/dt) inner_h(u, v) + inner_plus(k grad- u, grad- v)
 //       = inner_h(avg_h f, v) + (1/dt) inner_h(u_old, v).
 // One setup per mesh; every step refills the matrix with the new k (the
-// pattern and tables are reused) and solves with CG.
+// pattern and tables are reused) and solves with CG, or with multigrid
+// whose hierarchy is built at the first step and refilled at the others.
 #include <cmath>
 #include <memory>
 #include <numbers>
@@ -28,7 +29,7 @@ ConvergenceStudy heat_study(const ProblemOptions& options) {
   detail::check_options(options);
   ConvergenceStudy study;
   study.problem = "heat";
-  study.backend = resolve(options.backend);
+  study.backend = detail::study_backend(options);
   const int dim = options.dim;
   TrialFunction u;
   TestFunction v;
@@ -44,8 +45,7 @@ ConvergenceStudy heat_study(const ProblemOptions& options) {
     row.cells = options.cells << level;
     row.steps = steps;
     SteadyTimer setup;
-    detail::FormSolver solver(*mesh, a, l, {boundary_marker(*mesh)}, detail::Krylov::cg, options.matrix_free,
-                              study.backend);
+    detail::FormSolver solver(*mesh, a, l, {boundary_marker(*mesh)}, detail::Krylov::cg, options, study.backend);
     row.setup_seconds = setup.elapsed_ms() / 1000;
 
     auto exact_at = [&](double t) {

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
 
@@ -18,11 +20,18 @@ struct FormSolver::Device {
 };
 
 FormSolver::FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearForm& rhs,
-                       const std::vector<Marker>& dirichlet, Krylov krylov, bool matrix_free, Backend backend)
+                       const std::vector<Marker>& dirichlet, Krylov krylov, const ProblemOptions& options,
+                       Backend backend)
     : assembly_(mesh, form, rhs, dirichlet, {.symmetrize = true}),
       krylov_(krylov),
+      solver_(options.solver),
+      multigrid_options_(options.multigrid),
       backend_(resolve(backend)) {
-  if (matrix_free) matrix_free_.emplace(mesh, form, dirichlet, AssemblyOptions{.symmetrize = true});
+  if (solver_ != LinearSolver::cg && backend_ == Backend::cuda) {
+    throw BackendUnavailable("--solver mg and mgcg run on the reference and cpu backends (multigrid has no cuda "
+                             "implementation yet)");
+  }
+  if (options.matrix_free) matrix_free_.emplace(mesh, form, dirichlet, AssemblyOptions{.symmetrize = true});
   host_matrix_ = assembly_.new_matrix();
   if (backend_ == Backend::cuda) {
     device_ = std::make_unique<Device>();
@@ -57,6 +66,11 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
     assembly_.refill(coefficients, host_matrix_, backend_);
     std::vector<double> b(static_cast<std::size_t>(n));
     assembly_.assemble_rhs(coefficients, boundary_values, host_matrix_, b, backend_);
+    if (solver_ != LinearSolver::cg) {
+      result = multigrid_solve(coefficients, b, x, options);
+      require_converged(result);
+      return result;
+    }
     HostLinearOperator<double> op;
     if (matrix_free_) {
       op.size = n;
@@ -99,6 +113,31 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
   d.x.copy_to_host(x);
   device::synchronize(nullptr);
   return result;
+}
+
+SolveResult FormSolver::multigrid_solve(const Coefficients<double>& coefficients, const std::vector<double>& b,
+                                       std::vector<double>& x, const SolverOptions& options) {
+  if (multigrid_) {
+    multigrid_->refill(host_matrix_.matrix);
+  } else {
+    multigrid_.emplace(assembly_.mesh(), host_matrix_.matrix, assembly_.constrained(), multigrid_options_, backend_);
+  }
+  if (solver_ == LinearSolver::mg) {
+    // A cycle that stops contracting shows within a few hundred cycles.
+    SolverOptions cycles = options;
+    cycles.max_iterations = std::min(options.max_iterations, 500);
+    return mg_solve<double>(*multigrid_, b, x, cycles);
+  }
+  HostLinearOperator<double> op;
+  if (matrix_free_) {
+    op.size = assembly_.mesh().nodes();
+    op.apply = [&](std::span<const double> in, std::span<double> out) {
+      matrix_free_->apply(coefficients, in, out, backend_);
+    };
+  } else {
+    op = csr_operator(host_matrix_.matrix, Preconditioner::none, backend_);
+  }
+  return mgcg<double>(op, *multigrid_, b, x, options);
 }
 
 }  // namespace trellis::grid::detail

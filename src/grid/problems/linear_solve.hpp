@@ -1,8 +1,8 @@
 // One linear solve of an assembled (or matrix-free) form on a chosen
 // backend, shared by the worked examples: the host path (reference or cpu:
-// host fill, CSR operator, host Krylov) and the cuda path (device fill from
-// the resident tables, device CSR or matrix-free operator, device Krylov,
-// nothing on the host per iteration).
+// host fill, CSR operator, host Krylov or multigrid) and the cuda path
+// (device fill from the resident tables, device CSR or matrix-free operator,
+// device Krylov, nothing on the host per iteration).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,8 @@
 #include "trellis/core/backend.hpp"
 #include "trellis/grid/assembly.hpp"
 #include "trellis/grid/matrix_free.hpp"
+#include "trellis/grid/multigrid.hpp"
+#include "trellis/grid/problems.hpp"
 #include "trellis/grid/solvers.hpp"
 
 namespace trellis::grid::detail {
@@ -20,11 +22,13 @@ namespace trellis::grid::detail {
 enum class Krylov { cg, bicgstab };
 
 // A form on a mesh with its constraints, set up once and solved many times
-// (the heat example refills and solves every time step).
+// (the heat example refills and solves every time step). With mg or mgcg
+// the multigrid hierarchy is built at the first solve and refilled at the
+// next ones.
 class FormSolver {
  public:
   FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearForm& rhs, const std::vector<Marker>& dirichlet,
-             Krylov krylov, bool matrix_free, Backend backend);
+             Krylov krylov, const ProblemOptions& options, Backend backend);
   ~FormSolver();
 
   Backend backend() const noexcept { return backend_; }
@@ -37,9 +41,14 @@ class FormSolver {
 
  private:
   struct Device;
+  SolveResult multigrid_solve(const Coefficients<double>& coefficients, const std::vector<double>& b,
+                              std::vector<double>& x, const SolverOptions& options);
   Assembly<double> assembly_;
   std::optional<MatrixFreeOperator<double>> matrix_free_;
   Krylov krylov_;
+  LinearSolver solver_;
+  MultigridOptions multigrid_options_;
+  std::optional<Multigrid<double>> multigrid_;
   Backend backend_;
   AssembledMatrix<double> host_matrix_;
   std::unique_ptr<Device> device_;

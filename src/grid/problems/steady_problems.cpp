@@ -5,12 +5,15 @@
 //                         mean of D- and D+ (central differences) weighted
 //                         by inner_h, b = (1, -1/2, 1/4); not symmetric,
 //                         BiCGStab with Jacobi.
+// options.solver swaps the Krylov solver for multigrid (mg, or mgcg for
+// Poisson).
 // f_h is R_h f or avg_h f (problems.hpp); Dirichlet data R_h u.
 #include <array>
 #include <memory>
 
 #include "linear_solve.hpp"
 #include "study.hpp"
+#include "trellis/core/error.hpp"
 #include "trellis/core/timer.hpp"
 #include "trellis/grid/projections.hpp"
 
@@ -23,7 +26,7 @@ ConvergenceStudy steady_study(const ProblemOptions& options, const char* name, c
   detail::check_options(options);
   ConvergenceStudy study;
   study.problem = name;
-  study.backend = resolve(options.backend);
+  study.backend = detail::study_backend(options);
   const int dim = options.dim;
   const LinearForm l = inner_h(Coefficient{0}, TestFunction{});
   for (int level = 0; level < options.levels; ++level) {
@@ -37,7 +40,7 @@ ConvergenceStudy steady_study(const ProblemOptions& options, const char* name, c
     ConvergenceRow row;
     row.cells = options.cells << level;
     SteadyTimer setup;
-    detail::FormSolver solver(*mesh, a, l, {boundary_marker(*mesh)}, krylov, options.matrix_free, study.backend);
+    detail::FormSolver solver(*mesh, a, l, {boundary_marker(*mesh)}, krylov, options, study.backend);
     row.setup_seconds = setup.elapsed_ms() / 1000;
 
     Coefficients<double> coefficients(*mesh, 1);
@@ -68,6 +71,10 @@ ConvergenceStudy poisson_study(const ProblemOptions& options) {
 }
 
 ConvergenceStudy convection_diffusion_study(const ProblemOptions& options) {
+  if (options.solver == LinearSolver::mgcg) {
+    throw UsageError("--solver mgcg needs a symmetric operator (CG) and convection-diffusion is not symmetric: use "
+                     "--solver mg (multigrid cycles) or cg (BiCGStab with Jacobi)");
+  }
   constexpr std::array<double, 3> b = {1.0, -0.5, 0.25};
   TrialFunction u;
   TestFunction v;
