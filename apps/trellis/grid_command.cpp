@@ -84,7 +84,10 @@ void run(const std::string& problem, GridCommand& command, const GlobalOptions& 
     return;
   }
   std::string solver = command.solver == "cg" ? (problem == "convection" ? "BiCGStab with Jacobi" : "CG with Jacobi")
-                                              : fmt::format("{}, {}-cycle, {} smoother", command.solver,
+                     : command.solver == "mg" ? fmt::format("multigrid, {}-cycle, {} smoother",
+                                                            to_string(options.multigrid.cycle), command.smoother)
+                                              : fmt::format("{} with a multigrid {}-cycle, {} smoother",
+                                                            problem == "convection" ? "BiCGStab" : "CG",
                                                             to_string(options.multigrid.cycle), command.smoother);
   fmt::print("{} on [0,1]^{}, {} mesh, {} backend{}, {}\n\n", study.problem, options.dim, command.mesh,
              to_string(study.backend), options.matrix_free ? ", matrix-free" : "", solver);
@@ -114,8 +117,8 @@ void add_problem(CLI::App& grid, const std::string& name, const std::string& des
       ->capture_default_str();
   sub->add_flag("--matrix-free", command->options.matrix_free, "Apply the operator without assembling it");
   sub->add_option("--solver", command->solver,
-                  "cg: Jacobi-preconditioned Krylov (CG; BiCGStab for convection); mg: multigrid cycles; mgcg: CG "
-                  "preconditioned by a multigrid cycle (not for convection). mg and mgcg run on reference or cpu")
+                  "cg: Krylov (CG; BiCGStab for convection) with Jacobi; mg: multigrid cycles; mgcg: the same Krylov "
+                  "solver preconditioned by a multigrid cycle. mg and mgcg run on reference or cpu")
       ->check(CLI::IsMember({"cg", "mg", "mgcg"}))
       ->capture_default_str();
   sub->add_option("--cycle", command->cycle, "Multigrid cycle: V or F")

@@ -1,6 +1,6 @@
-// The multigrid drivers: cycles as the iteration (mg_solve) and flexible CG
-// preconditioned by one cycle per iteration (mgcg), on the kernels of the
-// hierarchy's backend.
+// The multigrid drivers: cycles as the iteration (mg_solve), flexible CG
+// preconditioned by one cycle per iteration (mgcg) and right-preconditioned
+// BiCGStab (mg_bicgstab), on the kernels of the hierarchy's backend.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -73,10 +73,23 @@ void finish(const char* solver, SolverStop stop, double final_residual, const So
       result.stopped_because = fmt::format("{}: p^T A p <= 0 after {} iterations: the operator is not SPD", solver,
                                            result.iterations);
       break;
+    case SolverStop::rho_breakdown:
+    case SolverStop::alpha_breakdown:
+    case SolverStop::omega_breakdown:
+      result.stopped_because = fmt::format("{}: {} after {} iterations", solver, to_string(stop), result.iterations);
+      break;
     default:
       result.stopped_because =
           fmt::format("{}: the iteration produced NaN or infinity after {} iterations", solver, result.iterations);
       break;
+  }
+}
+
+template <typename T>
+void check_operator(const char* solver, const HostLinearOperator<T>& op, const Multigrid<T>& mg) {
+  if (op.size != mg.size() || !op.apply) {
+    throw UsageError(fmt::format("{}: the operator (size {}{}) must be the one of the hierarchy (size {})", solver,
+                                 op.size, op.apply ? "" : ", no apply", mg.size()));
   }
 }
 
@@ -111,10 +124,7 @@ template <typename T>
 SolveResult mgcg(const HostLinearOperator<T>& op, const Multigrid<T>& mg, std::type_identity_t<std::span<const T>> b,
                  std::type_identity_t<std::span<T>> x, const SolverOptions& options) {
   check_arguments("mgcg", mg.size(), b.size(), x.size(), options);
-  if (op.size != mg.size() || !op.apply) {
-    throw UsageError(fmt::format("mgcg: the operator (size {}{}) must be the one of the hierarchy (size {})", op.size,
-                                 op.apply ? "" : ", no apply", mg.size()));
-  }
+  check_operator("mgcg", op, mg);
   const detail::MultigridKernels<T> kernels = detail::multigrid_kernels<T>(mg.backend());
   const std::int32_t n = mg.size();
   const auto length = static_cast<std::size_t>(n);
@@ -158,12 +168,80 @@ SolveResult mgcg(const HostLinearOperator<T>& op, const Multigrid<T>& mg, std::t
   return result;
 }
 
+// van der Vorst's BiCGStab with M^-1 = one cycle on the right: the
+// iterate moves along p_hat = B p and s_hat = B s.
+template <typename T>
+SolveResult mg_bicgstab(const HostLinearOperator<T>& op, const Multigrid<T>& mg,
+                        std::type_identity_t<std::span<const T>> b, std::type_identity_t<std::span<T>> x,
+                        const SolverOptions& options) {
+  check_arguments("mg_bicgstab", mg.size(), b.size(), x.size(), options);
+  check_operator("mg_bicgstab", op, mg);
+  const detail::MultigridKernels<T> kernels = detail::multigrid_kernels<T>(mg.backend());
+  const std::int32_t n = mg.size();
+  const auto length = static_cast<std::size_t>(n);
+  std::vector<T> r(length), r_hat(length), p(length, T(0)), v(length, T(0)), p_hat(length), s_hat(length), t(length);
+  auto residual_of = [&](std::span<const T> at) {  // r = b - A at
+    op.apply(at, t);
+    for (std::size_t i = 0; i < length; ++i) r[i] = b[i] - t[i];
+  };
+  SolveResult result;
+  residual_of(x);
+  r_hat = r;
+  double threshold = 0;
+  std::optional<SolverStop> stop =
+      start(kernels.dot(n, r.data(), r.data()), kernels.dot(n, b.data(), b.data()), options, result, threshold);
+  double rho = 1, alpha = 1, omega = 1;
+  for (std::int32_t k = 1; !stop && k <= options.max_iterations; ++k) {
+    const double rho_next = kernels.dot(n, r_hat.data(), r.data());
+    if (rho_next == 0 || !std::isfinite(rho_next)) {
+      stop = std::isfinite(rho_next) ? SolverStop::rho_breakdown : SolverStop::non_finite_residual;
+      break;
+    }
+    const double beta = (rho_next / rho) * (alpha / omega);
+    rho = rho_next;
+    kernels.axpy(n, -omega, v.data(), p.data());
+    kernels.xpay(n, r.data(), beta, p.data());  // p = r + beta (p - omega v)
+    mg.precondition(p, p_hat);
+    op.apply(p_hat, v);
+    const double rv = kernels.dot(n, r_hat.data(), v.data());
+    alpha = rho / rv;
+    if (rv == 0 || !std::isfinite(alpha)) {
+      stop = SolverStop::alpha_breakdown;
+      break;
+    }
+    kernels.axpy(n, -alpha, v.data(), r.data());  // r now holds s
+    kernels.axpy(n, alpha, p_hat.data(), x.data());
+    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result);
+    if (stop) break;
+    result.residual_history.pop_back();  // the half step is not an iteration's end
+    mg.precondition(r, s_hat);
+    op.apply(s_hat, t);
+    const double tt = kernels.dot(n, t.data(), t.data());
+    omega = kernels.dot(n, t.data(), r.data()) / tt;
+    if (!(tt > 0) || omega == 0 || !std::isfinite(omega)) {
+      stop = SolverStop::omega_breakdown;
+      break;
+    }
+    kernels.axpy(n, omega, s_hat.data(), x.data());
+    kernels.axpy(n, -omega, t.data(), r.data());
+    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result);
+  }
+  if (stop == SolverStop::zero_rhs) std::fill(x.begin(), x.end(), T(0));
+  residual_of(x);
+  finish("mg_bicgstab", stop.value_or(SolverStop::max_iterations), std::sqrt(kernels.dot(n, r.data(), r.data())),
+         options, result);
+  return result;
+}
+
 #define TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(T)                                                            \
   template SolveResult mg_solve<T>(const Multigrid<T>&, std::type_identity_t<std::span<const T>>,              \
                                    std::type_identity_t<std::span<T>>, const SolverOptions&);                  \
   template SolveResult mgcg<T>(const HostLinearOperator<T>&, const Multigrid<T>&,                              \
                                std::type_identity_t<std::span<const T>>, std::type_identity_t<std::span<T>>,   \
-                               const SolverOptions&);
+                               const SolverOptions&);                                                          \
+  template SolveResult mg_bicgstab<T>(const HostLinearOperator<T>&, const Multigrid<T>&,                       \
+                                      std::type_identity_t<std::span<const T>>, std::type_identity_t<std::span<T>>, \
+                                      const SolverOptions&);
 
 TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(float)
 TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(double)

@@ -146,4 +146,12 @@ template <typename T>
 SolveResult mgcg(const HostLinearOperator<T>& op, const Multigrid<T>& mg, std::type_identity_t<std::span<const T>> b,
                  std::type_identity_t<std::span<T>> x, const SolverOptions& options = {});
 
+// BiCGStab on op right-preconditioned by one cycle per application (two
+// cycles an iteration), for non-symmetric forms such as
+// convection-diffusion; stops like bicgstab (solvers.hpp).
+template <typename T>
+SolveResult mg_bicgstab(const HostLinearOperator<T>& op, const Multigrid<T>& mg,
+                        std::type_identity_t<std::span<const T>> b, std::type_identity_t<std::span<T>> x,
+                        const SolverOptions& options = {});
+
 }  // namespace trellis::grid

@@ -28,8 +28,9 @@ namespace trellis::grid {
 
 enum class MeshKind { uniform, nonuniform };
 // cg: the Krylov solver with Jacobi (CG; BiCGStab for convection-diffusion),
-// on any backend. mg: multigrid cycles alone; mgcg: CG preconditioned by one
-// cycle (symmetric problems only: not convection-diffusion). mg and mgcg run
+// on any backend. mg: multigrid cycles alone; mgcg: the Krylov solver
+// preconditioned by one cycle (mgcg, or mg_bicgstab for convection-diffusion;
+// multigrid.hpp). mg and mgcg run
 // on reference or cpu (automatic means cpu; cuda throws BackendUnavailable);
 // the heat example builds the hierarchy once per mesh and refills it with
 // every step's matrix.
@@ -78,7 +79,7 @@ struct ConvergenceStudy {
 };
 
 // Throw UsageError on out-of-range options (dim, cells, levels, tolerance,
-// more than 2^31 unknowns, mgcg for convection-diffusion).
+// more than 2^31 unknowns).
 ConvergenceStudy poisson_study(const ProblemOptions& options);
 ConvergenceStudy convection_diffusion_study(const ProblemOptions& options);
 ConvergenceStudy heat_study(const ProblemOptions& options);

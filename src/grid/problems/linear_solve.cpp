@@ -137,7 +137,8 @@ SolveResult FormSolver::multigrid_solve(const Coefficients<double>& coefficients
   } else {
     op = csr_operator(host_matrix_.matrix, Preconditioner::none, backend_);
   }
-  return mgcg<double>(op, *multigrid_, b, x, options);
+  return krylov_ == Krylov::cg ? mgcg<double>(op, *multigrid_, b, x, options)
+                               : mg_bicgstab<double>(op, *multigrid_, b, x, options);
 }
 
 }  // namespace trellis::grid::detail
