@@ -281,6 +281,42 @@ TEST_P(MultigridTest, NonSymmetricFormsSolveWithBicgstab) {
   }
 }
 
+// Constraints other than the boundary: none at all (a reaction term keeps
+// the form definite), and an interior disc held beside the boundary.
+TEST_P(MultigridTest, OtherConstraintSets) {
+  const Mesh mesh = make_mesh({32, 32}, Kind::random, 7, true);
+  TrialFunction u;
+  TestFunction v;
+  const BilinearForm form = inner_plus(Coefficient{0} * grad_minus(u), grad_minus(v)) + inner_h(u, v);
+  const Marker disc = mark(mesh, "disc", [](const Point& p) {
+    return (p[0] - 0.4) * (p[0] - 0.4) + (p[1] - 0.55) * (p[1] - 0.55) < 0.03;
+  });
+  for (const std::vector<Marker>& dirichlet : {std::vector<Marker>{}, std::vector<Marker>{boundary_marker(mesh), disc}}) {
+    Assembly<double> assembly(mesh, form, inner_h(Coefficient{1}, v), dirichlet, {.symmetrize = true});
+    const auto n = static_cast<std::size_t>(mesh.nodes());
+    Coefficients<double> coefficients(mesh, 2);
+    std::vector<double> k = random_vector<double>(n, 101);
+    for (double& value : k) value = 1.5 + 0.5 * value;
+    coefficients.set(0, std::span<const double>(k));
+    coefficients.set(1, std::span<const double>(random_vector<double>(n, 102)));
+    AssembledMatrix<double> a = assembly.new_matrix();
+    assembly.refill(coefficients, a, Backend::cpu);
+    std::vector<double> b(n);
+    assembly.assemble_rhs(coefficients, random_vector<double>(n, 103), a, b, Backend::cpu);
+    std::vector<double> x_ref;
+    for (const Backend which : {Backend::reference, backend()}) {
+      const Multigrid<double> mg(mesh, a.matrix, assembly.constrained(), {}, which);
+      std::vector<double> x(n, 0.0);
+      const SolveResult result = mgcg<double>(csr_operator(a.matrix, Preconditioner::none, which), mg, b, x,
+                                              {.relative_tolerance = 1e-10, .max_iterations = 50});
+      ASSERT_TRUE(result.converged) << result.stopped_because;
+      EXPECT_LE(result.iterations, 10) << dirichlet.size() << " markers";
+      if (x_ref.empty()) x_ref = x;
+      else EXPECT_LE(relative_difference(x, x_ref), 1e-8);
+    }
+  }
+}
+
 // Axes that cannot be halved keep their points; a mesh with none to halve is
 // one level, solved directly in one cycle.
 TEST_P(MultigridTest, OddSizesStopCoarseningThatAxis) {
