@@ -140,8 +140,8 @@ void add_grid_command(CLI::App& app, const GlobalOptions& globals) {
   CLI::App* grid = app.add_subcommand("grid", "Finite differences on tensor meshes: convergence studies");
   grid->require_subcommand(1);
   add_problem(*grid, "poisson", "-Lap u = f on [0,1]^d, u = exp(x+y+z), CG with Jacobi or multigrid", globals, 2, 8, 4);
-  add_problem(*grid, "convection", "-Lap u + b.grad u = f, central differences, BiCGStab with Jacobi or multigrid", globals, 2, 8,
-              4);
+  add_problem(*grid, "convection", "-Lap u + b.grad u = f, central differences, BiCGStab with Jacobi or multigrid",
+              globals, 2, 8, 4);
   add_problem(*grid, "heat", "u_t - k(t) Lap u = f, implicit Euler with dt = h^2, refill every step", globals, 2, 8,
               3);
 }

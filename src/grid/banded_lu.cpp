@@ -68,7 +68,7 @@ void BandedLu::solve(std::span<const T> b, std::span<T> x) const {
     for (std::int32_t j = i + 1; j <= last; ++j) sum -= at(i, j) * work_[static_cast<std::size_t>(j)];
     work_[static_cast<std::size_t>(i)] = sum / at(i, i);
   }
-  for (std::int32_t i = 0; i < n_; ++i) x[static_cast<std::size_t>(i)] = static_cast<T>(work_[static_cast<std::size_t>(i)]);
+  for (std::size_t i = 0; i < work_.size(); ++i) x[i] = static_cast<T>(work_[i]);
 }
 
 template double BandedLu::factor_flops<float>(const CsrMatrix<float>&);

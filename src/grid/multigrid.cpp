@@ -146,7 +146,9 @@ struct Multigrid<T>::State {
     const std::int32_t n = level.a.rows;
     const auto size = static_cast<std::size_t>(n);
     std::vector<T> scale(size), q(size), q_previous(size, T(0)), w(size), scaled(size);
-    for (std::size_t i = 0; i < size; ++i) scale[i] = static_cast<T>(std::sqrt(static_cast<double>(level.inverse_diagonal[i])));
+    for (std::size_t i = 0; i < size; ++i) {
+      scale[i] = static_cast<T>(std::sqrt(static_cast<double>(level.inverse_diagonal[i])));
+    }
     lanczos_start(level.inverse_diagonal, q);
     double norm = std::sqrt(kernels.dot(n, q.data(), q.data()));
     if (norm == 0) return 1;
@@ -333,7 +335,8 @@ Multigrid<T>::Multigrid(const Mesh& mesh, const CsrMatrix<T>& a, const std::vect
     std::vector<std::uint8_t> coarse_constrained = detail::coarse_constraints(fine.mesh, coarse_mesh, fine.constrained);
     fine.p = detail::prolongation<T>(fine.mesh, coarse_mesh, fine.constrained, coarse_constrained);
     fine.r = detail::transposed(fine.p);
-    s.levels.push_back(Level<T>{std::move(coarse_mesh), {}, {}, {}, std::move(coarse_constrained), {}, {}, 0, {}, {}, {}, {}});
+    s.levels.push_back(
+        Level<T>{std::move(coarse_mesh), {}, {}, {}, std::move(coarse_constrained), {}, {}, 0, {}, {}, {}, {}});
   }
   for (std::size_t l = 0; l < s.levels.size(); ++l) {
     Level<T>& level = s.levels[l];

@@ -68,7 +68,9 @@ void finish(const char* solver, SolverStop stop, double final_residual, const So
       result.stopped_because = fmt::format("{}: max_iterations ({}) reached: residual {:.3e} > {:.3e}", solver,
                                            options.max_iterations, result.residual_history.back(), threshold);
       break;
-    case SolverStop::non_finite_input: result.stopped_because = "b or the initial residual holds NaN or infinity"; break;
+    case SolverStop::non_finite_input:
+      result.stopped_because = "b or the initial residual holds NaN or infinity";
+      break;
     case SolverStop::not_positive_definite:
       result.stopped_because = fmt::format("{}: p^T A p <= 0 after {} iterations: the operator is not SPD", solver,
                                            result.iterations);

@@ -58,12 +58,10 @@ struct Problem {
   std::vector<double> b;
 };
 
-Problem make_problem(const Mesh& mesh, bool variable_k, std::uint64_t seed) {
-  TrialFunction u;
-  TestFunction v;
-  const BilinearForm form = inner_plus(Coefficient{0} * grad_minus(u), grad_minus(v));
-  const LinearForm rhs = inner_h(Coefficient{1}, v);
-  Assembly<double> assembly(mesh, form, rhs, {boundary_marker(mesh)}, {.symmetrize = true});
+// form(k in slot 0) = f in slot 1 under the given constraints.
+Problem make_problem(const Mesh& mesh, const BilinearForm& form, const std::vector<Marker>& dirichlet, bool variable_k,
+                     std::uint64_t seed) {
+  Assembly<double> assembly(mesh, form, inner_h(Coefficient{1}, TestFunction{}), dirichlet, {.symmetrize = true});
   const auto n = static_cast<std::size_t>(mesh.nodes());
   Coefficients<double> coefficients(mesh, 2);
   std::vector<double> k = random_vector<double>(n, seed);
@@ -74,6 +72,11 @@ Problem make_problem(const Mesh& mesh, bool variable_k, std::uint64_t seed) {
   assembly.refill(coefficients, problem.a, Backend::cpu);
   assembly.assemble_rhs(coefficients, random_vector<double>(n, seed + 2), problem.a, problem.b, Backend::cpu);
   return problem;
+}
+
+Problem make_problem(const Mesh& mesh, bool variable_k, std::uint64_t seed) {
+  return make_problem(mesh, inner_plus(Coefficient{0} * grad_minus(TrialFunction{}), grad_minus(TestFunction{})),
+                      {boundary_marker(mesh)}, variable_k, seed);
 }
 
 double relative_difference(const std::vector<double>& got, const std::vector<double>& expected) {
@@ -123,7 +126,8 @@ TEST_P(MultigridTest, CycleIsEquivalentToRef) {
   std::uint64_t seed = 100;
   for (const Case& c : cases) {
     const Problem problem = make_problem(make_mesh(c.cells, c.kind), c.variable_k, seed += 10);
-    const Multigrid<double> expected(problem.mesh, problem.a.matrix, problem.constrained, c.options, Backend::reference);
+    const Multigrid<double> expected(problem.mesh, problem.a.matrix, problem.constrained, c.options,
+                                     Backend::reference);
     const Multigrid<double> got(problem.mesh, problem.a.matrix, problem.constrained, c.options, backend());
     ASSERT_EQ(got.levels(), expected.levels());
     for (std::int32_t l = 0; l < got.levels(); ++l) {
@@ -255,19 +259,15 @@ TEST_P(MultigridTest, NonSymmetricFormsSolveWithBicgstab) {
   const BilinearForm form = inner_plus(grad_minus(u), grad_minus(v)) +
                             inner_h(2.0 * backward_difference(0)(u), v) + inner_h(2.0 * forward_difference(0)(u), v) +
                             inner_h(-1.0 * backward_difference(1)(u), v) + inner_h(-1.0 * forward_difference(1)(u), v);
-  Assembly<double> assembly(mesh, form, inner_h(Coefficient{0}, v), {boundary_marker(mesh)}, {.symmetrize = true});
-  const auto n = static_cast<std::size_t>(mesh.nodes());
-  Coefficients<double> coefficients(mesh, 1);
-  coefficients.set(0, std::span<const double>(random_vector<double>(n, 91)));
-  AssembledMatrix<double> a = assembly.new_matrix();
-  assembly.refill(coefficients, a, Backend::cpu);
-  std::vector<double> b(n);
-  assembly.assemble_rhs(coefficients, random_vector<double>(n, 92), a, b, Backend::cpu);
+  const Problem problem = make_problem(mesh, form, {boundary_marker(mesh)}, false, 91);
+  const auto n = problem.b.size();
+  const CsrMatrix<double>& a = problem.a.matrix;
+  const std::vector<double>& b = problem.b;
   std::vector<double> x_ref;
   for (const Backend which : {Backend::reference, backend()}) {
-    const Multigrid<double> mg(mesh, a.matrix, assembly.constrained(), {}, which);
+    const Multigrid<double> mg(mesh, a, problem.constrained, {}, which);
     std::vector<double> x(n, 0.0), y(n, 0.0);
-    const SolveResult krylov = mg_bicgstab<double>(csr_operator(a.matrix, Preconditioner::none, which), mg, b, x,
+    const SolveResult krylov = mg_bicgstab<double>(csr_operator(a, Preconditioner::none, which), mg, b, x,
                                                    {.relative_tolerance = 1e-10, .max_iterations = 50});
     ASSERT_TRUE(krylov.converged) << krylov.stopped_because;
     EXPECT_LE(krylov.iterations, 6);
@@ -291,23 +291,16 @@ TEST_P(MultigridTest, OtherConstraintSets) {
   const Marker disc = mark(mesh, "disc", [](const Point& p) {
     return (p[0] - 0.4) * (p[0] - 0.4) + (p[1] - 0.55) * (p[1] - 0.55) < 0.03;
   });
-  for (const std::vector<Marker>& dirichlet : {std::vector<Marker>{}, std::vector<Marker>{boundary_marker(mesh), disc}}) {
-    Assembly<double> assembly(mesh, form, inner_h(Coefficient{1}, v), dirichlet, {.symmetrize = true});
-    const auto n = static_cast<std::size_t>(mesh.nodes());
-    Coefficients<double> coefficients(mesh, 2);
-    std::vector<double> k = random_vector<double>(n, 101);
-    for (double& value : k) value = 1.5 + 0.5 * value;
-    coefficients.set(0, std::span<const double>(k));
-    coefficients.set(1, std::span<const double>(random_vector<double>(n, 102)));
-    AssembledMatrix<double> a = assembly.new_matrix();
-    assembly.refill(coefficients, a, Backend::cpu);
-    std::vector<double> b(n);
-    assembly.assemble_rhs(coefficients, random_vector<double>(n, 103), a, b, Backend::cpu);
+  const std::vector<std::vector<Marker>> constraint_sets = {{}, {boundary_marker(mesh), disc}};
+  for (const std::vector<Marker>& dirichlet : constraint_sets) {
+    const Problem problem = make_problem(mesh, form, dirichlet, true, 101);
+    const auto n = problem.b.size();
     std::vector<double> x_ref;
     for (const Backend which : {Backend::reference, backend()}) {
-      const Multigrid<double> mg(mesh, a.matrix, assembly.constrained(), {}, which);
+      const Multigrid<double> mg(mesh, problem.a.matrix, problem.constrained, {}, which);
       std::vector<double> x(n, 0.0);
-      const SolveResult result = mgcg<double>(csr_operator(a.matrix, Preconditioner::none, which), mg, b, x,
+      const HostLinearOperator<double> op = csr_operator(problem.a.matrix, Preconditioner::none, which);
+      const SolveResult result = mgcg<double>(op, mg, problem.b, x,
                                               {.relative_tolerance = 1e-10, .max_iterations = 50});
       ASSERT_TRUE(result.converged) << result.stopped_because;
       EXPECT_LE(result.iterations, 10) << dirichlet.size() << " markers";
@@ -364,8 +357,10 @@ TEST_P(MultigridTest, RejectsBadInput) {
   const auto& a = problem.a.matrix;
   EXPECT_THROW(Multigrid<double>(make_mesh({8, 4}, Kind::uniform), a, problem.constrained, {}, backend()), UsageError);
   EXPECT_THROW(Multigrid<double>(mesh, a, std::vector<std::uint8_t>(3, 0), {}, backend()), UsageError);
-  for (auto bad : {+[](MultigridOptions& o) { o.smoothing_steps = 0; }, +[](MultigridOptions& o) { o.jacobi_weight = 2; },
-                   +[](MultigridOptions& o) { o.chebyshev_lower = 1.2; }, +[](MultigridOptions& o) { o.eigenvalue_steps = 0; },
+  for (auto bad : {+[](MultigridOptions& o) { o.smoothing_steps = 0; },
+                   +[](MultigridOptions& o) { o.jacobi_weight = 2; },
+                   +[](MultigridOptions& o) { o.chebyshev_lower = 1.2; },
+                   +[](MultigridOptions& o) { o.eigenvalue_steps = 0; },
                    +[](MultigridOptions& o) { o.max_levels = 0; }}) {
     MultigridOptions options;
     bad(options);

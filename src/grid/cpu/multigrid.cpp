@@ -45,7 +45,9 @@ void visit_row(const CsrView<T>& r, const CsrView<T>& a, const CsrView<T>& p, st
     for (RowOffset ka = a.row_offsets[i]; ka < a.row_offsets[i + 1]; ++ka) {
       const double ra = static_cast<double>(r.values[kr]) * a.values[ka];
       const std::int32_t j = a.col_indices[ka];
-      for (RowOffset kp = p.row_offsets[j]; kp < p.row_offsets[j + 1]; ++kp) visit(p.col_indices[kp], ra * p.values[kp]);
+      for (RowOffset kp = p.row_offsets[j]; kp < p.row_offsets[j + 1]; ++kp) {
+        visit(p.col_indices[kp], ra * p.values[kp]);
+      }
     }
   }
 }
