@@ -7,6 +7,10 @@
 
 namespace trellis::grid::detail {
 
+// Coarse levels are small: below this many rows a parallel region costs
+// more than the work (waking threads per call), so cpu runs them serially.
+inline constexpr std::int32_t kSerialRows = 16384;
+
 // b[row] - (A x)[row], the products summed in column order.
 template <typename T>
 T residual_row(const CsrView<T>& a, const T* b, const T* x, std::int32_t row) {

@@ -18,7 +18,7 @@ namespace {
 
 template <typename T>
 void residual_of(const CsrView<T>& a, const T* b, const T* x, T* r) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (a.rows >= detail::kSerialRows)
   for (std::int32_t row = 0; row < a.rows; ++row) r[row] = detail::residual_row(a, b, x, row);
 }
 
@@ -26,14 +26,14 @@ template <typename T>
 void smoothing_step_of(std::int32_t n, double alpha, double beta, const T* inverse_diagonal, const T* r, T* d, T* x) {
   const T a = static_cast<T>(alpha);
   const T c = static_cast<T>(beta);
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= detail::kSerialRows)
   for (std::int32_t i = 0; i < n; ++i) detail::smoothing_entry(a, c, inverse_diagonal, r, d, x, i);
 }
 
 template <typename T>
 void xpay_of(std::int32_t n, const T* z, double beta, T* p) {
   const T c = static_cast<T>(beta);
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= detail::kSerialRows)
   for (std::int32_t i = 0; i < n; ++i) p[i] = z[i] + c * p[i];
 }
 
@@ -59,7 +59,8 @@ CsrMatrix<T> galerkin_of(const CsrView<T>& r, const CsrView<T>& a, const CsrView
   c.cols = p.cols;
   c.row_offsets.assign(static_cast<std::size_t>(c.rows) + 1, 0);
   const auto width = static_cast<std::size_t>(p.cols);
-#pragma omp parallel
+  const bool parallel = c.rows >= detail::kSerialRows / 8;  // rows of the product cost about 8 fine rows
+#pragma omp parallel if (parallel)
   {
     std::vector<std::int32_t> seen(width, -1);
 #pragma omp for schedule(dynamic, 256)
@@ -74,7 +75,7 @@ CsrMatrix<T> galerkin_of(const CsrView<T>& r, const CsrView<T>& a, const CsrView
   for (std::int32_t row = 0; row < c.rows; ++row) c.row_offsets[row + 1] += c.row_offsets[row];
   c.col_indices.resize(static_cast<std::size_t>(c.row_offsets.back()));
   c.values.resize(c.col_indices.size());
-#pragma omp parallel
+#pragma omp parallel if (parallel)
   {
     std::vector<double> sums(width, 0.0);
     std::vector<std::uint8_t> touched(width, 0);
