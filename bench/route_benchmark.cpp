@@ -448,6 +448,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           router_options.backend = backends[b];
           router_options.max_iterations = options.max_iterations;
           router_options.concurrent_nets = options.concurrent_nets;
+          router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
           const route::RouteResult result = route::route_board(*board, router_options);
           const route::DrcReport drc =
               route::check_design_rules(*board, route::with_board_wiring(*board, result.copper));
@@ -617,6 +618,7 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       router_options.backend = backend;
       router_options.max_iterations = options.max_iterations;
       router_options.concurrent_nets = options.concurrent_nets;
+      router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
       // The backplane is laid out for its lattice (channels on grid lines):
       // no second routing on a finer one.
       router_options.refine_pitch = false;
@@ -716,7 +718,8 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
                   options.max_iterations,
                   options.concurrent_nets == 0
                       ? std::string()
-                      : fmt::format(", {} concurrent nets after the first iteration", options.concurrent_nets)));
+                      : fmt::format(", {} concurrent nets after the first iteration{}", options.concurrent_nets,
+                                    options.concurrency_follows_overuse ? " (fewer as overuse falls)" : "")));
   if (!boards.empty()) {
     route_boards(boards, backends, options, log, tables);
     notes.push_back(fmt::format("Boards from {}.", dir.string()));

@@ -326,6 +326,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
                         "their reaches (0: only nets whose reaches do not overlap)")
       ->check(CLI::Range(0, 1 << 20))
       ->capture_default_str();
+  route_cmd->add_flag("--concurrency-follows-overuse", route->options.concurrency_follows_overuse,
+                      "With --concurrent-nets N: one concurrent net for every 8 nodes overused, at most N");
   route_cmd->add_flag("--skip-backplane", route->skip_backplane, "Leave out the synthetic backplanes");
   route_cmd->add_option("--format", route->format, "markdown or json")
       ->check(CLI::IsMember({"markdown", "json"}))

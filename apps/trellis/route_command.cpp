@@ -47,6 +47,9 @@ struct RouteCommand {
   std::string directions = "board";
   double against_cost = 2;
   int concurrent_nets = 0;
+  int batch_size = route::RouterOptions{}.batch_size;
+  bool concurrency_follows_overuse = false;
+  int overuse_per_concurrent_net = 8;
 };
 
 void run(const RouteCommand& command, const GlobalOptions& globals) {
@@ -68,6 +71,9 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
                                                                : route::LayerDirections::from_board;
   options.against_direction_cost = command.against_cost;
   options.concurrent_nets = command.concurrent_nets;
+  options.batch_size = command.batch_size;
+  options.concurrency_follows_overuse = command.concurrency_follows_overuse;
+  options.overuse_per_concurrent_net = command.overuse_per_concurrent_net;
   if (command.pitch_mm != 0) {
     if (!(command.pitch_mm > 0) || command.pitch_mm > 100) {
       throw UsageError(fmt::format("--pitch must be a positive number of millimetres up to 100, got {}", command.pitch_mm));
@@ -159,11 +165,22 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
   route->add_option("--against-cost", command->against_cost,
                     "Cost of a grid step against its layer's preferred direction, in grid steps (at least 1)")
       ->capture_default_str();
+  route->add_option("--batch-size", command->batch_size,
+                    "Nets searched together at most when their reaches do not overlap (the same routes at any size)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   route->add_option("--concurrent-nets", command->concurrent_nets,
                     "After the first iteration, route this many nets at once against the same copper whatever "
                     "their reaches (0: only nets whose reaches do not overlap, the same routes as one by one)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 20));
+  route->add_flag("--concurrency-follows-overuse", command->concurrency_follows_overuse,
+                  "With --concurrent-nets N: each iteration shares batches among one net for every "
+                  "--overuse-per-concurrent-net nodes overused, at most N, down to one net after another");
+  route->add_option("--overuse-per-concurrent-net", command->overuse_per_concurrent_net,
+                    "Overused nodes per concurrent net with --concurrency-follows-overuse")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 30));
   route->callback([command, &globals] { run(*command, globals); });
 }
 

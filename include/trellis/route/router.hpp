@@ -107,6 +107,11 @@ struct RouterOptions {
   // searches run at once, and more iterations are needed; the routes
   // differ from the default's but are the same on every backend.
   int concurrent_nets = 0;
+  // With concurrent_nets: each iteration shares batches among one net for
+  // every overuse_per_concurrent_net nodes overused after the one before,
+  // at most concurrent_nets (fewer than two: reaches apart, as by default).
+  bool concurrency_follows_overuse = false;
+  int overuse_per_concurrent_net = 8;
   bool miter_corners = true;     // cut right-angle corners at 45 degrees where the clearance allows
   // Preferred directions: the board's (Specctra's (direction ...) per layer),
   // horizontal and vertical alternating from the front layer whatever the

@@ -14,8 +14,8 @@
 #include "copper_from_paths.hpp"
 #include "miter_corners.hpp"
 #include "lattice.hpp"
+#include "window_search.hpp"
 #include "trellis/core/error.hpp"
-#include "trellis/core/pinned_array.hpp"
 #include "trellis/graph/sssp.hpp"
 #include "trellis/route/router.hpp"
 
@@ -54,30 +54,14 @@ void check_options(const RouterOptions& o) {
   }
   if (o.box_margin < 1) throw UsageError(fmt::format("the box margin must be at least 1 grid step, got {}", o.box_margin));
   if (o.batch_size < 1) throw UsageError(fmt::format("the batch size must be at least 1, got {}", o.batch_size));
+  if (o.overuse_per_concurrent_net < 1) {
+    throw UsageError(fmt::format("overused nodes per concurrent net must be at least 1, got {}",
+                                 o.overuse_per_concurrent_net));
+  }
   if (o.concurrent_nets < 0) {
     throw UsageError(fmt::format("concurrent nets must be 0 (off) or more, got {}", o.concurrent_nets));
   }
 }
-
-// A search's node costs, blocked outside its window. The cuda backend copies
-// the whole array to the device for a search alone in its batch, as most
-// are after the first iteration (a lattice of two million nodes: 8 MB);
-// from page-locked memory that copy runs at the copy engine's full speed
-// instead of through the driver's staging buffer. Elsewhere, or where the
-// host will not lock that much, ordinary memory.
-class CostArray {
- public:
-  CostArray(std::size_t nodes, bool page_locked) {
-    if (page_locked) pinned_ = PinnedArray<graph::Weight>::try_allocate(nodes);
-    if (pinned_.size() != nodes) plain_.resize(nodes);
-    std::fill_n(span().begin(), nodes, kBlocked);
-  }
-  std::span<graph::Weight> span() { return pinned_.size() != 0 ? pinned_.span() : std::span<graph::Weight>(plain_); }
-
- private:
-  PinnedArray<graph::Weight> pinned_;
-  std::vector<graph::Weight> plain_;
-};
 
 // A net's routing as it grows.
 struct NetRoute {
@@ -107,18 +91,26 @@ class Negotiation {
         routes_(board.nets.size()),
         own_(static_cast<std::size_t>(lattice_.node_count), kNotOwn),
         margins_(board.nets.size(), options.box_margin) {
-    // A batch is one call of the graph module's path search: on cpu the
-    // searches run side by side, each a Dijkstra costing what it settles;
-    // on cuda one launch serves the batch; the reference runs each whole.
-    // Left to choose, the router searches on cpu: a search is a window of
-    // one net's costs, filled on the host, and on every board and the
-    // backplane measured (bench/results/NOTES.md) the cuda searches, each
-    // copying a whole-lattice cost array to the device, took longer.
+    // A batch is one launch: on cpu the graph module's searches run side by
+    // side, each a Dijkstra costing what it settles, over cost arrays filled
+    // here; on cuda one block a search prices its own window
+    // (window_search.hpp); the reference runs each whole. Left to choose,
+    // the router searches on cpu: one search on the device takes longer
+    // than on a host core, and after the first iteration a batch holds
+    // about one net (bench/results/NOTES.md).
     backend_ = options.backend == Backend::automatic ? Backend::cpu : resolve(options.backend);
-    graph::SsspOptions search_options;
-    search_options.backend = backend_;
-    search_options.parents = true;
-    search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, search_options);
+    if (backend_ == Backend::cuda) {
+      // The cuda searches price their windows themselves from a copy of
+      // the counts on the device (window_search.hpp).
+      device_search_ = std::make_unique<router_detail::WindowSearch>(lattice_, static_cast<float>(options.via_cost), counts());
+      node_changed_.assign(uses_.size(), 0);
+      near_changed_.assign(near_uses_.size() * static_cast<std::size_t>(lattice_.pad_base), 0);
+    } else {
+      graph::SsspOptions search_options;
+      search_options.backend = backend_;
+      search_options.parents = true;
+      search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, search_options);
+    }
     for (std::size_t n = 0; n < board.nets.size(); ++n) {
       if (lattice_.group_of_net[n] >= 0) nets_.push_back(static_cast<int>(n));
     }
@@ -128,6 +120,7 @@ class Negotiation {
       }
     }
     claim_reach_ += 2;  // stubs reach a little beyond their grid node
+    concurrent_now_ = options.concurrency_follows_overuse ? 0 : options.concurrent_nets;
     // Short nets first: they have the fewest ways around.
     std::stable_sort(nets_.begin(), nets_.end(), [&](int a, int b) { return pin_span(a) < pin_span(b); });
   }
@@ -168,6 +161,7 @@ class Negotiation {
       result.iterations.push_back(record);
       if (progress) progress(record);
       if (overused == 0) break;
+      concurrent_now_ = concurrency_after(overused);
       raise_history();
       to_route = nets_on_overuse();
       widen_boxes(to_route, present);
@@ -221,8 +215,8 @@ class Negotiation {
   // a batch whatever their reaches (RouterOptions).
   std::vector<int> next_batch(std::vector<int>& left, double present) const {
     const bool independent = present == 0;
-    const bool concurrent = !independent && options_.concurrent_nets > 0;
-    const auto most = static_cast<std::size_t>(concurrent ? options_.concurrent_nets : options_.batch_size);
+    const bool concurrent = !independent && concurrent_now_ > 1;
+    const auto most = static_cast<std::size_t>(concurrent ? concurrent_now_ : options_.batch_size);
     std::vector<int> batch;
     std::vector<Window> taken;
     std::vector<int> rest;
@@ -240,6 +234,16 @@ class Negotiation {
     }
     left = std::move(rest);
     return batch;
+  }
+
+  // Nets sharing a batch whatever their reaches in the next iteration:
+  // concurrent_nets, or with concurrency_follows_overuse one for every
+  // kOverusePerNet overused nodes up to concurrent_nets, so that the last
+  // iterations, with little overuse left, route one net after another.
+  int concurrency_after(std::size_t overused) const {
+    if (!options_.concurrency_follows_overuse) return options_.concurrent_nets;
+    const std::size_t nets = overused / static_cast<std::size_t>(options_.overuse_per_concurrent_net);
+    return static_cast<int>(std::min<std::size_t>(nets, static_cast<std::size_t>(options_.concurrent_nets)));
   }
 
   void rip_up(int net) {
@@ -412,7 +416,10 @@ class Negotiation {
       if (only_group && group != *only_group) continue;
       std::vector<int>& near = near_uses_[group];
       for (const int u : nodes) {
-        for_each_watcher(group, u, [&](int v) { near[static_cast<std::size_t>(v)] += sign; });
+        for_each_watcher(group, u, [&](int v) {
+          near[static_cast<std::size_t>(v)] += sign;
+          if (device_search_) note_near_change(group, v);
+        });
       }
     }
   }
@@ -553,9 +560,6 @@ class Negotiation {
     std::vector<int> deferred;
     std::vector<Window> reaches;
     for (const int net : batch) reaches.push_back(reach_of(net));
-    while (cost_arrays_.size() < batch.size()) {
-      cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), backend_ == Backend::cuda);
-    }
     for (;;) {
       std::vector<int> nets;
       std::vector<int> targets;
@@ -573,16 +577,8 @@ class Negotiation {
         windows.push_back(clip(window_around({target, nearest}, route.margin), reaches[b]));
       }
       if (nets.empty()) return deferred;
-      std::vector<graph::SsspQuery> queries(nets.size());
-      for (std::size_t q = 0; q < nets.size(); ++q) {
-        const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
-        fill_costs(cost_arrays_[q].span(), nets[q], route, windows[q], present);
-        queries[q].sources = route.tree;
-        queries[q].target = targets[q];
-        queries[q].node_cost = cost_arrays_[q].span();
-      }
-      std::vector<graph::SsspPath> found = search_->paths(queries);
-      searches_ += queries.size();
+      std::vector<graph::SsspPath> found = search(nets, targets, windows, present);
+      searches_ += nets.size();
       for (std::size_t q = 0; q < nets.size(); ++q) {
         NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
         const graph::Weight reached = found[q].distance;
@@ -592,7 +588,6 @@ class Negotiation {
                                   "or leaves the lattice's edges",
                                   board_.nets[static_cast<std::size_t>(nets[q])].name));
         }
-        clear_costs(cost_arrays_[q].span(), nets[q], windows[q]);
         if (reached < kBlocked / 2) {
           add_path(nets[q], path);
         } else if (windows[q].whole) {
@@ -604,6 +599,52 @@ class Negotiation {
         }
       }
     }
+  }
+
+  // One search per net, each in its window, all against the same counts.
+  std::vector<graph::SsspPath> search(const std::vector<int>& nets, const std::vector<int>& targets,
+                                      const std::vector<Window>& windows, float present) {
+    if (device_search_) {
+      device_search_->update(counts(), changes_);
+      for (const int node : changes_.nodes) node_changed_[static_cast<std::size_t>(node)] = 0;
+      for (const int at : changes_.near) near_changed_[static_cast<std::size_t>(at)] = 0;
+      changes_ = {};
+      std::vector<router_detail::WindowQuery> queries(nets.size());
+      for (std::size_t q = 0; q < nets.size(); ++q) {
+        const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
+        const Window& w = windows[q];
+        queries[q] = {nets[q], {w.row0, w.row1, w.column0, w.column1}, targets[q], route.tree, route.uses, route.claims};
+      }
+      return device_search_->paths(queries, present, forbid_conflicts_);
+    }
+    while (cost_arrays_.size() < nets.size()) {
+      cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), kBlocked);
+    }
+    std::vector<graph::SsspQuery> queries(nets.size());
+    for (std::size_t q = 0; q < nets.size(); ++q) {
+      const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
+      fill_costs(cost_arrays_[q], nets[q], route, windows[q], present);
+      queries[q].sources = route.tree;
+      queries[q].target = targets[q];
+      queries[q].node_cost = cost_arrays_[q];
+    }
+    std::vector<graph::SsspPath> found = search_->paths(queries);
+    for (std::size_t q = 0; q < nets.size(); ++q) clear_costs(cost_arrays_[q], nets[q], windows[q]);
+    return found;
+  }
+
+  router_detail::CongestionCounts counts() const { return {uses_, claims_, near_uses_, history_}; }
+
+  // What the device's copy of the counts lacks (only with device_search_).
+  void note_node_change(int node) {
+    char& changed = node_changed_[static_cast<std::size_t>(node)];
+    if (changed == 0) changes_.nodes.push_back(node);
+    changed = 1;
+  }
+  void note_near_change(std::size_t group, int node) {
+    const std::size_t at = group * static_cast<std::size_t>(lattice_.pad_base) + static_cast<std::size_t>(node);
+    if (near_changed_[at] == 0) changes_.near.push_back(static_cast<int>(at));
+    near_changed_[at] = 1;
   }
 
   // A path starts on the tree it was searched from and follows the
@@ -720,6 +761,10 @@ class Negotiation {
   void count(const NetRoute& route, int sign) {
     for (const int node : route.uses) uses_[static_cast<std::size_t>(node)] += sign;
     for (const int node : route.claims) claims_[static_cast<std::size_t>(node)] += sign;
+    if (device_search_) {
+      for (const int node : route.uses) note_node_change(node);
+      for (const int node : route.claims) note_node_change(node);
+    }
     add_near(route.uses, sign, std::nullopt);
   }
 
@@ -737,6 +782,7 @@ class Negotiation {
   }
 
   void raise_history() {
+    changes_.history = true;
     for (int node = 0; node < lattice_.stub_base; ++node) {
       if (!overused(node)) continue;
       const auto v = static_cast<std::size_t>(node);
@@ -919,7 +965,12 @@ class Negotiation {
   Lattice lattice_;
   Backend backend_ = Backend::reference;
   int claim_reach_ = 0;  // grid steps a net's claims reach beyond its copper
-  std::unique_ptr<graph::ShortestPaths> search_;
+  int concurrent_now_ = 0;  // nets sharing a batch whatever their reaches (this iteration)
+  std::unique_ptr<graph::ShortestPaths> search_;            // host backends
+  std::unique_ptr<router_detail::WindowSearch> device_search_;  // cuda
+  router_detail::CountChanges changes_;  // since the device's copy was last brought up to date
+  std::vector<char> node_changed_;       // per node: listed in changes_.nodes
+  std::vector<char> near_changed_;       // per group * pad_base + node: listed in changes_.near
   std::vector<int> uses_;             // nets whose copper is centred on each node
   // [group][grid node or via site]: uses_ summed over the node's room in the
   // group's claim stencils (the node itself left out); see for_each_watcher.
@@ -932,7 +983,8 @@ class Negotiation {
   bool forbid_conflicts_ = false;     // route_dropped_nets_around: other nets' copper blocks, not prices
   std::vector<int> nets_;             // the nets routed, in routing order
   std::size_t searches_ = 0;  // path searches so far
-  std::vector<CostArray> cost_arrays_;  // one per search of a batch, blocked outside its window
+  // Host backends: one per search of a launch, blocked outside its window.
+  std::vector<std::vector<graph::Weight>> cost_arrays_;
 };
 
 }  // namespace
