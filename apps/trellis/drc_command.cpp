@@ -20,6 +20,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "route_report.hpp"
 #include "trellis/core/atomic_file.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/board_file.hpp"
@@ -88,7 +89,8 @@ std::string json_report(const Board& board, const DrcReport& report) {
                                {"nets_checked", report.nets_checked},
                                {"routing_violations", violations_json(board, report.routing)},
                                {"input_conflicts", violations_json(board, report.input_conflicts)},
-                               {"unconnected_nets", std::move(unconnected)}};
+                               {"unconnected_nets", std::move(unconnected)},
+                               {"pour_joins", pour_joins_json(board, report.pours)}};
   return json.dump(2) + "\n";
 }
 
@@ -114,6 +116,13 @@ std::string text_report(const Board& board, const DrcReport& report) {
       for (std::size_t i = 0; i < group.size(); ++i) out << (i ? " " : "") << route::pin_name(board, group[i]);
       out << "}";
     }
+    out << "\n";
+  }
+  out << "pads joined by their net's pour once refilled (" << report.pours.size() << " islands)\n";
+  for (const route::PourIsland& island : report.pours) {
+    out << "  " << board.nets[static_cast<std::size_t>(island.net)].name << " on " << layer_name(board, island.layer)
+        << ":";
+    for (const route::PinRef& pin : island.pins) out << " " << route::pin_name(board, pin);
     out << "\n";
   }
   return out.str();

@@ -130,6 +130,12 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
     for (const int net : result.unrouted_nets) {
       std::fprintf(stderr, "unrouted: %s\n", board.nets[static_cast<std::size_t>(net)].name.c_str());
     }
+    for (const route::PourIsland& island : result.pour_joins) {
+      std::fprintf(stderr, "%s\n",
+                   fmt::format("joined by the {} pour on {}: {} pads", board.nets[static_cast<std::size_t>(island.net)].name,
+                               board.layers[static_cast<std::size_t>(island.layer)].name, island.pins.size())
+                       .c_str());
+    }
   }
 }
 

@@ -3,6 +3,19 @@
 
 namespace trellis::cli {
 
+nlohmann::json pour_joins_json(const route::Board& board, const std::vector<route::PourIsland>& islands) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const route::PourIsland& island : islands) {
+    if (island.pins.size() < 2) continue;
+    nlohmann::json pads = nlohmann::json::array();
+    for (const route::PinRef& pin : island.pins) pads.push_back(route::pin_name(board, pin));
+    list.push_back({{"net", board.nets[static_cast<std::size_t>(island.net)].name},
+                    {"layer", board.layers[static_cast<std::size_t>(island.layer)].name},
+                    {"pads", std::move(pads)}});
+  }
+  return list;
+}
+
 nlohmann::json route_report_json(const route::Board& board, const route::RouteResult& result,
                                  const route::DrcReport& drc) {
   nlohmann::json iterations = nlohmann::json::array();
@@ -31,6 +44,7 @@ nlohmann::json route_report_json(const route::Board& board, const route::RouteRe
           {"nets_to_route", result.nets_to_route},
           {"nets_routed", result.nets_to_route - result.unrouted_nets.size()},
           {"unrouted_nets", std::move(unrouted)},
+          {"pour_joins", pour_joins_json(board, result.pour_joins)},
           {"converged", result.converged},
           {"overused_nodes", result.overused_nodes},
           {"wire_length_mm", route::millimetres(static_cast<double>(result.wire_length))},

@@ -529,8 +529,33 @@ void expect_added_copper(const Board& before, const RoutedCopper& routed, const 
   }
 }
 
-// The output is the input with one block inserted: returns the block.
-std::string inserted_block(const std::string& input, const std::string& output) {
+// The text without the lines of its (filled_polygon ...) lists, which
+// KiCad writes on lines of their own.
+std::string without_fill_lines(const std::string& text) {
+  std::istringstream in(text);
+  std::string out, line;
+  int depth = 0;
+  while (std::getline(in, line)) {
+    if (depth == 0 && line.find_first_not_of(" \t") != std::string::npos &&
+        line.compare(line.find_first_not_of(" \t"), 15, "(filled_polygon") == 0) {
+      depth = 0;
+      for (const char c : line) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      continue;
+    }
+    if (depth > 0) {
+      for (const char c : line) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      continue;
+    }
+    out += line;
+    if (!in.eof()) out += '\n';
+  }
+  return out;
+}
+
+// The output is the input, less its zone fills, with one block inserted:
+// returns the block.
+std::string inserted_block(const std::string& original, const std::string& output) {
+  const std::string input = without_fill_lines(original);
   EXPECT_GT(output.size(), input.size());
   std::size_t prefix = 0;
   while (prefix < input.size() && input[prefix] == output[prefix]) ++prefix;

@@ -102,12 +102,35 @@ struct CopperGraphic {
   std::vector<Shape> shapes;  // filled together (a text: one box per glyph)
 };
 
+// How a pour joins its own net's pads (KiCad's connect_pads): not at all,
+// by thermal spokes across a gap, merged whole, or spokes to through-hole
+// pads only.
+enum class PadConnection { none, thermal, solid, thru_hole_only };
+
+// What decides a pour's filled copper, where the file says it (KiCad
+// zones): the fill is the outline less other nets' copper grown by the
+// clearance, less what is thinner than min_thickness; own-net pads join
+// it as `pads` says.
+struct PourRules {
+  PadConnection pads = PadConnection::thermal;
+  Coord clearance = 0;             // from other nets' copper (the zone's own; net classes may ask more)
+  Coord min_thickness = 0;
+  Coord thermal_gap = 0;
+  Coord thermal_bridge_width = 0;  // spoke width
+  int priority = 0;                // a higher priority zone's fill is cut out of lower ones
+  Coord corner_radius = 0;         // outline corners smoothed (fillet or chamfer) by this much
+  bool hatched = false;            // a grid of copper, not a solid fill
+};
+
 // A copper pour connected to a net.
 struct Plane {
   std::string net_name;
   int net = -1;  // index into Board::nets, -1 when no net of that name has pins
   int layer = 0;
   Shape shape;
+  // The fill rules when the file gives them (KiCad); a Specctra plane has
+  // none, and its outline is taken as its copper.
+  std::optional<PourRules> pour = std::nullopt;
 };
 
 // A clearance that applies between particular kinds of objects, such as
@@ -211,6 +234,9 @@ struct Board {
   std::vector<Keepout> keepouts;
   std::vector<CopperGraphic> copper_graphics;
   std::vector<Plane> planes;
+  // Rule areas that forbid pours only (tracks and vias may pass): what
+  // zone fills keep out of, on their layer or every layer.
+  std::vector<Keepout> pour_keepouts;
   std::vector<int> via_padstacks;  // padstacks that vias may use
   Rules rules;
 

@@ -32,8 +32,10 @@
 //     clearance of its net from its edges (DSN exports give no separate
 //     edge rule). Pads over the edge (edge connectors) are input conflicts.
 //   - Planes are pours the CAD tool cuts around other copper, so their
-//     outline is not checked for clearance; they do connect their net's
-//     pads, wires and vias that touch them on their layer.
+//     outline is not checked for clearance. A plane with fill rules (a
+//     KiCad zone) connects what pour_islands() says it surely connects
+//     once refilled; a plane without (Specctra) connects its net's pads,
+//     wires and vias that touch its outline on its layer.
 //
 // Which list a violation goes to: conflicts between pads (and pads against
 // the outline) are already in the input and go to `input_conflicts`; every
@@ -97,10 +99,54 @@ struct UnconnectedNet {
   std::vector<std::vector<PinRef>> groups;  // pins joined by copper, largest group first
 };
 
+// ---- pours (pour_islands.cpp)
+//
+// What a net's copper pour surely connects once KiCad refills it. The fill
+// of a zone with fill rules (Plane::pour) on its layer is its outline less:
+// other nets' pads, wires, vias and copper drawings grown by the larger of
+// the zone's and the rules' clearance (a pad's own override included),
+// keepouts and pour keepouts grown by the largest clearance, the board
+// edge grown by the same, other nets' zones of equal or higher priority
+// (their whole outline grown by the clearance), its own net's pads as
+// their connection says (thermal: grown by the thermal gap; none: by the
+// clearance; solid: not at all), and then everything narrower than
+// min_thickness (KiCad opens the fill by half of it). What is left is
+// approximated from inside on a raster: a cell counts as filled when every
+// point of it keeps half the min_thickness more than those distances, so
+// a cell counted is copper after any refill, and cells sharing an edge are
+// one island of copper. Pieces of copper join an island when:
+//   - a pad of thermal connection (thru_hole_only: through-hole pads) has,
+//     among the spokes KiCad may draw (four at the pad's angle, four at 45
+//     degrees to it, and the same along the board's axes), at least one
+//     spoke of each set whose body keeps the clearance from other nets and
+//     whose end (the pad's extent plus the thermal gap) lies in the
+//     island with room for the min_thickness beyond it; and the spoke
+//     width (the bridge width, at most the pad's narrow side) is at least
+//     min_thickness, as KiCad draws none narrower;
+//   - a pad of solid connection, a via of the net or a wire's end point
+//     of the net lies in a cell of the island.
+// An island reaching nothing is dropped (KiCad removes such islands);
+// hatched fills are not relied on. Everything here errs towards fewer
+// connections: a connection listed is one KiCad's refill makes, a
+// connection not listed may be made all the same.
+struct PourIsland {
+  int plane = 0;            // index into Board::planes
+  int net = 0;
+  int layer = 0;
+  std::vector<PinRef> pins; // pads it reaches
+  std::vector<int> wires;   // indices of the wires it reaches
+  std::vector<int> vias;    // indices of the vias it reaches
+};
+
+// The islands of every plane with fill rules that reach at least one pad,
+// wire or via, plane by plane, in raster order within a plane.
+std::vector<PourIsland> pour_islands(const Board& board, const RoutedCopper& routed);
+
 struct DrcReport {
   std::vector<Violation> routing;          // involving wires or vias
   std::vector<Violation> input_conflicts;  // pads against pads or the outline
   std::vector<UnconnectedNet> unconnected;
+  std::vector<PourIsland> pours;           // what the pours connect (pour_islands), two pads or more each
   std::size_t nets_checked = 0;            // nets with two or more pins
   std::size_t pads = 0;                    // pad shapes (one per pin and layer)
   std::size_t wires = 0;

@@ -107,7 +107,10 @@ Board read_kicad_pcb(std::string_view text, const std::string& name,
 // The input board file with the routed copper added: its text unchanged,
 // byte for byte, except for new items inserted before the final ')' of the
 // (kicad_pcb ...) list (at the start of its line when nothing but blanks
-// precede it there), in the input's line endings (CRLF or LF). `board` is what
+// precede it there), in the input's line endings (CRLF or LF), and its
+// zones' (filled_polygon ...) lists taken out (with their lines where
+// they are alone on them): a fill made before routing would overlap the
+// new tracks, so the zones are left for KiCad to refill. `board` is what
 // read_kicad_pcb returned for that input (its copper layers and nets must
 // match the file's; UsageError otherwise).
 //

@@ -24,6 +24,16 @@
 // so wires run one way on a layer and change layers to turn, and nets
 // crossing each other do so on different layers.
 //
+// Pours. Pins that a copper zone of their net surely connects once KiCad
+// refills it (pour_islands in drc.hpp, with the board's own wiring) are
+// taken as joined: the router connects each such group from one of its
+// pins. Other nets' wires then cut the pours, so the islands are worked
+// out again with the routed copper; where a join taken did not hold, the
+// board is routed again taking only the joins that held (three routings
+// at most), and where nets stay unrouted once more taking no join; the
+// routing with the fewest unrouted nets is kept, a net whose pins its
+// copper and the pours leave apart counting as unrouted.
+//
 // Negotiation. Every node has capacity one. A net's wire claims the nodes
 // and via sites another net could not use at the same time (its own nodes,
 // via sites too close to them, and for vias and wide wires the grid nodes
@@ -162,6 +172,10 @@ struct RouteResult {
   Coord wire_length = 0;           // total centre-line length of the new wires (nm)
   std::size_t via_count = 0;
   std::size_t mitred_corners = 0;  // right-angle corners cut at 45 degrees
+  // Pads joined by their net's copper pour once KiCad refills it, with
+  // this copper in place (pour_islands; islands reaching two pads or
+  // more): connections the router left to the pours.
+  std::vector<PourIsland> pour_joins;
   std::vector<std::string> warnings;  // pins no wire of their net can reach, and the like
   double seconds = 0;              // lattice, negotiation and geometry together (both routings
                                    // where a finer pitch was tried)

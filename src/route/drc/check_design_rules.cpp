@@ -102,6 +102,7 @@ class Checker {
     check_outside();
     DrcReport report;
     report_violations(report);
+    join_pours(report);
     report_connectivity(report);
     report.pads = pads_;
     report.wires = routed_.wires.size();
@@ -157,12 +158,14 @@ class Checker {
     }
     for (std::size_t w = 0; w < routed_.wires.size(); ++w) {
       const Wire& wire = routed_.wires[w];
-      add({Role::wire, static_cast<int>(w), wire.net, ClearanceType::wire, sets_.add(), KeepoutKind::keepout, {}, {}, {}},
+      wire_node_.push_back(sets_.add());
+      add({Role::wire, static_cast<int>(w), wire.net, ClearanceType::wire, wire_node_.back(), KeepoutKind::keepout, {}, {}, {}},
           drc_detail::primitives_of(wire.shape), wire.layer);
     }
     for (std::size_t v = 0; v < routed_.vias.size(); ++v) {
       const Via& via = routed_.vias[v];
       const int node = sets_.add();
+      via_node_.push_back(node);
       // One item per via; its copper on each layer the padstack covers.
       const int index = static_cast<int>(items_.size());
       items_.push_back({Role::via, static_cast<int>(v), via.net, ClearanceType::via, node, KeepoutKind::keepout, {}, {}, {}});
@@ -187,7 +190,7 @@ class Checker {
     }
     for (std::size_t p = 0; p < board_.planes.size(); ++p) {
       const Plane& plane = board_.planes[p];
-      if (plane.net < 0) continue;
+      if (plane.net < 0 || plane.pour) continue;  // pours connect by join_pours
       add({Role::plane, static_cast<int>(p), plane.net, ClearanceType::area, sets_.add(), KeepoutKind::keepout, {}, {}, {}},
           drc_detail::primitives_of(plane.shape), plane.layer);
     }
@@ -404,6 +407,19 @@ class Checker {
     std::sort(report.input_conflicts.begin(), report.input_conflicts.end(), order);
   }
 
+  // Each pour island joins the pads, wires and vias it surely connects.
+  void join_pours(DrcReport& report) {
+    for (PourIsland& island : pour_islands(board_, routed_)) {
+      const int node = sets_.add();
+      for (const PinRef& pin : island.pins) {
+        if (const auto found = pin_node_.find(pin_key(pin)); found != pin_node_.end()) sets_.unite(node, found->second);
+      }
+      for (const int w : island.wires) sets_.unite(node, wire_node_[static_cast<std::size_t>(w)]);
+      for (const int v : island.vias) sets_.unite(node, via_node_[static_cast<std::size_t>(v)]);
+      if (island.pins.size() >= 2) report.pours.push_back(std::move(island));
+    }
+  }
+
   void report_connectivity(DrcReport& report) {
     for (std::size_t n = 0; n < board_.nets.size(); ++n) {
       const Net& net = board_.nets[n];
@@ -425,6 +441,8 @@ class Checker {
   ClearanceRules rules_;
   DisjointSets sets_;
   std::unordered_map<std::int64_t, int> pin_node_;
+  std::vector<int> wire_node_;  // per wire: its union-find node
+  std::vector<int> via_node_;   // per via
   std::vector<PinCopper> pads_copper_;
   std::size_t pads_ = 0;
   std::vector<Item> items_;

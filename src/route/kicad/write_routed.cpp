@@ -116,7 +116,7 @@ class RoutedWriter {
     std::size_t item = 0;
     for (const Wire& wire : routed_.wires) items += wire_items(wire, item);
     for (const Via& via : routed_.vias) items += via_item(via, item++);
-    return insert(items);
+    return insert(without_fills(input_), items);
   }
 
  private:
@@ -253,23 +253,71 @@ class RoutedWriter {
     return std::min(kDefaultDrill, size * kFallbackDrillPercent / 100);
   }
 
-  // The input with `items` before its final ')': at the start of that line
+  // The input without its zones' fills: every (filled_polygon ...) list,
+  // with the lines it covers where nothing else shares them. A fill
+  // computed before routing ignores the new tracks (it would short them),
+  // so it goes; KiCad refills the zones (Edit > Fill All Zones, or its
+  // DRC), and the pours it draws then are the ones the router's
+  // pour_islands() reasoned about.
+  static std::string without_fills(std::string_view text) {
+    static constexpr std::string_view kFill = "(filled_polygon";
+    std::string out;
+    out.reserve(text.size());
+    std::size_t copied = 0;
+    for (std::size_t at = text.find(kFill); at != std::string_view::npos; at = text.find(kFill, at)) {
+      // Its closing ')', quoted strings skipped.
+      std::size_t end = at;
+      int depth = 0;
+      bool quoted = false;
+      for (; end < text.size(); ++end) {
+        const char c = text[end];
+        if (quoted) {
+          if (c == '\\') ++end;
+          else if (c == '"') quoted = false;
+        } else if (c == '"') {
+          quoted = true;
+        } else if (c == '(') {
+          ++depth;
+        } else if (c == ')' && --depth == 0) {
+          break;
+        }
+      }
+      if (end >= text.size()) break;  // parse_tree accepted the text: not reached
+      std::size_t from = at, to = end + 1;
+      const std::size_t line_start = text.find_last_of('\n', at) == std::string_view::npos ? 0 : text.find_last_of('\n', at) + 1;
+      const std::size_t line_end = std::min(text.find('\n', to), text.size());
+      const auto blank = [&](std::size_t a, std::size_t b) {
+        return text.substr(a, b - a).find_first_not_of(" \t\r") == std::string_view::npos;
+      };
+      if (blank(line_start, from) && blank(to, line_end)) {  // whole lines
+        from = line_start;
+        to = line_end < text.size() ? line_end + 1 : line_end;
+      }
+      out.append(text.substr(copied, from - copied));
+      copied = to;
+      at = to;
+    }
+    out.append(text.substr(copied));
+    return out;
+  }
+
+  // The text with `items` before its final ')': at the start of that line
   // when only blanks precede the ')' there, else on new lines of their own.
-  std::string insert(const std::string& items) const {
-    if (items.empty()) return std::string(input_);
+  std::string insert(const std::string& text, const std::string& items) const {
+    if (items.empty()) return text;
     // parse_tree accepted the text, so its last non-blank character is
     // the ')' closing the board.
-    const std::size_t close = input_.find_last_not_of(" \t\r\n\f\v");
-    const std::size_t newline = input_.find_last_of('\n', close);
+    const std::size_t close = text.find_last_not_of(" \t\r\n\f\v");
+    const std::size_t newline = text.find_last_of('\n', close);
     const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
-    const bool alone = input_.substr(line_start, close - line_start).find_first_not_of(" \t") == std::string_view::npos;
+    const bool alone = text.substr(line_start, close - line_start).find_first_not_of(" \t") == std::string_view::npos;
     const std::size_t at = alone ? line_start : close;
     std::string output;
-    output.reserve(input_.size() + items.size() + 2);
-    output.append(input_.substr(0, at));
+    output.reserve(text.size() + items.size() + 2);
+    output.append(text.substr(0, at));
     if (!alone) output += layout_.newline;
     output += items;
-    output.append(input_.substr(at));
+    output.append(text.substr(at));
     return output;
   }
 

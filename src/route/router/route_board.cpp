@@ -14,6 +14,7 @@
 #include "copper_from_paths.hpp"
 #include "miter_corners.hpp"
 #include "lattice.hpp"
+#include "pour_joins.hpp"
 #include "window_search.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/graph/sssp.hpp"
@@ -171,7 +172,9 @@ class Negotiation {
     repair_dropped_nets();
     for (const int net : nets_) {
       NetRoute& route = routes_[static_cast<std::size_t>(net)];
-      if (!route.failed.empty() || !route.pending.empty() || route.paths.empty()) {
+      // A net whose pins a pour joins all (one pin left to connect) needs no path.
+      const bool joined = lattice_.net_pins[static_cast<std::size_t>(net)].size() < 2;
+      if (!route.failed.empty() || !route.pending.empty() || (route.paths.empty() && !joined)) {
         result.unrouted_nets.push_back(net);
         if (route.paths.empty()) continue;
       }
@@ -997,8 +1000,10 @@ struct Routing {
 };
 
 // One routing on the lattice the options describe.
-Routing route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
+Routing route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress,
+                         const router_detail::PinGroups& poured) {
   router_detail::Lattice lattice = router_detail::build_lattice(board, options);
+  router_detail::join_pins(lattice, poured);
   Negotiation negotiation(board, options, std::move(lattice));
   RouteResult result = negotiation.run(progress);
   if (options.miter_corners) {
@@ -1026,12 +1031,11 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
   return {std::move(result), finer_could_help};
 }
 
-}  // namespace
-
-RouteResult route_board(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
-  check_options(options);
-  const auto start = std::chrono::steady_clock::now();
-  Routing first = route_on_lattice(board, options, progress);
+// One routing, and one on a finer lattice where that could help; pins in
+// one of the `poured` groups are taken as joined.
+RouteResult route_once(const Board& board, const RouterOptions& options, const RouteProgress& progress,
+                       const router_detail::PinGroups& poured) {
+  Routing first = route_on_lattice(board, options, progress, poured);
   RouteResult result = std::move(first.result);
   if (!options.pitch && options.refine_pitch && first.finer_could_help) {
     // Wires on a grid of one wire and clearance a step leave no room
@@ -1042,13 +1046,23 @@ RouteResult route_board(const Board& board, const RouterOptions& options, const 
     finer.pitch = result.lattice.pitch * 3 / 4;
     std::optional<RouteResult> second;
     try {
-      second = route_on_lattice(board, finer, progress).result;
+      second = route_on_lattice(board, finer, progress, poured).result;
     } catch (const UsageError&) {  // the finer lattice would be too large: keep the first
       result.warnings.push_back(fmt::format("a lattice of {} nm, tried after {} nets stayed unrouted, would be too large",
                                             *finer.pitch, result.unrouted_nets.size()));
     }
     if (second && second->unrouted_nets.size() < result.unrouted_nets.size()) result = std::move(*second);
   }
+  return result;
+}
+
+}  // namespace
+
+RouteResult route_board(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
+  check_options(options);
+  const auto start = std::chrono::steady_clock::now();
+  RouteResult result = router_detail::route_with_pours(
+      board, [&](const router_detail::PinGroups& poured) { return route_once(board, options, progress, poured); });
   result.seconds = seconds_since(start);
   return result;
 }
