@@ -14,7 +14,10 @@ summed by type. Exits 0 when the routed board has no violation of the
 kinds routing can cause (clearance, holes, board edge, shorts, track and via
 sizes) and no unconnected pads beyond those named with --allow-unconnected
 (a pad its own rules leave unroutable), or any with --violations-only (a
-board the router does not complete yet); 1 otherwise; 77 when pcbnew cannot
+board the router does not complete yet), and every connection the router
+left to a copper pour (the report's pour_joins) one that KiCad's refill of
+the routed board makes (the pads in one island of the zone's fill); 1
+otherwise; 77 when pcbnew cannot
 be imported (KiCad is not installed), which ctest reports as skipped.
 
 Usage: kicad_drc_judge.py TRELLIS BOARD.kicad_pcb WORKDIR [--allow-unconnected REF-PAD ...] [--violations-only]
@@ -136,6 +139,37 @@ def import_session(pcbnew, source, session, target):
     board.Save(str(target))
 
 
+def pour_check(pcbnew, board_path, report_path, out_path):
+    """Whether KiCad's refill makes every connection trellis left to a pour:
+    for each pour join of the routing report, the pads' shape centres must
+    lie in one island of their net's refilled zone on that layer. Writes
+    {"pour_joins": N, "unseen": [...]} to out_path."""
+    board = pcbnew.LoadBoard(str(board_path))
+    pcbnew.ZONE_FILLER(board).Fill(board.Zones())
+    pads = {}
+    for footprint in board.GetFootprints():
+        for pad in footprint.Pads():
+            pads[f"{footprint.GetReference()}-{pad.GetNumber()}"] = pad
+    islands = []
+    for zone in board.Zones():
+        for layer in zone.GetLayerSet().Seq():
+            polys = zone.GetFilledPolysList(layer)
+            islands += [(zone.GetNetname(), layer, polys, i) for i in range(polys.OutlineCount())]
+    joins = json.loads(Path(report_path).read_text()).get("pour_joins", [])
+    unseen = []
+    for join in joins:
+        layer = board.GetLayerID(join["layer"])
+        common = None
+        for name in join["pads"]:
+            at = pads[name].ShapePos()
+            inside = {k for k, (net, on, polys, i) in enumerate(islands)
+                      if net == join["net"] and on == layer and polys.Contains(pcbnew.VECTOR2I(at.x, at.y), i)}
+            common = inside if common is None else common & inside
+        if not common:
+            unseen.append(join)
+    Path(out_path).write_text(json.dumps({"pour_joins": len(joins), "unseen": unseen}))
+
+
 def in_subprocess(step, *paths):
     """Runs one pcbnew step in a process of its own: pcbnew keeps global
     state between boards, and its bindings print leak notices on exit."""
@@ -150,7 +184,7 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--step":
         import pcbnew
         step, paths = sys.argv[2], sys.argv[3:]
-        {"strip": strip_tracks, "drc": kicad_drc, "import": import_session}[step](pcbnew, *paths)
+        {"strip": strip_tracks, "drc": kicad_drc, "import": import_session, "pours": pour_check}[step](pcbnew, *paths)
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trellis")
@@ -191,6 +225,14 @@ def main():
         report = board.with_suffix(".drc.rpt")
         in_subprocess("drc", board, report)
         failures += judge(name, parse_report(report.read_text()), args.allow_unconnected, args.violations_only)
+    # Every connection the router left to a pour must be one KiCad's refill makes.
+    pours = work / f"{stem}.pours.json"
+    in_subprocess("pours", routed, work / f"{stem}.report.json", pours)
+    checked = json.loads(pours.read_text())
+    print(json.dumps({"judged": "pour joins", "pour_joins": checked["pour_joins"], "unseen": len(checked["unseen"])}))
+    for join in checked["unseen"]:
+        print(f"[pour_join_unseen] {join['net']} on {join['layer']}: {' '.join(join['pads'])}")
+    failures += 1 if checked["unseen"] else 0
     return 1 if failures else 0
 
 
