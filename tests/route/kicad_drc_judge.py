@@ -148,8 +148,17 @@ def pour_check(pcbnew, board_path, report_path, out_path):
     pcbnew.ZONE_FILLER(board).Fill(board.Zones())
     pads = {}
     for footprint in board.GetFootprints():
+        seen = {}
         for pad in footprint.Pads():
-            pads[f"{footprint.GetReference()}-{pad.GetNumber()}"] = pad
+            # Named as trellis names pins: a repeated or empty number gets
+            # "@k" (KiCad's Specctra export); holes without copper are no pins.
+            if pad.GetAttribute() == pcbnew.PAD_ATTRIB_NPTH or not pad.IsOnCopperLayer():
+                continue
+            number = pad.GetNumber()
+            seen[number] = seen.get(number, 0) + 1
+            name = (f"@{seen[number]}" if not number else
+                    number if seen[number] == 1 else f"{number}@{seen[number] - 1}")
+            pads[f"{footprint.GetReference()}-{name}"] = pad
     islands = []
     for zone in board.Zones():
         for layer in zone.GetLayerSet().Seq():
