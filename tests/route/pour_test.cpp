@@ -18,11 +18,11 @@ constexpr Coord mm(double value) { return static_cast<Coord>(std::llround(value 
 // A 30 x 20 mm two-layer board: J1 at x = 5 mm and J2 at x = 25 mm, each a
 // GND pad (1) and a SIG pad (2) 5 mm apart, through-hole; a GND zone over
 // the whole board on B.Cu connecting pads as `connect` says.
-std::string board_text(const std::string& connect, const std::string& extra = "") {
-  const auto connector = [](const std::string& reference, double x) {
+std::string board_text(const std::string& connect, const std::string& j1_pad_extra = "") {
+  const auto connector = [&](const std::string& reference, double x) {
     return "  (footprint \"Lib:Conn\" (layer \"F.Cu\") (at " + std::to_string(x) + " 10)\n"
            "    (fp_text reference \"" + reference + "\" (at 0 -3) (layer \"F.SilkS\"))\n"
-           "    (pad \"1\" thru_hole circle (at 0 -2.5) (size 1.6 1.6) (drill 0.8) (layers *.Cu) (net 1 \"GND\"))\n"
+           "    (pad \"1\" thru_hole circle (at 0 -2.5) (size 1.6 1.6) (drill 0.8) (layers *.Cu) (net 1 \"GND\")" + (reference == "J1" ? j1_pad_extra : "") + ")\n"
            "    (pad \"2\" thru_hole circle (at 0 2.5) (size 1.6 1.6) (drill 0.8) (layers *.Cu) (net 2 \"SIG\")))\n";
   };
   return "(kicad_pcb (version 20211014) (generator pcbnew)\n"
@@ -35,8 +35,7 @@ std::string board_text(const std::string& connect, const std::string& extra = ""
          "  (zone (net 1) (net_name \"GND\") (layer \"B.Cu\") (hatch edge 0.508)\n"
          "    (connect_pads " + connect + "(clearance 0.5)) (min_thickness 0.25)\n"
          "    (fill yes (thermal_gap 0.5) (thermal_bridge_width 0.5))\n"
-         "    (polygon (pts (xy 0.5 0.5) (xy 29.5 0.5) (xy 29.5 19.5) (xy 0.5 19.5))))\n" +
-         extra + ")\n";
+         "    (polygon (pts (xy 0.5 0.5) (xy 29.5 0.5) (xy 29.5 19.5) (xy 0.5 19.5))))\n)\n";
 }
 
 bool joined(const Board& board, const std::vector<PourIsland>& islands, const std::string& a, const std::string& b) {
@@ -75,6 +74,13 @@ TEST(PourIslands, PadsThePourDoesNotConnectStayApart) {
   EXPECT_FALSE(joined(board, pour_islands(board, {}), "J1-1", "J2-1"));
   const Board solid = read_kicad_pcb(board_text("yes "), "pour.kicad_pcb");
   EXPECT_TRUE(joined(solid, pour_islands(solid, {}), "J1-1", "J2-1"));
+}
+
+TEST(PourIslands, APadsOwnZoneConnectionComesFirst) {
+  const Board none = read_kicad_pcb(board_text("", " (zone_connect 0)"), "pour.kicad_pcb");
+  EXPECT_FALSE(joined(none, pour_islands(none, {}), "J1-1", "J2-1")) << "J1-1 asks for no connection";
+  const Board solid = read_kicad_pcb(board_text("no ", " (zone_connect 2)"), "pour.kicad_pcb");
+  EXPECT_FALSE(joined(solid, pour_islands(solid, {}), "J1-1", "J2-1")) << "J2-1 still takes the zone's none";
 }
 
 TEST(PourIslands, DrcCountsWhatThePourJoins) {

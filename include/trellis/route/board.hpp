@@ -163,6 +163,10 @@ struct ImagePin {
   Point offset;        // relative to the image origin
   double rotation = 0; // degrees, counter-clockwise, applied to the padstack
   std::optional<Coord> clearance = std::nullopt;  // the pad's own clearance (KiCad's local override)
+  // How pours join this pad where the pad or its footprint says (KiCad's
+  // zone_connect), instead of the zone's rule; and its own thermal gap.
+  std::optional<PadConnection> zone_connection = std::nullopt;
+  std::optional<Coord> thermal_gap = std::nullopt;
 };
 
 // A footprint: pins and keepouts relative to its origin, as if placed on the

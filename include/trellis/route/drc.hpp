@@ -108,8 +108,10 @@ struct UnconnectedNet {
 // keepouts and pour keepouts grown by the largest clearance, the board
 // edge grown by the same, other nets' zones of equal or higher priority
 // (their whole outline grown by the clearance), its own net's pads as
-// their connection says (thermal: grown by the thermal gap; none: by the
-// clearance; solid: not at all), and then everything narrower than
+// their connection says, the pad's or footprint's override before the
+// zone's (thermal: grown by the thermal gap, the pad's own where it has
+// one; none: by the larger of clearance and thermal gap; solid: not at
+// all), and then everything narrower than
 // min_thickness (KiCad opens the fill by half of it). What is left is
 // approximated from inside on a raster: a cell counts as filled when every
 // point of it keeps half the min_thickness more than those distances, so

@@ -40,7 +40,8 @@ struct Obstacle {
 struct OwnPad {
   PinRef pin;
   std::vector<Shape> shapes;
-  bool smd = false;
+  PadConnection connection = PadConnection::thermal;  // thermal or solid
+  double thermal_gap = 0;
 };
 
 struct Vec2 {
@@ -142,9 +143,9 @@ class PlaneFill {
     for (const Primitive& p : drc_detail::primitives_of(shape)) add(p, need, kind);
   }
 
-  PadConnection connection_of(bool smd) const {
-    if (pour_.pads == PadConnection::thru_hole_only) return smd ? PadConnection::none : PadConnection::thermal;
-    return pour_.pads;
+  static PadConnection connection_of(PadConnection rule, bool smd) {
+    if (rule == PadConnection::thru_hole_only) return smd ? PadConnection::none : PadConnection::thermal;
+    return rule;
   }
 
   void collect_obstacles(const std::vector<PinCopper>& pads, const std::vector<bool>& smd_padstack) {
@@ -162,17 +163,18 @@ class PlaneFill {
                   ObstacleKind::foreign);
         continue;
       }
-      const PadConnection connection = connection_of(smd);
+      const ImagePin& pin =
+          board_.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)];
+      const PadConnection connection = connection_of(pin.zone_connection.value_or(pour_.pads), smd);
+      const double gap = static_cast<double>(pin.thermal_gap.value_or(pour_.thermal_gap));
       if (connection == PadConnection::none) {
-        add_shape(pad.shape, static_cast<double>(pour_.clearance), ObstacleKind::foreign);
+        add_shape(pad.shape, static_cast<double>(std::max(pour_.clearance, pour_.thermal_gap)), ObstacleKind::foreign);
         continue;
       }
-      if (connection == PadConnection::thermal) {
-        add_shape(pad.shape, static_cast<double>(pour_.thermal_gap), ObstacleKind::own_pad);
-      }
+      if (connection == PadConnection::thermal) add_shape(pad.shape, gap, ObstacleKind::own_pad);
       const auto key = std::pair{pad.pin.component, pad.pin.pin};
       const auto [at, inserted] = own_index.emplace(key, own_pads_.size());
-      if (inserted) own_pads_.push_back({pad.pin, {}, smd});
+      if (inserted) own_pads_.push_back({pad.pin, {}, connection, gap});
       own_pads_[at->second].shapes.push_back(pad.shape);
     }
     const auto foreign_copper = [&](int net, int copper_layer) { return copper_layer == layer && net != plane_.net; };
@@ -375,7 +377,7 @@ class PlaneFill {
     for (const Shape& shape : pad.shapes) box.include(bounding_box(shape));
     const Point c = pad.shapes.size() == 1 ? Point{box.min.x + (box.max.x - box.min.x) / 2, box.min.y + (box.max.y - box.min.y) / 2}
                                            : pin_position(board_, pad.pin);
-    if (connection_of(pad.smd) == PadConnection::solid) {
+    if (pad.connection == PadConnection::solid) {
       const int label = label_at(c);
       return label >= 0 ? std::set<int>{label} : std::set<int>{};
     }
@@ -417,7 +419,7 @@ class PlaneFill {
         std::min(extent(pad.shapes, c, u) + extent(pad.shapes, c, {-u.x, -u.y}), extent(pad.shapes, c, v) + extent(pad.shapes, c, {-v.x, -v.y}));
     const double width = std::min(static_cast<double>(pour_.thermal_bridge_width), narrow);
     if (width < static_cast<double>(pour_.min_thickness) || width <= 0) return -1;
-    const double tip = extent(pad.shapes, c, u) + static_cast<double>(pour_.thermal_gap) + kSpokeOvershoot;
+    const double tip = extent(pad.shapes, c, u) + pad.thermal_gap + kSpokeOvershoot;
     // The spoke's body, not cut by other nets' clearances.
     if (!clear(drc_detail::capsule(c, along(c, u, tip), width / 2), 0, true)) return -1;
     // Its tip in the opened fill: a disc of half the min thickness beyond

@@ -28,6 +28,7 @@ std::string image_key(const Image& image) {
   for (const ImagePin& pin : image.pins) {
     key += fmt::format("{}|{}|{},{}|{}|{}|", pin.name, pin.padstack, pin.offset.x, pin.offset.y, pin.rotation,
                        pin.clearance.value_or(-1));
+    key += fmt::format("{}|{}|", pin.zone_connection ? static_cast<int>(*pin.zone_connection) : -1, pin.thermal_gap.value_or(-1));
   }
   for (const Keepout& keepout : image.keepouts) append_shape_key(key, keepout.shape);
   return key;
@@ -71,6 +72,32 @@ std::string reference_of(const Reader& reader, const Node& footprint) {
     }
   }
   return "";
+}
+
+std::optional<PadConnection> Reader::zone_connection(const Node& pad, const Node& footprint) const {
+  // KiCad's (zone_connect N): 0 none, 1 thermal, 2 solid, 3 thermal for
+  // through-hole pads only; the pad's, else its footprint's.
+  for (const Node* item : {&pad, &footprint}) {
+    const Node* connect = item->find("zone_connect");
+    if (connect == nullptr || connect->items.empty()) continue;
+    switch (static_cast<int>(number(*connect, 0, "a zone connection"))) {
+      case 0: return PadConnection::none;
+      case 1: return PadConnection::thermal;
+      case 2: return PadConnection::solid;
+      case 3: return PadConnection::thru_hole_only;
+      default: return PadConnection::none;  // unknown: relied on for nothing
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Coord> Reader::thermal_gap(const Node& pad, const Node& footprint) const {
+  for (const Node* item : {&pad, &footprint}) {
+    if (const Node* gap = item->find("thermal_gap"); gap != nullptr && !gap->items.empty()) {
+      if (const Coord value = positive_length(*gap, 0, "a thermal gap", true); value > 0) return value;
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<Coord> Reader::local_clearance(const Node& item) const {
@@ -184,7 +211,8 @@ void Reader::read_footprints(const Node& root) {
         name = fmt::format("{}@{}", number, seen - 1);
       }
       const int pin = static_cast<int>(image.pins.size());
-      image.pins.push_back(ImagePin{std::move(name), padstack, offset, rotation, local_clearance(*pad)});
+      image.pins.push_back(ImagePin{std::move(name), padstack, offset, rotation, local_clearance(*pad),
+                                    zone_connection(*pad, *footprint), thermal_gap(*pad, *footprint)});
       if (const Node* net_list = pad->find("net")) {
         const int net_index = net(*net_list);
         if (net_index >= 0) {

@@ -93,6 +93,10 @@ class Reader {
   // A pad's or footprint's (clearance C) override; none when absent or 0
   // (footprints.cpp).
   std::optional<Coord> local_clearance(const Node& item) const;
+  // A pad's pour connection and thermal gap overrides, the pad's else its
+  // footprint's (footprints.cpp).
+  std::optional<PadConnection> zone_connection(const Node& pad, const Node& footprint) const;
+  std::optional<Coord> thermal_gap(const Node& pad, const Node& footprint) const;
   // A padstack with these shapes, shared by every pad of the same copper.
   int padstack_for(std::string name, std::vector<LayerShape> shapes);
 

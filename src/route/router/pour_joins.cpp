@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <utility>
 
 namespace trellis::route::router_detail {
 namespace {
@@ -65,15 +66,19 @@ RoutedCopper with_board_wiring(const Board& board, const RouteResult& result) {
   return all;
 }
 
-// Adds the nets the copper and the pours leave apart to the unrouted ones.
-void record_unconnected(const Board& board, RouteResult& result) {
+// Adds the nets the copper and the pours leave apart to the unrouted ones;
+// returns the connections missing (groups apart less one, over the nets).
+std::size_t record_unconnected(const Board& board, RouteResult& result) {
+  std::size_t missing = 0;
   for (const UnconnectedNet& net : check_design_rules(board, with_board_wiring(board, result)).unconnected) {
+    missing += net.groups.size() - 1;
     if (std::find(result.unrouted_nets.begin(), result.unrouted_nets.end(), net.net) == result.unrouted_nets.end()) {
       result.unrouted_nets.push_back(net.net);
     }
   }
   std::sort(result.unrouted_nets.begin(), result.unrouted_nets.end());
   result.converged = result.converged && result.unrouted_nets.empty();
+  return missing;
 }
 
 }  // namespace
@@ -151,16 +156,23 @@ void join_pins(Lattice& lattice, const PinGroups& groups) {
 RouteResult route_with_pours(const Board& board, const std::function<RouteResult(const PinGroups&)>& route) {
   PinGroups assumed = pour_groups(pour_islands(board, {board.wires, board.vias}));
   std::optional<RouteResult> best;
+  std::pair<std::size_t, std::size_t> best_score;  // unrouted nets, missing connections
+  const auto keep = [&](RouteResult result, std::size_t missing) {
+    const std::pair score{result.unrouted_nets.size(), missing};
+    if (!best || score < best_score) {
+      best = std::move(result);
+      best_score = score;
+    }
+  };
   for (int round = 1; round <= kPourRounds; ++round) {
     RouteResult result = route(assumed);
     std::vector<PourIsland> held = pour_islands(board, with_board_wiring(board, result));
     const PinGroups held_groups = pour_groups(held);
-    // Every net the router completed without a pour join is connected by
-    // its wires; the others are checked with the pours as they are now.
-    if (!assumed.empty()) record_unconnected(board, result);
+    // The copper and the pours as they are now decide what is connected.
+    const std::size_t missing = record_unconnected(board, result);
     std::erase_if(held, [](const PourIsland& island) { return island.pins.size() < 2; });
     result.pour_joins = std::move(held);
-    if (!best || result.unrouted_nets.size() < best->unrouted_nets.size()) best = std::move(result);
+    keep(std::move(result), missing);
     if (groups_hold(assumed, held_groups)) break;
     assumed = common_groups(assumed, held_groups);
   }
@@ -169,10 +181,10 @@ RouteResult route_with_pours(const Board& board, const std::function<RouteResult
     // all the same: where wires cut a pour to pieces this may leave fewer
     // nets apart.
     RouteResult plain = route({});
-    record_unconnected(board, plain);
+    const std::size_t missing = record_unconnected(board, plain);
     plain.pour_joins = pour_islands(board, with_board_wiring(board, plain));
     std::erase_if(plain.pour_joins, [](const PourIsland& island) { return island.pins.size() < 2; });
-    if (plain.unrouted_nets.size() < best->unrouted_nets.size()) best = std::move(plain);
+    keep(std::move(plain), missing);
   }
   return std::move(*best);
 }

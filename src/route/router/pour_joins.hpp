@@ -34,8 +34,8 @@ void join_pins(Lattice& lattice, const PinGroups& groups);
 // an assumed join did not hold, the board is routed again assuming only
 // what held (at most kPourRounds routings); where nets stay unrouted, the
 // board is routed once more by wires alone (the pours still joining what
-// they join). The routing with the fewest unrouted nets is kept, the
-// first of those. A net whose pins the copper
+// they join). The routing with the fewest unrouted nets is kept, of those
+// the one with the fewest connections missing, the first of those. A net whose pins the copper
 // and pours leave apart counts as unrouted, whatever the router thought;
 // RouteResult::pour_joins lists what the pours connect.
 inline constexpr int kPourRounds = 3;
