@@ -610,6 +610,33 @@ TEST_P(RouterBackends, RandomBoardsRouteCleanlyAndMatchTheReference) {
   }
 }
 
+// Routes random boards on the reference with `baseline` and with
+// `concurrent`, then with `concurrent` on the backend under test: the
+// backend's routes are the reference's, complete and clean, and on some
+// board they differ from the baseline's.
+void expect_concurrency_routes_alike(Backend backend, const RouterOptions& baseline, const RouterOptions& concurrent) {
+  int differing = 0;
+  for (const unsigned seed : {1u, 2u, 3u, 4u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Board board = random_board(seed, 12, 2 + static_cast<int>(seed % 3));
+    RouterOptions options = baseline;
+    options.backend = Backend::reference;
+    options.max_iterations = 25;
+    const RouteResult before = route_board(board, options);
+    options = concurrent;
+    options.backend = Backend::reference;
+    options.max_iterations = 25;
+    const RouteResult expected = route_board(board, options);
+    options.backend = backend;
+    const RouteResult result = route_board(board, options);
+    expect_same_copper(expected.copper, result.copper);
+    EXPECT_EQ(result.iterations.size(), expected.iterations.size());
+    expect_complete_and_clean(board, result);
+    if (before.iterations.size() != result.iterations.size() || before.wire_length != result.wire_length) ++differing;
+  }
+  EXPECT_GT(differing, 0) << "the concurrency should change the negotiation somewhere";
+}
+
 // Concurrent nets: nets whose reaches overlap share a batch after the first
 // iteration and are searched against the same copper. The routes differ
 // from the default's on some of these boards (the nets no longer see each
@@ -617,26 +644,23 @@ TEST_P(RouterBackends, RandomBoardsRouteCleanlyAndMatchTheReference) {
 // and clean all the same.
 TEST_P(RouterBackends, ConcurrentNetsRouteAlikeOnEveryBackend) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
-  int differing = 0;
-  for (const unsigned seed : {1u, 2u, 3u, 4u}) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    const Board board = random_board(seed, 12, 2 + static_cast<int>(seed % 3));
-    RouterOptions options;
-    options.backend = Backend::reference;
-    options.max_iterations = 25;
-    const RouteResult one_by_one = route_board(board, options);
-    options.concurrent_nets = 6;
-    const RouteResult expected = route_board(board, options);
-    options.backend = GetParam();
-    const RouteResult result = route_board(board, options);
-    expect_same_copper(expected.copper, result.copper);
-    EXPECT_EQ(result.iterations.size(), expected.iterations.size());
-    expect_complete_and_clean(board, result);
-    if (one_by_one.iterations.size() != result.iterations.size() || one_by_one.wire_length != result.wire_length) {
-      ++differing;
-    }
-  }
-  EXPECT_GT(differing, 0) << "concurrent nets should change the negotiation somewhere";
+  RouterOptions concurrent;
+  concurrent.concurrent_nets = 6;
+  expect_concurrency_routes_alike(GetParam(), RouterOptions{}, concurrent);
+}
+
+// Concurrency that follows overuse: as many nets share a batch as the
+// overuse allows, fewer as it falls; the same routes on every backend, and
+// not those of the fixed concurrency (the later iterations route one net
+// after another).
+TEST_P(RouterBackends, ConcurrencyFollowingOveruseRoutesAlikeOnEveryBackend) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  RouterOptions fixed;
+  fixed.concurrent_nets = 6;
+  RouterOptions following = fixed;
+  following.concurrency_follows_overuse = true;
+  following.overuse_per_concurrent_net = 2;
+  expect_concurrency_routes_alike(GetParam(), fixed, following);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RouterBackends, ::testing::ValuesIn(testing::backends_under_test()),

@@ -1,12 +1,15 @@
 // WindowSearch on the device: one thread block a query. A block numbers its
 // window locally (grid nodes and via sites of the box on every plane, the
 // midpoints of the box's grid edges, the net's pins, pads and stubs),
-// prices those nodes from the counts as Negotiation::fill_costs does, then
-// runs label-correcting rounds over a frontier bitmap on (distance, hops)
-// keys until nothing improves, and walks the parity rule's parents back
-// from the target. Any order of relaxations reaches the same keys: the
-// least fixed point of the Bellman equations on the pair, which gives
-// Dijkstra's distances and the fewest hops among tight edges.
+// prices those nodes from the counts as Negotiation::fill_costs does, runs
+// label-correcting rounds over a queue of improved nodes until nothing
+// improves (any order of relaxations reaches the least fixed point of the
+// Bellman equations, Dijkstra's distances), counts hops breadth-first over
+// the tight edges, and walks the parity rule's parents back from the
+// target. Hops are counted after the distances, not carried beside them:
+// where float rounding absorbs a step, a shorter distance can come with
+// more hops, and a pair relaxed together is then no fixed point. The
+// window's arrays sit in shared memory where they fit, else in global.
 #include <cuda/atomic>
 
 #include <algorithm>
@@ -22,7 +25,11 @@ namespace trellis::route::router_detail {
 namespace {
 
 constexpr int kThreads = 512;
+// Dynamic shared memory a block may take for its window's arrays; a window
+// that needs more keeps them in global memory.
+constexpr long long kSharedScratch = 200 * 1024;
 constexpr unsigned long long kUnset = ~0ull;
+constexpr unsigned long long kNoHops = 0xffffffffull;  // the low word of a key before its hops are known
 // A blocked node's cost: no search enters it.
 constexpr float kBlockedCost = -1.0f;
 
@@ -31,6 +38,7 @@ struct LatticeView {
   int rows, columns, layers, kinds, groups;
   int via_base, pad_base, pin_base, stub_base, mid_base, node_count;
   float via_cost;
+  int stencil_reach;             // the largest row or column offset of any claim stencil
   const long long* out_offsets;  // forward CSR
   const int* heads;
   const float* out_weights;
@@ -65,7 +73,7 @@ struct CountsView {
 struct QuerySpec {
   int net, group, row0, row1, column0, column1, target;
   int sources_begin, sources_end, uses_begin, uses_end, claims_begin, claims_end;
-  long long scratch;  // byte offset of the query's local arrays
+  long long scratch;  // byte offset of the query's local arrays in global memory; -1: in shared memory
 };
 
 // What a block reports: the target's key and where its path went.
@@ -191,17 +199,18 @@ struct Window {
 
 // A block's arrays, carved from its scratch bytes.
 struct Scratch {
-  unsigned long long* keys;  // per local
+  unsigned long long* keys;  // per local: distance bits, then hops (kNoHops: none yet)
   float* cost;               // per local
   int* own;                  // per box node: 1 own use, 2 own claim
   int* near_adjust;          // per box node: the net's own uses near it, negated
-  unsigned* frontier[2];     // bitmaps over the locals
+  int* queue[2];             // by round parity: the nodes to expand
+  unsigned* queued[2];       // by round parity: bitmaps of the queues
   int words;
 };
 
 __host__ __device__ inline long long scratch_bytes(long long locals, long long box) {
   const long long words = (locals + 31) / 32;
-  return ((locals * 8 + locals * 4 + 2 * box * 4 + 2 * words * 4) + 15) / 16 * 16;
+  return ((locals * 8 + locals * 4 + 2 * box * 4 + 2 * locals * 4 + 2 * words * 4) + 15) / 16 * 16;
 }
 
 __device__ Scratch carve(unsigned char* base, int locals, int box) {
@@ -210,9 +219,11 @@ __device__ Scratch carve(unsigned char* base, int locals, int box) {
   s.cost = reinterpret_cast<float*>(s.keys + locals);
   s.own = reinterpret_cast<int*>(s.cost + locals);
   s.near_adjust = s.own + box;
+  s.queue[0] = s.near_adjust + box;
+  s.queue[1] = s.queue[0] + locals;
   s.words = (locals + 31) / 32;
-  s.frontier[0] = reinterpret_cast<unsigned*>(s.near_adjust + box);
-  s.frontier[1] = s.frontier[0] + s.words;
+  s.queued[0] = reinterpret_cast<unsigned*>(s.queue[1] + locals);
+  s.queued[1] = s.queued[0] + s.words;
   return s;
 }
 
@@ -291,8 +302,9 @@ __global__ void __launch_bounds__(kThreads) search_windows(LatticeView l, Counts
                                                            int* path_fill) {
   const QuerySpec& q = queries[blockIdx.x];
   const Window w(l, q);
-  const Scratch s = carve(scratch_base + q.scratch, w.locals, w.box);
-  __shared__ int improved[3];
+  extern __shared__ __align__(16) unsigned char shared_scratch[];
+  const Scratch s = carve(q.scratch < 0 ? shared_scratch : scratch_base + q.scratch, w.locals, w.box);
+  __shared__ int lengths[3];  // queue lengths by round % 3
   __shared__ int target_local;
 
   // Clean slate, the net's own copper marked, its near uses taken out.
@@ -301,9 +313,9 @@ __global__ void __launch_bounds__(kThreads) search_windows(LatticeView l, Counts
     s.own[i] = 0;
     s.near_adjust[i] = 0;
   }
-  for (int i = threadIdx.x; i < 2 * s.words; i += blockDim.x) s.frontier[0][i] = 0;
+  for (int i = threadIdx.x; i < 2 * s.words; i += blockDim.x) s.queued[0][i] = 0;
   if (threadIdx.x == 0) {
-    improved[0] = improved[1] = improved[2] = 0;
+    lengths[0] = lengths[1] = lengths[2] = 0;
     target_local = w.local_of(q.target);
   }
   __syncthreads();
@@ -314,6 +326,14 @@ __global__ void __launch_bounds__(kThreads) search_windows(LatticeView l, Counts
   for (int i = q.uses_begin + static_cast<int>(threadIdx.x); i < q.uses_end; i += blockDim.x) {
     const int u = pool[i];
     if (u >= l.pad_base) continue;  // stubs: not in the near counts
+    // Copper farther from the box than any stencil reaches watches nothing in it.
+    const int at = (u >= l.via_base ? u - l.via_base : u) % (l.rows * l.columns);
+    const int row = at / l.columns;
+    const int column = at % l.columns;
+    if (row < q.row0 - l.stencil_reach || row > q.row1 + l.stencil_reach || column < q.column0 - l.stencil_reach ||
+        column > q.column1 + l.stencil_reach) {
+      continue;
+    }
     const int local = w.local_of(u);
     if (local >= 0) s.own[local] = 1;
     for_each_watcher(l, q.group, u, [&](int v) {
@@ -321,7 +341,7 @@ __global__ void __launch_bounds__(kThreads) search_windows(LatticeView l, Counts
       if (near_local >= 0) atomicSub(&s.near_adjust[near_local], 1);
     });
   }
-  // Own uses that are stubs are marked too (a stub's cost reads the pool).
+  // Stubs among the own uses are not marked: a stub's cost looks them up in the pool.
   __syncthreads();
   const bool forbid_conflicts = forbid != 0;
   for (int i = threadIdx.x; i < w.locals; i += blockDim.x) {
@@ -329,71 +349,121 @@ __global__ void __launch_bounds__(kThreads) search_windows(LatticeView l, Counts
   }
   __syncthreads();
 
-  // Sources: those in the window start the frontier; those outside it
-  // relax their edges into it once.
+  // Distances: label-correcting rounds over a queue of the nodes whose
+  // distance fell in the round before (a bit per node keeps each queued
+  // once), nothing expanded beyond the target's distance so far.
+  const auto push = [&](int round, int v) {
+    const unsigned mask = 1u << (v % 32);
+    if ((atomicOr(&s.queued[round % 2][v / 32], mask) & mask) == 0) {
+      s.queue[round % 2][atomicAdd(&lengths[round % 3], 1)] = v;
+    }
+  };
+  // Rounds over the queues until one leaves nothing queued: expand(round,
+  // u) for each node u queued for the round, which queues others for the
+  // next with push(round + 1, v).
+  const auto expand_rounds = [&](auto&& expand) {
+    for (int round = 0;; ++round) {
+      if (threadIdx.x == 0) lengths[(round + 2) % 3] = 0;
+      const int count = lengths[round % 3];
+      for (int i = threadIdx.x; i < count; i += blockDim.x) {
+        const int u = s.queue[round % 2][i];
+        atomicAnd(&s.queued[round % 2][u / 32], ~(1u << (u % 32)));
+        expand(round, u);
+      }
+      __syncthreads();
+      if (lengths[(round + 1) % 3] == 0) break;
+    }
+  };
   for (int i = q.sources_begin + static_cast<int>(threadIdx.x); i < q.sources_end; i += blockDim.x) {
     const int local = w.local_of(pool[i]);
     if (local < 0) continue;
     atomicMin(&s.keys[local], 0ull);
-    atomicOr(&s.frontier[0][local / 32], 1u << (local % 32));
+    push(0, local);
   }
   __syncthreads();
   for (int i = q.sources_begin + static_cast<int>(threadIdx.x); i < q.sources_end; i += blockDim.x) {
     const int source = pool[i];
-    if (w.local_of(source) >= 0) continue;
+    if (w.local_of(source) >= 0) continue;  // a source outside the window: its edges into it, once
     for (long long e = l.out_offsets[source]; e < l.out_offsets[source + 1]; ++e) {
       const int v = w.local_of(l.heads[e]);
       if (v < 0 || s.cost[v] == kBlockedCost) continue;
-      const unsigned long long key = pack(__fadd_rn(0.0f, __fadd_rn(l.out_weights[e], s.cost[v])), 1);
-      if (key < atomicMin(&s.keys[v], key)) atomicOr(&s.frontier[0][v / 32], 1u << (v % 32));
+      const unsigned long long key = pack(__fadd_rn(0.0f, __fadd_rn(l.out_weights[e], s.cost[v])), 0);
+      if (key < atomicMin(&s.keys[v], key)) push(0, v);
     }
   }
   __syncthreads();
+  expand_rounds([&](int round, int u) {
+    const float d = distance_of(load_relaxed(&s.keys[u]));
+    const float bound = target_local >= 0 ? distance_of(load_relaxed(&s.keys[target_local])) : INFINITY;
+    if (d > bound) return;  // nothing through it reaches the target as cheaply
+    const int node = w.node_of(u);
+    for (long long e = l.out_offsets[node]; e < l.out_offsets[node + 1]; ++e) {
+      const int v = w.local_of(l.heads[e]);
+      if (v < 0) continue;
+      const float c = s.cost[v];
+      if (c == kBlockedCost) continue;
+      const float reached = __fadd_rn(d, __fadd_rn(l.out_weights[e], c));
+      if (reached > bound) continue;
+      const unsigned long long candidate = pack(reached, 0);
+      if (candidate >= load_relaxed(&s.keys[v])) continue;
+      if (candidate < atomicMin(&s.keys[v], candidate)) push(round + 1, v);
+    }
+  });
 
-  for (int round = 0;; ++round) {
-    unsigned* current = s.frontier[round % 2];
-    unsigned* next = s.frontier[(round + 1) % 2];
-    if (threadIdx.x == 0) improved[(round + 1) % 3] = 0;
-    for (int word = threadIdx.x; word < s.words; word += blockDim.x) {
-      unsigned bits = current[word];
-      if (bits == 0) continue;
-      current[word] = 0;
-      while (bits != 0) {
-        const int u = word * 32 + __ffs(bits) - 1;
-        bits &= bits - 1;
-        const unsigned long long key = load_relaxed(&s.keys[u]);
-        const float bound = target_local >= 0 ? distance_of(load_relaxed(&s.keys[target_local])) : INFINITY;
-        const float d = distance_of(key);
-        if (d > bound) continue;  // nothing through it can reach the target as cheaply
-        const int node = w.node_of(u);
-        for (long long e = l.out_offsets[node]; e < l.out_offsets[node + 1]; ++e) {
-          const int v = w.local_of(l.heads[e]);
-          if (v < 0) continue;
-          const float c = s.cost[v];
-          if (c == kBlockedCost) continue;
-          const float reached = __fadd_rn(d, __fadd_rn(l.out_weights[e], c));
-          if (reached > bound) continue;
-          const unsigned long long candidate = pack(reached, hops_of(key) + 1);
-          if (candidate >= load_relaxed(&s.keys[v])) continue;
-          if (candidate < atomicMin(&s.keys[v], candidate)) {
-            atomicOr(&next[v / 32], 1u << (v % 32));
-            atomicOr(&improved[round % 3], 1);
-          }
-        }
+  // Hops: breadth-first over the tight edges among the nodes no farther than
+  // the target, from the sources (the parity rule's fewest hops).
+  const unsigned long long target_key = target_local >= 0 ? s.keys[target_local] : kUnset;
+  const float reach = distance_of(target_key);
+  __syncthreads();
+  for (int i = threadIdx.x; i < w.locals; i += blockDim.x) s.keys[i] |= kNoHops;
+  if (threadIdx.x == 0) lengths[0] = lengths[1] = lengths[2] = 0;
+  __syncthreads();
+  const auto reach_tight = [&](int round, float d, long long e, unsigned hops) {
+    const int v = w.local_of(l.heads[e]);
+    if (v < 0) return;
+    const float c = s.cost[v];
+    if (c == kBlockedCost) return;
+    const unsigned long long key = load_relaxed(&s.keys[v]);
+    const float dv = distance_of(key);
+    if (dv > reach || __fadd_rn(d, __fadd_rn(l.out_weights[e], c)) != dv) return;
+    const unsigned long long with_hops = (key & ~kNoHops) | hops;
+    if (atomicCAS(&s.keys[v], key | kNoHops, with_hops) == (key | kNoHops)) push(round, v);
+  };
+  if (target_key != kUnset) {
+    for (int i = q.sources_begin + static_cast<int>(threadIdx.x); i < q.sources_end; i += blockDim.x) {
+      const int local = w.local_of(pool[i]);
+      if (local >= 0) {
+        s.keys[local] = 0;
+        push(0, local);
       }
     }
     __syncthreads();
-    if (improved[round % 3] == 0) break;
+    for (int i = q.sources_begin + static_cast<int>(threadIdx.x); i < q.sources_end; i += blockDim.x) {
+      const int source = pool[i];
+      if (w.local_of(source) >= 0) continue;
+      for (long long e = l.out_offsets[source]; e < l.out_offsets[source + 1]; ++e) reach_tight(1, 0.0f, e, 1);
+    }
+    __syncthreads();
+    expand_rounds([&](int round, int u) {
+      const unsigned long long key = load_relaxed(&s.keys[u]);
+      if (hops_of(key) != static_cast<unsigned>(round)) return;  // a source's outside neighbour, queued early
+      const int node = w.node_of(u);
+      for (long long e = l.out_offsets[node]; e < l.out_offsets[node + 1]; ++e) {
+        reach_tight(round + 1, distance_of(key), e, static_cast<unsigned>(round) + 1);
+      }
+    });
   }
 
   // The path: from the target, each step to the tight in-neighbour one hop
   // nearer a source, the smallest id among them (one warp).
   if (threadIdx.x >= 32) return;
   const unsigned lane = threadIdx.x;
-  const unsigned long long target_key = target_local >= 0 ? s.keys[target_local] : kUnset;
   QueryResult result{target_key, 0, 0};
-  if (target_key != kUnset) {
-    const int length = static_cast<int>(hops_of(target_key)) + 1;
+  const unsigned long long final_key = target_key == kUnset ? kUnset : s.keys[target_local];
+  if (target_key != kUnset && hops_of(final_key) == hops_of(kNoHops)) {
+    result.path_length = -1;  // the target has a distance but no tight path: not a fixed point
+  } else if (target_key != kUnset) {
+    const int length = static_cast<int>(hops_of(final_key)) + 1;
     int begin = 0;
     if (lane == 0) begin = atomicAdd(path_fill, length);
     begin = __shfl_sync(0xffffffffu, begin, 0);
@@ -584,6 +654,10 @@ WindowSearch::WindowSearch(const Lattice& lattice, float via_cost, const Congest
       stencils.push_back(std::move(list));
     }
   }
+  int stencil_reach = 0;
+  for (const auto& list : stencils) {
+    for (const int2& o : list) stencil_reach = std::max({stencil_reach, std::abs(o.x), std::abs(o.y)});
+  }
   std::vector<int2> stencil_entries;
   offsets.assign(1, 0);
   for (const auto& list : stencils) {
@@ -628,6 +702,7 @@ WindowSearch::WindowSearch(const Lattice& lattice, float via_cost, const Congest
   v.mid_base = lattice.mid_base;
   v.node_count = lattice.node_count;
   v.via_cost = via_cost;
+  v.stencil_reach = stencil_reach;
   v.out_offsets = s.out_offsets.data();
   v.heads = s.heads.data();
   v.out_weights = s.out_weights.data();
@@ -650,6 +725,8 @@ WindowSearch::WindowSearch(const Lattice& lattice, float via_cost, const Congest
   v.kind_slots = s.kind_slots.data();
   v.kinds_meeting_offsets = s.kinds_meeting_offsets.data();
   v.kinds_meeting = s.kinds_meeting.data();
+  TRELLIS_CUDA_CHECK(cudaFuncSetAttribute(search_windows, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(kSharedScratch)));
   device::synchronize(s.stream.get());
   device::synchronize_device();
 }
@@ -701,6 +778,7 @@ std::vector<graph::SsspPath> WindowSearch::paths(std::span<const WindowQuery> qu
   std::vector<QuerySpec> specs;
   std::vector<int> pool;
   long long scratch = 0;
+  long long shared = 0;  // dynamic shared memory of the launch
   long long most_locals = 0;
   for (const WindowQuery& query : queries) {
     QuerySpec spec{};
@@ -724,21 +802,28 @@ std::vector<graph::SsspPath> WindowSearch::paths(std::span<const WindowQuery> qu
     const long long extras = static_cast<long long>(l.net_pins[static_cast<std::size_t>(query.net)].size() +
                                                     l.net_pads[static_cast<std::size_t>(query.net)].size());
     const long long locals = box + 2 * plane * l.layers + extras;
-    spec.scratch = scratch;
-    scratch += scratch_bytes(locals, box);
+    const long long bytes = scratch_bytes(locals, box);
+    if (bytes <= kSharedScratch) {
+      spec.scratch = -1;
+      shared = std::max(shared, bytes);
+    } else {
+      spec.scratch = scratch;
+      scratch += bytes;
+    }
     most_locals += locals + 1;
     specs.push_back(spec);
   }
   if (pool.empty()) pool.push_back(0);
   put(s.queries, specs, stream);
   put(s.pool, pool, stream);
-  reserve(s.scratch, static_cast<std::size_t>(scratch));
+  reserve(s.scratch, static_cast<std::size_t>(std::max<long long>(scratch, 16)));
   reserve(s.results, queries.size());
   reserve(s.paths, static_cast<std::size_t>(most_locals) + 1);
   // The path buffer's fill count sits in its last word.
   const std::size_t fill_at = s.paths.size() - 1;
   device::fill_zero(s.paths.data() + fill_at, sizeof(int), stream);
-  TRELLIS_LAUNCH(search_windows, static_cast<unsigned>(queries.size()), kThreads, 0, stream, s.view,
+  TRELLIS_LAUNCH(search_windows, static_cast<unsigned>(queries.size()), kThreads, static_cast<std::size_t>(shared),
+                 stream, s.view,
                  CountsView{s.uses.data(), s.claims.data(), s.near.data(), s.history.data()}, s.queries.data(),
                  s.pool.data(), s.scratch.data(), present, forbid_conflicts ? 1 : 0, s.results.data(), s.paths.data(),
                  s.paths.data() + fill_at);
