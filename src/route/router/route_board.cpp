@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "congestion_ledger.hpp"
 #include "copper_from_paths.hpp"
 #include "miter_corners.hpp"
 #include "lattice.hpp"
@@ -85,10 +86,9 @@ class Negotiation {
  public:
   Negotiation(const Board& board, const RouterOptions& options, Lattice lattice)
       : board_(board), options_(options), lattice_(std::move(lattice)),
-        uses_(static_cast<std::size_t>(lattice_.node_count), 0),
-        near_uses_(lattice_.groups.size(), std::vector<int>(static_cast<std::size_t>(lattice_.pad_base), 0)),
-        claims_(static_cast<std::size_t>(lattice_.node_count), 0),
-        history_(static_cast<std::size_t>(lattice_.node_count), 0.0f),
+        // Left to choose, the router searches on cpu (see below).
+        backend_(options.backend == Backend::automatic ? Backend::cpu : resolve(options.backend)),
+        ledger_(lattice_, backend_ == Backend::cuda),
         routes_(board.nets.size()),
         own_(static_cast<std::size_t>(lattice_.node_count), kNotOwn),
         margins_(board.nets.size(), options.box_margin) {
@@ -99,13 +99,11 @@ class Negotiation {
     // the router searches on cpu: one search on the device takes longer
     // than on a host core, and after the first iteration a batch holds
     // about one net (bench/results/NOTES.md).
-    backend_ = options.backend == Backend::automatic ? Backend::cpu : resolve(options.backend);
     if (backend_ == Backend::cuda) {
       // The cuda searches price their windows themselves from a copy of
       // the counts on the device (window_search.hpp).
-      device_search_ = std::make_unique<router_detail::WindowSearch>(lattice_, static_cast<float>(options.via_cost), counts());
-      node_changed_.assign(uses_.size(), 0);
-      near_changed_.assign(near_uses_.size() * static_cast<std::size_t>(lattice_.pad_base), 0);
+      device_search_ = std::make_unique<router_detail::WindowSearch>(lattice_, static_cast<float>(options.via_cost),
+                                                                     ledger_.counts());
     } else {
       graph::SsspOptions search_options;
       search_options.backend = backend_;
@@ -149,7 +147,7 @@ class Negotiation {
         std::vector<int> deferred = route_batch(std::move(batch), static_cast<float>(present));
         left.insert(left.begin(), deferred.begin(), deferred.end());
       }
-      const std::size_t overused = count_overused();
+      const std::size_t overused = ledger_.count_overused();
       RouteIteration record;
       record.iteration = iteration;
       record.pitch = lattice_.pitch;
@@ -181,7 +179,7 @@ class Negotiation {
       result.wire_length += router_detail::add_net_copper(lattice_, net, route.paths, result.copper);
     }
     std::sort(result.unrouted_nets.begin(), result.unrouted_nets.end());
-    result.overused_nodes = count_overused();
+    result.overused_nodes = ledger_.count_overused();
     result.via_count = result.copper.vias.size();
     result.converged = result.overused_nodes == 0 && result.unrouted_nets.empty();
     return result;
@@ -271,7 +269,7 @@ class Negotiation {
     std::vector<std::vector<std::vector<int>>> kept(nets.size());
     std::vector<int> uses;
     std::vector<int> claims;
-    const auto hot = [&](int node) { return overused(node); };
+    const auto hot = [&](int node) { return ledger_.overused(node); };
     for (std::size_t i = 0; i < nets.size(); ++i) {
       const int net = nets[i];
       std::unordered_set<int> on_tree{lattice_.net_pins[static_cast<std::size_t>(net)].front()};
@@ -357,7 +355,7 @@ class Negotiation {
   }
 
   // Other nets' copper at `node` or in the room copper there would take.
-  // Needs the net's copper marked in own_ and taken out of near_uses_
+  // Needs the net's copper marked in own_ and taken out of the near uses
   // (fill_costs does both).
   int conflicts_at(int net, int node) const {
     const auto v = static_cast<std::size_t>(node);
@@ -366,65 +364,13 @@ class Negotiation {
       int others = 0;
       for (const int near : lattice_.stub_of(node).claims) {
         const auto n = static_cast<std::size_t>(near);
-        others += uses_[n] - (own_[n] == kOwnUse ? 1 : 0);
+        others += ledger_.uses(near) - (own_[n] == kOwnUse ? 1 : 0);
       }
       return others;
     }
     const bool own = own_[v] != kNotOwn;
     const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)]);
-    return uses_[v] + claims_[v] - (own ? 1 : 0) + near_uses_[group][v];
-  }
-
-  // Calls visit(v) for every grid node or via site v whose room, in group
-  // `group`'s claim stencils, holds the grid node or via site u (v != u):
-  // the nodes whose conflicts copper centred on u counts toward. A grid node
-  // v's room is its layer's grid nodes at wire_grid_claims and the sites of
-  // the via kinds reaching its layer at wire_via_claims; a via site's room
-  // is the grid nodes of every slot its kind reaches at via_grid_claims and
-  // the sites of the kinds sharing a slot with it at via_via_claims.
-  template <class Visit>
-  void for_each_watcher(std::size_t group, int u, Visit&& visit) const {
-    const int row = lattice_.row_of(u);
-    const int column = lattice_.column_of(u);
-    const auto around = [&](const std::vector<router_detail::Offset>& offsets, auto&& node_at) {
-      for (const auto& o : offsets) {
-        const int r = row - o.row;
-        const int c = column - o.column;
-        if (r < 0 || c < 0 || r >= lattice_.rows || c >= lattice_.columns) continue;
-        const int v = node_at(r, c);
-        if (v != u) visit(v);
-      }
-    };
-    if (lattice_.is_grid(u)) {
-      const int slot = lattice_.slot[static_cast<std::size_t>(u)];
-      around(lattice_.wire_grid_claims[group], [&](int r, int c) { return lattice_.grid_node(slot, r, c); });
-      for (const int kind : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
-        around(lattice_.via_grid_claims[group], [&](int r, int c) { return lattice_.via_site(kind, r, c); });
-      }
-    } else if (lattice_.is_via(u)) {
-      const int kind = lattice_.via_kind_of(u);
-      for (const int slot : lattice_.via_kinds[static_cast<std::size_t>(kind)].slots) {
-        around(lattice_.wire_via_claims[group], [&](int r, int c) { return lattice_.grid_node(slot, r, c); });
-      }
-      for (const int other : lattice_.via_kinds_meeting[static_cast<std::size_t>(kind)]) {
-        around(lattice_.via_via_claims[group], [&](int r, int c) { return lattice_.via_site(other, r, c); });
-      }
-    }
-  }
-
-  // Adds `sign` for each of `nodes` (grid nodes and via sites; others are
-  // skipped) to near_uses_ of the nodes watching it, in one group or all.
-  void add_near(const std::vector<int>& nodes, int sign, std::optional<std::size_t> only_group) {
-    for (std::size_t group = 0; group < near_uses_.size(); ++group) {
-      if (only_group && group != *only_group) continue;
-      std::vector<int>& near = near_uses_[group];
-      for (const int u : nodes) {
-        for_each_watcher(group, u, [&](int v) {
-          near[static_cast<std::size_t>(v)] += sign;
-          if (device_search_) note_near_change(group, v);
-        });
-      }
-    }
+    return ledger_.uses()[v] + ledger_.claims()[v] - (own ? 1 : 0) + ledger_.near_uses(group)[v];
   }
 
   // PathFinder's price of a node that `others` other nets' copper meets:
@@ -444,7 +390,7 @@ class Negotiation {
     const float others = static_cast<float>(conflicts_at(net, node));
     if (forbid_conflicts_ && others > 0) return kBlocked;
     const float base = lattice_.is_via(node) ? static_cast<float>(options_.via_cost) : lattice_.is_stub(node) ? 0.0f : 1.0f;
-    return congestion_cost(base, others, history_[static_cast<std::size_t>(node)], present);
+    return congestion_cost(base, others, ledger_.history()[static_cast<std::size_t>(node)], present);
   }
 
   // node_cost() of `count` consecutive grid nodes or via sites from `first`
@@ -455,11 +401,11 @@ class Negotiation {
                 float base) const {
     const auto f = static_cast<std::size_t>(first);
     const int* const who = lattice_.owner[group].data() + f;
-    const int* const uses = uses_.data() + f;
-    const int* const claims = claims_.data() + f;
+    const int* const uses = ledger_.uses().data() + f;
+    const int* const claims = ledger_.claims().data() + f;
     const unsigned char* const own = own_.data() + f;
-    const int* const near = near_uses_[group].data() + f;
-    const float* const history = history_.data() + f;
+    const int* const near = ledger_.near_uses(group).data() + f;
+    const float* const history = ledger_.history().data() + f;
     graph::Weight* const out = costs.data() + f;
     const bool forbid = forbid_conflicts_;
     for (int i = 0; i < count; ++i) {
@@ -503,12 +449,12 @@ class Negotiation {
   void fill_costs(std::span<graph::Weight> costs, int net, const NetRoute& route, const Window& w, float present) {
     // The net's own copper does not conflict with itself: mark it for
     // conflicts_at (constant-time lookups), and clear the marks after.
-    // Its copper near a node is taken out of near_uses_ the same way, and put
+    // Its copper near a node is taken out of the near uses the same way, and put
     // back after.
     const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)]);
     for (const int node : route.uses) own_[static_cast<std::size_t>(node)] = kOwnUse;
     for (const int node : route.claims) own_[static_cast<std::size_t>(node)] = kOwnClaim;
-    add_near(route.uses, -1, group);
+    ledger_.add_near(route.uses, -1, group);
     struct Unmark {
       Negotiation& negotiation;
       const NetRoute& route;
@@ -516,7 +462,7 @@ class Negotiation {
       ~Unmark() {
         for (const int node : route.uses) negotiation.own_[static_cast<std::size_t>(node)] = kNotOwn;
         for (const int node : route.claims) negotiation.own_[static_cast<std::size_t>(node)] = kNotOwn;
-        negotiation.add_near(route.uses, +1, group);
+        negotiation.ledger_.add_near(route.uses, +1, group);
       }
     } unmark{*this, route, group};
     const auto& owner = lattice_.owner[group];
@@ -608,10 +554,7 @@ class Negotiation {
   std::vector<graph::SsspPath> search(const std::vector<int>& nets, const std::vector<int>& targets,
                                       const std::vector<Window>& windows, float present) {
     if (device_search_) {
-      device_search_->update(counts(), changes_);
-      for (const int node : changes_.nodes) node_changed_[static_cast<std::size_t>(node)] = 0;
-      for (const int at : changes_.near) near_changed_[static_cast<std::size_t>(at)] = 0;
-      changes_ = {};
+      device_search_->update(ledger_.counts(), ledger_.take_changes());
       std::vector<router_detail::WindowQuery> queries(nets.size());
       for (std::size_t q = 0; q < nets.size(); ++q) {
         const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
@@ -636,19 +579,6 @@ class Negotiation {
     return found;
   }
 
-  router_detail::CongestionCounts counts() const { return {uses_, claims_, near_uses_, history_}; }
-
-  // What the device's copy of the counts lacks (only with device_search_).
-  void note_node_change(int node) {
-    char& changed = node_changed_[static_cast<std::size_t>(node)];
-    if (changed == 0) changes_.nodes.push_back(node);
-    changed = 1;
-  }
-  void note_near_change(std::size_t group, int node) {
-    const std::size_t at = group * static_cast<std::size_t>(lattice_.pad_base) + static_cast<std::size_t>(node);
-    if (near_changed_[at] == 0) changes_.near.push_back(static_cast<int>(at));
-    near_changed_[at] = 1;
-  }
 
   // A path starts on the tree it was searched from and follows the
   // lattice's edges; anything else is a broken parent chain.
@@ -760,45 +690,12 @@ class Negotiation {
     list.erase(std::unique(list.begin(), list.end()), list.end());
   }
 
+
   // Adds (+1) or removes (-1) a net's uses and claims from the counts.
-  void count(const NetRoute& route, int sign) {
-    for (const int node : route.uses) uses_[static_cast<std::size_t>(node)] += sign;
-    for (const int node : route.claims) claims_[static_cast<std::size_t>(node)] += sign;
-    if (device_search_) {
-      for (const int node : route.uses) note_node_change(node);
-      for (const int node : route.claims) note_node_change(node);
-    }
-    add_near(route.uses, sign, std::nullopt);
-  }
-
-  // A node is overused when one net's copper is centred on it and another
-  // net uses or claims it too.
-  bool overused(int node) const {
-    const auto v = static_cast<std::size_t>(node);
-    return uses_[v] >= 1 && uses_[v] + claims_[v] >= 2;
-  }
-
-  std::size_t count_overused() const {
-    std::size_t count = 0;
-    for (int node = 0; node < lattice_.node_count; ++node) count += overused(node) ? 1 : 0;
-    return count;
-  }
+  void count(const NetRoute& route, int sign) { ledger_.add(route.uses, route.claims, sign); }
 
   void raise_history() {
-    changes_.history = true;
-    for (int node = 0; node < lattice_.stub_base; ++node) {
-      if (!overused(node)) continue;
-      const auto v = static_cast<std::size_t>(node);
-      history_[v] += static_cast<float>(options_.history_factor) * static_cast<float>(uses_[v] + claims_[v] - 1);
-    }
-    // A stub whose wire runs into overuse gets history too: the grid nodes
-    // it claims are not where its cost is paid.
-    for (int node = lattice_.stub_base; node < lattice_.mid_base; ++node) {
-      const auto& claims = lattice_.stub_of(node).claims;
-      const int hot = static_cast<int>(std::count_if(claims.begin(), claims.end(), [&](int c) { return overused(c); })) +
-                      (overused(node) ? 1 : 0);
-      if (hot > 0 && in_use_stub(node)) history_[static_cast<std::size_t>(node)] += static_cast<float>(options_.history_factor) * static_cast<float>(hot);
-    }
+    ledger_.raise_history(options_.history_factor, [&](int stub) { return in_use_stub(stub); });
   }
 
   // Whether some net's tree passes through a stub node.
@@ -809,7 +706,7 @@ class Negotiation {
   }
 
   bool touches_overuse(const NetRoute& route) const {
-    const auto hot = [&](int node) { return overused(node); };
+    const auto hot = [&](int node) { return ledger_.overused(node); };
     return std::any_of(route.uses.begin(), route.uses.end(), hot) || std::any_of(route.claims.begin(), route.claims.end(), hot);
   }
 
@@ -841,7 +738,7 @@ class Negotiation {
   // (conflicts forbidden, not priced). A net that completes without
   // touching overuse stays; any other is dropped again.
   void route_dropped_nets_around() {
-    if (count_overused() != 0) return;
+    if (ledger_.count_overused() != 0) return;
     forbid_conflicts_ = true;
     for (const int net : nets_) {
       if (!dropped(net)) continue;
@@ -911,7 +808,7 @@ class Negotiation {
     for (const int other : moved) {
       if (!route_making_room(other, depth - 1, placed, journal)) return false;
     }
-    return count_overused() == 0;
+    return ledger_.count_overused() == 0;
   }
 
   // A dropped net that cannot go round the others may still fit if a few
@@ -921,7 +818,7 @@ class Negotiation {
   // way round the other's next. The change stays only if every net it
   // moved completes without conflict; otherwise all is put back.
   void repair_dropped_nets() {
-    if (count_overused() != 0) return;
+    if (ledger_.count_overused() != 0) return;
     for (const int net : nets_) {
       if (!dropped(net)) continue;
       Journal journal;
@@ -947,7 +844,7 @@ class Negotiation {
       std::size_t worst_count = 0;
       for (const int net : nets_) {
         const NetRoute& route = routes_[static_cast<std::size_t>(net)];
-        const auto hot = [&](int node) { return overused(node); };
+        const auto hot = [&](int node) { return ledger_.overused(node); };
         const auto conflicts = static_cast<std::size_t>(std::count_if(route.uses.begin(), route.uses.end(), hot) +
                                                         std::count_if(route.claims.begin(), route.claims.end(), hot));
         if (conflicts > 0 && conflicts >= worst_count) {
@@ -967,19 +864,11 @@ class Negotiation {
   const RouterOptions& options_;
   Lattice lattice_;
   Backend backend_ = Backend::reference;
+  router_detail::CongestionLedger ledger_;
   int claim_reach_ = 0;  // grid steps a net's claims reach beyond its copper
   int concurrent_now_ = 0;  // nets sharing a batch whatever their reaches (this iteration)
   std::unique_ptr<graph::ShortestPaths> search_;            // host backends
   std::unique_ptr<router_detail::WindowSearch> device_search_;  // cuda
-  router_detail::CountChanges changes_;  // since the device's copy was last brought up to date
-  std::vector<char> node_changed_;       // per node: listed in changes_.nodes
-  std::vector<char> near_changed_;       // per group * pad_base + node: listed in changes_.near
-  std::vector<int> uses_;             // nets whose copper is centred on each node
-  // [group][grid node or via site]: uses_ summed over the node's room in the
-  // group's claim stencils (the node itself left out); see for_each_watcher.
-  std::vector<std::vector<int>> near_uses_;
-  std::vector<int> claims_;           // nets keeping others from each node
-  std::vector<float> history_;
   std::vector<NetRoute> routes_;      // per board net
   std::vector<unsigned char> own_;    // kOwnUse / kOwnClaim on the copper of the net whose costs are being filled
   std::vector<int> margins_;          // per board net: the box margin its searches start from

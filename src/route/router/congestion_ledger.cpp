@@ -1,0 +1,88 @@
+// See congestion_ledger.hpp.
+#include "congestion_ledger.hpp"
+
+#include <algorithm>
+
+namespace trellis::route::router_detail {
+
+CongestionLedger::CongestionLedger(const Lattice& lattice, bool record_changes)
+    : lattice_(lattice),
+      uses_(static_cast<std::size_t>(lattice.node_count), 0),
+      claims_(static_cast<std::size_t>(lattice.node_count), 0),
+      near_uses_(lattice.groups.size(), std::vector<int>(static_cast<std::size_t>(lattice.pad_base), 0)),
+      history_(static_cast<std::size_t>(lattice.node_count), 0.0f),
+      record_changes_(record_changes) {
+  if (record_changes_) {
+    node_changed_.assign(uses_.size(), 0);
+    near_changed_.assign(near_uses_.size() * static_cast<std::size_t>(lattice.pad_base), 0);
+  }
+}
+
+void CongestionLedger::add(const std::vector<int>& uses, const std::vector<int>& claims, int sign) {
+  for (const int node : uses) uses_[static_cast<std::size_t>(node)] += sign;
+  for (const int node : claims) claims_[static_cast<std::size_t>(node)] += sign;
+  if (record_changes_) {
+    for (const int node : uses) note_node_change(node);
+    for (const int node : claims) note_node_change(node);
+  }
+  add_near(uses, sign, std::nullopt);
+}
+
+void CongestionLedger::add_near(const std::vector<int>& nodes, int sign, std::optional<std::size_t> only_group) {
+  for (std::size_t group = 0; group < near_uses_.size(); ++group) {
+    if (only_group && group != *only_group) continue;
+    std::vector<int>& near = near_uses_[group];
+    for (const int u : nodes) {
+      for_each_watcher(group, u, [&](int v) {
+        near[static_cast<std::size_t>(v)] += sign;
+        if (record_changes_) note_near_change(group, v);
+      });
+    }
+  }
+}
+
+std::size_t CongestionLedger::count_overused() const {
+  std::size_t count = 0;
+  for (int node = 0; node < lattice_.node_count; ++node) count += overused(node) ? 1 : 0;
+  return count;
+}
+
+void CongestionLedger::raise_history(double factor, const std::function<bool(int)>& in_use) {
+  changes_.history = record_changes_;
+  const auto f = static_cast<float>(factor);
+  for (int node = 0; node < lattice_.stub_base; ++node) {
+    if (!overused(node)) continue;
+    const auto v = static_cast<std::size_t>(node);
+    history_[v] += f * static_cast<float>(uses_[v] + claims_[v] - 1);
+  }
+  // A stub whose wire runs into overuse gets history too: the grid nodes
+  // it claims are not where its cost is paid.
+  for (int node = lattice_.stub_base; node < lattice_.mid_base; ++node) {
+    const auto& claims = lattice_.stub_of(node).claims;
+    const int hot = static_cast<int>(std::count_if(claims.begin(), claims.end(), [&](int c) { return overused(c); })) +
+                    (overused(node) ? 1 : 0);
+    if (hot > 0 && in_use(node)) history_[static_cast<std::size_t>(node)] += f * static_cast<float>(hot);
+  }
+}
+
+CountChanges CongestionLedger::take_changes() {
+  for (const int node : changes_.nodes) node_changed_[static_cast<std::size_t>(node)] = 0;
+  for (const int at : changes_.near) near_changed_[static_cast<std::size_t>(at)] = 0;
+  CountChanges taken = std::move(changes_);
+  changes_ = {};
+  return taken;
+}
+
+void CongestionLedger::note_node_change(int node) {
+  char& changed = node_changed_[static_cast<std::size_t>(node)];
+  if (changed == 0) changes_.nodes.push_back(node);
+  changed = 1;
+}
+
+void CongestionLedger::note_near_change(std::size_t group, int node) {
+  const std::size_t at = group * static_cast<std::size_t>(lattice_.pad_base) + static_cast<std::size_t>(node);
+  if (near_changed_[at] == 0) changes_.near.push_back(static_cast<int>(at));
+  near_changed_[at] = 1;
+}
+
+}  // namespace trellis::route::router_detail

@@ -1,0 +1,106 @@
+// PathFinder's congestion state over the lattice: how many nets' copper is
+// centred on each node (uses), how many keep other nets from it (claims),
+// the uses within each rule group's claim stencils around it (near uses),
+// and the history of overuse. Negotiation prices searches from it; with
+// changes recorded, the entries changed since the last take_changes() are
+// listed for a copy kept elsewhere (the cuda searches' copy on the device).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "lattice.hpp"
+#include "window_search.hpp"
+
+namespace trellis::route::router_detail {
+
+class CongestionLedger {
+ public:
+  CongestionLedger(const Lattice& lattice, bool record_changes);
+
+  // Adds (+1) or removes (-1) copper: its centres and its claims.
+  void add(const std::vector<int>& uses, const std::vector<int>& claims, int sign);
+  // Adds `sign` for each of `nodes` (grid nodes and via sites; others are
+  // skipped) to the near uses of the nodes watching it, in one group or all.
+  void add_near(const std::vector<int>& nodes, int sign, std::optional<std::size_t> only_group);
+
+  // One net's copper centred on the node and another's using or claiming it.
+  bool overused(int node) const {
+    const auto v = static_cast<std::size_t>(node);
+    return uses_[v] >= 1 && uses_[v] + claims_[v] >= 2;
+  }
+  std::size_t count_overused() const;
+  // Adds factor x (the nets beyond the first) to the history of overused
+  // grid nodes and via sites, and factor x (its overused claims) to that of
+  // each stub `in_use` says a net's tree passes through.
+  void raise_history(double factor, const std::function<bool(int)>& in_use);
+
+  int uses(int node) const { return uses_[static_cast<std::size_t>(node)]; }
+  const std::vector<int>& uses() const { return uses_; }
+  const std::vector<int>& claims() const { return claims_; }
+  const std::vector<int>& near_uses(std::size_t group) const { return near_uses_[group]; }
+  const std::vector<float>& history() const { return history_; }
+  CongestionCounts counts() const { return {uses_, claims_, near_uses_, history_}; }
+
+  // The entries changed since the last call (only when recording).
+  CountChanges take_changes();
+
+  // Calls visit(v) for every grid node or via site v whose room, in group
+  // `group`'s claim stencils, holds the grid node or via site u (v != u):
+  // the nodes whose conflicts copper centred on u counts toward. A grid node
+  // v's room is its layer's grid nodes at wire_grid_claims and the sites of
+  // the via kinds reaching its layer at wire_via_claims; a via site's room
+  // is the grid nodes of every slot its kind reaches at via_grid_claims and
+  // the sites of the kinds sharing a slot with it at via_via_claims.
+  template <class Visit>
+  void for_each_watcher(std::size_t group, int u, Visit&& visit) const;
+
+ private:
+  void note_node_change(int node);
+  void note_near_change(std::size_t group, int node);
+
+  const Lattice& lattice_;
+  std::vector<int> uses_;                     // per node
+  std::vector<int> claims_;                   // per node
+  std::vector<std::vector<int>> near_uses_;   // [group][grid node or via site], the node itself left out
+  std::vector<float> history_;                // per node
+  bool record_changes_ = false;
+  CountChanges changes_;
+  std::vector<char> node_changed_;  // per node: listed in changes_.nodes
+  std::vector<char> near_changed_;  // per group * pad_base + node: listed in changes_.near
+};
+
+template <class Visit>
+void CongestionLedger::for_each_watcher(std::size_t group, int u, Visit&& visit) const {
+  const Lattice& l = lattice_;
+  const int row = l.row_of(u);
+  const int column = l.column_of(u);
+  const auto around = [&](const std::vector<Offset>& offsets, auto&& node_at) {
+    for (const auto& o : offsets) {
+      const int r = row - o.row;
+      const int c = column - o.column;
+      if (r < 0 || c < 0 || r >= l.rows || c >= l.columns) continue;
+      const int v = node_at(r, c);
+      if (v != u) visit(v);
+    }
+  };
+  if (l.is_grid(u)) {
+    const int slot = l.slot[static_cast<std::size_t>(u)];
+    around(l.wire_grid_claims[group], [&](int r, int c) { return l.grid_node(slot, r, c); });
+    for (const int kind : l.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
+      around(l.via_grid_claims[group], [&](int r, int c) { return l.via_site(kind, r, c); });
+    }
+  } else if (l.is_via(u)) {
+    const int kind = l.via_kind_of(u);
+    for (const int slot : l.via_kinds[static_cast<std::size_t>(kind)].slots) {
+      around(l.wire_via_claims[group], [&](int r, int c) { return l.grid_node(slot, r, c); });
+    }
+    for (const int other : l.via_kinds_meeting[static_cast<std::size_t>(kind)]) {
+      around(l.via_via_claims[group], [&](int r, int c) { return l.via_site(other, r, c); });
+    }
+  }
+}
+
+}  // namespace trellis::route::router_detail
