@@ -59,11 +59,16 @@
 //
 // Backends. Backend::automatic routes on cpu, which measured faster than
 // cuda on every board and on the backplane; cuda is there when asked for.
+// Contract: for the same board and options every backend gives the same
+// routes, byte for byte. The searches of the host backends run on cost
+// arrays Negotiation fills; the cuda searches price their windows on the
+// device from a copy of the congestion counts, with the same float
+// operations, and every search returns the graph module's parity-rule path.
 //
 // Parallelism. The nets of an iteration are routed in batches; the searches
-// of a batch (one connection per net) run in one call of the graph module's
-// path search (ShortestPaths::paths), each confined to its connection's bounding box
-// with a margin that widens when the search fails. A batch holds nets
+// of a batch (one connection per net) run in one launch (ShortestPaths::paths
+// on the host backends, WindowSearch on cuda), each confined to its connection's
+// bounding box with a margin that widens when the search fails. A batch holds nets
 // whose reaches (pin box, margin and claim distance) are apart, so routing
 // them together gives what routing them one by one would; while pres_fac is
 // 0 (the first iteration by default) no net's costs depend on another's, and
