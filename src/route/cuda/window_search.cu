@@ -18,6 +18,7 @@
 #include <cmath>
 
 #include "../router/window_search.hpp"
+#include "trellis/core/csr.hpp"
 #include "trellis/core/cuda_check.hpp"
 #include "trellis/core/device_array.hpp"
 
@@ -577,30 +578,21 @@ WindowSearch::WindowSearch(const Lattice& lattice, float via_cost, const Congest
   const auto n = static_cast<std::size_t>(lattice.node_count);
   // The forward CSR and its transpose (the parity rule's parents are read
   // along in-edges).
-  std::vector<long long> out_offsets(csr.row_offsets, csr.row_offsets + n + 1);
-  std::vector<int> heads(csr.col_indices, csr.col_indices + csr.nnz);
-  std::vector<float> out_weights(csr.values, csr.values + csr.nnz);
-  std::vector<long long> in_offsets(n + 1, 0);
-  for (long long e = 0; e < csr.nnz; ++e) ++in_offsets[static_cast<std::size_t>(heads[static_cast<std::size_t>(e)]) + 1];
-  for (std::size_t v = 0; v < n; ++v) in_offsets[v + 1] += in_offsets[v];
-  std::vector<int> tails(heads.size());
-  std::vector<float> in_weights(heads.size());
-  {
-    std::vector<long long> fill(in_offsets.begin(), in_offsets.end() - 1);
-    for (std::size_t u = 0; u < n; ++u) {
-      for (long long e = out_offsets[u]; e < out_offsets[u + 1]; ++e) {
-        const long long at = fill[static_cast<std::size_t>(heads[static_cast<std::size_t>(e)])]++;
-        tails[static_cast<std::size_t>(at)] = static_cast<int>(u);
-        in_weights[static_cast<std::size_t>(at)] = out_weights[static_cast<std::size_t>(e)];
-      }
-    }
+  const auto upload_csr = [](const CsrView<graph::Weight>& g, DeviceArray<long long>& offsets, DeviceArray<int>& ends,
+                             DeviceArray<float>& weights) {
+    offsets = upload(std::vector<long long>(g.row_offsets, g.row_offsets + g.rows + 1));
+    ends = upload(std::vector<int>(g.col_indices, g.col_indices + g.nnz));
+    weights = upload(std::vector<float>(g.values, g.values + g.nnz));
+  };
+  upload_csr(csr, s.out_offsets, s.heads, s.out_weights);
+  std::vector<std::int32_t> tails(static_cast<std::size_t>(csr.nnz));
+  for (std::int32_t u = 0; u < csr.rows; ++u) {
+    std::fill(tails.begin() + csr.row_offsets[u], tails.begin() + csr.row_offsets[u + 1], u);
   }
-  s.out_offsets = upload(out_offsets);
-  s.heads = upload(heads);
-  s.out_weights = upload(out_weights);
-  s.in_offsets = upload(in_offsets);
-  s.tails = upload(tails);
-  s.in_weights = upload(in_weights);
+  const CsrMatrix<graph::Weight> reversed = csr_from_triplets<graph::Weight>(
+      csr.cols, csr.rows, std::span<const std::int32_t>(csr.col_indices, static_cast<std::size_t>(csr.nnz)), tails,
+      std::span<const graph::Weight>(csr.values, static_cast<std::size_t>(csr.nnz)));
+  upload_csr(reversed.view(), s.in_offsets, s.tails, s.in_weights);
 
   std::vector<int> owner;
   owner.reserve(lattice.owner.size() * n);
