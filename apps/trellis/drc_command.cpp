@@ -15,11 +15,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "commands.hpp"
+#include "drc_report.hpp"
 #include "route_report.hpp"
 #include "trellis/core/atomic_file.hpp"
 #include "trellis/core/error.hpp"
@@ -42,57 +42,6 @@ struct DrcCommand {
   bool json = false;
   bool fail_on_violations = false;
 };
-
-std::string layer_name(const Board& board, int layer) {
-  return layer >= 0 && static_cast<std::size_t>(layer) < board.layers.size() ? board.layers[static_cast<std::size_t>(layer)].name
-                                                                              : "?";
-}
-
-nlohmann::json object_json(const route::DrcObject& object) {
-  return {{"kind", route::to_string(object.kind)}, {"name", object.name}, {"net", object.net_name}};
-}
-
-nlohmann::json violations_json(const Board& board, const std::vector<Violation>& violations) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const Violation& v : violations) {
-    list.push_back({{"kind", route::to_string(v.kind)},
-                    {"layer", layer_name(board, v.layer)},
-                    {"x_mm", millimetres(static_cast<double>(v.position.x))},
-                    {"y_mm", millimetres(static_cast<double>(v.position.y))},
-                    {"x_nm", v.position.x},
-                    {"y_nm", v.position.y},
-                    {"first", object_json(v.first)},
-                    {"second", object_json(v.second)},
-                    {"measured_mm", millimetres(v.measured)},
-                    {"required_mm", millimetres(static_cast<double>(v.required))},
-                    {"measured_nm", v.measured},
-                    {"required_nm", v.required}});
-  }
-  return list;
-}
-
-std::string json_report(const Board& board, const DrcReport& report) {
-  nlohmann::json unconnected = nlohmann::json::array();
-  for (const route::UnconnectedNet& net : report.unconnected) {
-    nlohmann::json groups = nlohmann::json::array();
-    for (const auto& group : net.groups) {
-      nlohmann::json pins = nlohmann::json::array();
-      for (const route::PinRef& pin : group) pins.push_back(route::pin_name(board, pin));
-      groups.push_back(std::move(pins));
-    }
-    unconnected.push_back({{"net", net.name}, {"groups", std::move(groups)}});
-  }
-  const nlohmann::json json = {{"board", board.name},
-                               {"pads", report.pads},
-                               {"wires", report.wires},
-                               {"vias", report.vias},
-                               {"nets_checked", report.nets_checked},
-                               {"routing_violations", violations_json(board, report.routing)},
-                               {"input_conflicts", violations_json(board, report.input_conflicts)},
-                               {"unconnected_nets", std::move(unconnected)},
-                               {"pour_joins", pour_joins_json(board, report.pours)}};
-  return json.dump(2) + "\n";
-}
 
 void write_violations(std::ostream& out, const Board& board, const char* title, const std::vector<Violation>& list) {
   out << title << " (" << list.size() << ")\n";
@@ -136,7 +85,7 @@ void run(const DrcCommand& command, const GlobalOptions& globals) {
           ? route::check_design_rules(board)
           : route::check_design_rules(
                 board, route::with_board_wiring(board, route::read_session(std::filesystem::path(command.routes_path), board)));
-  const std::string text = command.json ? json_report(board, report) : text_report(board, report);
+  const std::string text = command.json ? drc_report_json(board, report).dump(2) + "\n" : text_report(board, report);
   if (command.output.empty()) {
     std::fputs(text.c_str(), stdout);
   } else {

@@ -1,0 +1,195 @@
+"""Shortest paths on CSR graphs with float32 weights.
+
+Graphs come from CSR arrays (``from_csr``), a ``scipy.sparse`` matrix
+(``from_scipy``), edge lists (``from_edges``), graph files (``read``: DIMACS
+.gr, Matrix Market .mtx, gapbs .el/.wel) or the generators. A Graph owns its
+arrays: they are copied once into it, and ``indptr``, ``indices`` and
+``weights`` read them back as read-only views.
+
+``shortest_paths`` returns float32 distances (``inf`` where unreachable) and
+int32 parents (-1 for sources and unreached nodes) as NumPy arrays that own
+the library's results (no copy). Every backend and algorithm gives the same
+bits (the parity rule of include/trellis/graph/sssp.hpp).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from . import _native
+
+Graph = _native.graph.Graph
+
+UNREACHABLE = np.float32(np.inf)
+NO_PARENT = -1
+
+
+class ShortestPathResult(NamedTuple):
+    distances: np.ndarray  # float32, one per node (K x n for a batch)
+    parents: np.ndarray    # int32, one per node; empty when parents=False
+    backend: str
+    algorithm: str
+    edges_relaxed: int
+
+
+def from_csr(indptr, indices, weights) -> Graph:
+    """A graph from CSR arrays: row u lists the edges u -> indices[k] of
+    weight weights[k] for k in indptr[u]:indptr[u+1]."""
+    return _native.graph.from_csr(
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        np.ascontiguousarray(indices, dtype=np.int32),
+        np.ascontiguousarray(weights, dtype=np.float32),
+    )
+
+
+def from_scipy(matrix) -> Graph:
+    """A graph from a square scipy.sparse matrix: entry (i, j) = w is the
+    edge i -> j of weight w (explicit zeros are zero-weight edges)."""
+    import scipy.sparse
+
+    if not scipy.sparse.issparse(matrix):
+        raise TypeError(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
+    if matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"a graph needs a square matrix, got shape {matrix.shape}")
+    csr = matrix.tocsr()
+    return from_csr(csr.indptr, csr.indices, csr.data)
+
+
+def from_edges(nodes: int, tails, heads, weights) -> Graph:
+    """A graph of `nodes` nodes from edge arrays (0-based ids); each node's
+    edges keep their given order."""
+    return _native.graph.from_edges(
+        int(nodes),
+        np.ascontiguousarray(tails, dtype=np.int32),
+        np.ascontiguousarray(heads, dtype=np.int32),
+        np.ascontiguousarray(weights, dtype=np.float32),
+    )
+
+
+def to_scipy(graph: Graph):
+    """The graph as a scipy.sparse.csr_matrix (float32)."""
+    import scipy.sparse
+
+    n = graph.node_count
+    return scipy.sparse.csr_matrix((graph.weights, graph.indices, graph.indptr), shape=(n, n))
+
+
+def read(path) -> Graph:
+    """Reads .gr, .mtx, .el or .wel by extension; node ids become 0-based
+    (the file's first id is in ``read_with_base``)."""
+    return read_with_base(path)[0]
+
+
+def read_with_base(path) -> tuple[Graph, int]:
+    """(graph, the file's first node id: 1 for .gr and .mtx, 0 for .el/.wel)."""
+    return _native.graph.read(os.fspath(path))
+
+
+def write_dimacs(graph: Graph, path) -> None:
+    """Writes a DIMACS .gr that reads back bitwise (whole or not at all)."""
+    _native.graph.write_dimacs(graph, os.fspath(path))
+
+
+def routing_lattice(width: int, height: int, layers: int = 1, *, track_cost: float = 1.0, via_cost: float = 3.0,
+                    both_directions: bool = False, any_layer_vias: bool = False, obstacle_fraction: float = 0.0,
+                    seed: int = 1) -> Graph:
+    """An OrthoRoute-style routing lattice: node (x, y, layer) has id
+    x + width * (y + height * layer); ``graph.coordinates`` holds them."""
+    return _native.graph.routing_lattice(width, height, layers, track_cost, via_cost, both_directions,
+                                         any_layer_vias, obstacle_fraction, seed)
+
+
+def lattice_preset(name: str) -> Graph:
+    """One of ``lattice_preset_names()`` (the benchmarks' sizes)."""
+    return _native.graph.lattice_preset(name)
+
+
+def lattice_preset_names() -> list[str]:
+    return _native.graph.lattice_preset_names()
+
+
+def random_geometric(nodes: int, radius: float, seed: int = 1) -> Graph:
+    return _native.graph.random_geometric(nodes, radius, seed)
+
+
+def rmat(scale: int, edge_factor: int = 16, seed: int = 1) -> Graph:
+    return _native.graph.rmat(scale, edge_factor, seed)
+
+
+class ShortestPaths:
+    """A graph prepared once and searched many times (on cuda it stays
+    resident on the device). algorithm: "auto", "dijkstra" (reference),
+    "delta-stepping" (cpu, cuda), "bellman-ford" or "spfa" (cuda)."""
+
+    def __init__(self, graph: Graph, *, backend: str = "auto", algorithm: str = "auto", delta: float = 0.0,
+                 parents: bool = True):
+        self.graph = graph
+        self._engine = _native.graph.ShortestPaths(graph, backend, algorithm, float(delta), bool(parents))
+
+    @property
+    def backend(self) -> str:
+        return self._engine.backend
+
+    @property
+    def algorithm(self) -> str:
+        return self._engine.algorithm
+
+    def run(self, sources, target: Optional[int] = None, node_cost=None) -> ShortestPathResult:
+        """One query from one source or several (all at distance 0). With a
+        target the search may stop once it is settled; nodes farther than the
+        target then read inf. node_cost (float32, one per node) is read in
+        place and added to every edge entering a node."""
+        src = np.atleast_1d(np.asarray(sources, dtype=np.int32))
+        cost = None if node_cost is None else np.ascontiguousarray(node_cost, dtype=np.float32)
+        distances, parents, info = self._engine.run(np.ascontiguousarray(src), -1 if target is None else int(target),
+                                                    cost)
+        return ShortestPathResult(distances, parents, info["backend"], info["algorithm"], info["edges_relaxed"])
+
+    def run_batch(self, sources: Sequence, targets: Optional[Sequence[int]] = None) -> ShortestPathResult:
+        """K independent queries in one call; distances and parents are K x n."""
+        lists = [[int(s) for s in np.atleast_1d(q)] for q in sources]
+        distances, parents, info = self._engine.run_batch(lists, [] if targets is None else [int(t) for t in targets])
+        return ShortestPathResult(distances, parents, info["backend"], info["algorithm"], info["edges_relaxed"])
+
+
+def shortest_paths(graph: Graph, sources, target: Optional[int] = None, *, backend: str = "auto",
+                   algorithm: str = "auto", delta: float = 0.0, parents: bool = True,
+                   node_cost=None) -> ShortestPathResult:
+    """Distances (float32) and parents (int32) from `sources`. A list of
+    source lists (or a 2-D array) runs a batch and returns K x n arrays."""
+    engine = ShortestPaths(graph, backend=backend, algorithm=algorithm, delta=delta, parents=parents)
+    if _is_batch(sources):
+        if node_cost is not None:
+            raise ValueError("node_cost applies to a single query, not a batch")
+        targets = None if target is None else list(np.atleast_1d(target))
+        return engine.run_batch(sources, targets)
+    return engine.run(sources, target, node_cost)
+
+
+def path_to(result: ShortestPathResult, target: int) -> list[int]:
+    """The path source .. target of a single query's result, following its
+    parents; [] when the target is unreached."""
+    if result.distances.ndim != 1:
+        raise ValueError("path_to takes the result of a single query")
+    if len(result.parents) == 0:
+        raise ValueError("the search was run without parents")
+    if not np.isfinite(result.distances[target]):
+        return []
+    path = [int(target)]
+    while result.parents[path[-1]] != NO_PARENT:
+        path.append(int(result.parents[path[-1]]))
+        if len(path) > len(result.parents):
+            raise ValueError("parents hold a cycle")
+    path.reverse()
+    return path
+
+
+def _is_batch(sources) -> bool:
+    if isinstance(sources, np.ndarray):
+        return sources.ndim == 2
+    if isinstance(sources, (list, tuple)) and sources:
+        return all(isinstance(s, (list, tuple, np.ndarray)) for s in sources)
+    return False

@@ -1,0 +1,95 @@
+"""Sparse kernels and solvers on SciPy CSR matrices, and the
+finite-difference convergence studies.
+
+Matrices go in as ``scipy.sparse`` (converted to CSR float64 and copied once
+into the library's CSR); ``laplacian_7point`` comes out as a
+``scipy.sparse.csr_matrix`` over the library's arrays. ``spmv`` writes into
+``out`` and the solvers into ``x0`` in place when those are float64
+C-contiguous arrays (no copy).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from . import _native
+
+
+def laplacian_7point(nx: int, ny: int = 1, nz: int = 1):
+    """The 7-point negative Laplacian on an nx x ny x nz grid (homogeneous
+    Dirichlet, unit spacing) as a scipy.sparse.csr_matrix."""
+    import scipy.sparse
+
+    rows, cols, indptr, indices, data = _native.grid.laplacian_7point(nx, ny, nz)
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(rows, cols), copy=False)
+
+
+def spmv(matrix, x, out: Optional[np.ndarray] = None, *, alpha: float = 1.0, beta: float = 0.0,
+         backend: str = "auto") -> np.ndarray:
+    """out = alpha * A x + beta * out (beta 0: out is not read)."""
+    a = _csr_parts(matrix)
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    if out is None:
+        out = np.zeros(a[0], dtype=np.float64)
+    _check_writable(out, "out")
+    _native.grid.spmv(*a, float(alpha), x, float(beta), out, backend)
+    return out
+
+
+def cg(matrix, b, x0: Optional[np.ndarray] = None, *, tol: float = 1e-8, maxiter: int = 10000,
+       preconditioner: str = "jacobi", backend: str = "auto"):
+    """Conjugate gradients for A x = b (A symmetric positive definite).
+    Returns (x, info): info holds converged, iterations, the residual norms
+    and history, and why the solve stopped."""
+    return _solve("cg", matrix, b, x0, tol, maxiter, preconditioner, backend)
+
+
+def bicgstab(matrix, b, x0: Optional[np.ndarray] = None, *, tol: float = 1e-8, maxiter: int = 10000,
+             preconditioner: str = "jacobi", backend: str = "auto"):
+    """BiCGStab for A x = b (A general); returns (x, info) as cg does."""
+    return _solve("bicgstab", matrix, b, x0, tol, maxiter, preconditioner, backend)
+
+
+def convergence_study(problem: str = "poisson", *, dim: int = 2, cells: int = 8, levels: int = 4,
+                      mesh: str = "uniform", solver: str = "cg", backend: str = "auto", tolerance: float = 1e-10,
+                      matrix_free: bool = False, seed: int = 1):
+    """The worked examples of the grid module (``trellis grid``): problem
+    "poisson", "convection" or "heat" on meshes of cells * 2^level cells
+    per axis; one row per mesh (errors in the discrete L2, H1 and max
+    norms, observed orders, iterations, times). A pandas DataFrame when
+    pandas is installed, else a list of dicts."""
+    rows = _native.grid.study(problem, dim, cells, levels, mesh, solver, backend, tolerance, matrix_free, seed)
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows)
+
+
+def _solve(method, matrix, b, x0, tol, maxiter, preconditioner, backend):
+    if preconditioner not in ("jacobi", "none", None):
+        raise ValueError(f"preconditioner must be 'jacobi' or 'none', got {preconditioner!r}")
+    a = _csr_parts(matrix)
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    x = np.zeros(a[0], dtype=np.float64) if x0 is None else x0
+    _check_writable(x, "x0")
+    info = _native.grid.solve(method, *a, b, x, float(tol), int(maxiter), preconditioner == "jacobi", backend)
+    return x, info
+
+
+def _csr_parts(matrix):
+    import scipy.sparse
+
+    if not scipy.sparse.issparse(matrix):
+        raise TypeError(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
+    csr = matrix.tocsr()
+    return (int(csr.shape[0]), int(csr.shape[1]), np.ascontiguousarray(csr.indptr, dtype=np.int64),
+            np.ascontiguousarray(csr.indices, dtype=np.int32), np.ascontiguousarray(csr.data, dtype=np.float64))
+
+
+def _check_writable(array, name):
+    if not (isinstance(array, np.ndarray) and array.dtype == np.float64 and array.flags.c_contiguous
+            and array.flags.writeable and array.ndim == 1):
+        raise ValueError(f"{name} must be a writable one-dimensional C-contiguous float64 array")

@@ -1,0 +1,32 @@
+"""PCB routing and design-rule checks on Specctra DSN or KiCad boards.
+
+``route(board, out=...)`` routes every net with two or more pins and returns
+the report ``trellis route --report`` writes (lattice, iterations, unrouted
+nets, wire length, vias, the design-rule check's counts, warnings) as a
+dict, plus ``copper``: the routed wires (layer, net, width, points in mm),
+vias and the board outline, for drawing. ``out`` may be a Specctra session
+(.ses) or, for a .kicad_pcb input, a routed copy of the board; it is written
+whole or not at all. ``progress`` is called with a dict after every
+iteration; an exception it raises, or Ctrl-C, stops the routing there and
+writes nothing.
+
+``drc(board, session=None)`` returns ``trellis drc --json``'s report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Callable, Optional
+
+from . import _native
+
+
+def route(board, out=None, *, backend: str = "auto", max_iterations: int = 50, pitch_mm: float = 0.0,
+          via_cost: float = 10.0, progress: Optional[Callable[[dict], None]] = None) -> dict:
+    return json.loads(_native.route.route(os.fspath(board), "" if out is None else os.fspath(out), backend,
+                                          int(max_iterations), float(pitch_mm), float(via_cost), progress))
+
+
+def drc(board, session=None) -> dict:
+    return json.loads(_native.route.drc(os.fspath(board), None if session is None else os.fspath(session)))

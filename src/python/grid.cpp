@@ -1,0 +1,166 @@
+// trellis._native.grid: CSR matrices in and out as (indptr, indices, data)
+// arrays (the package makes scipy.sparse.csr_matrix of them), SpMV, the
+// Krylov solvers, and the convergence studies of problems.hpp. spmv and the
+// solvers write into the caller's arrays in place (no copy of x or y); a
+// matrix given from Python is copied once into the library's CSR. Long
+// calls release the GIL.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "argument_errors.hpp"
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/grid/problems.hpp"
+#include "trellis/grid/solvers.hpp"
+#include "trellis/grid/spmv.hpp"
+#include "trellis/grid/stencil.hpp"
+
+namespace nb = nanobind;
+
+namespace trellis::python {
+namespace {
+
+template <typename T>
+using Input = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+template <typename T>
+using Output = nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+CsrMatrix<double> csr_from(std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr,
+                           const Input<std::int32_t>& indices, const Input<double>& data) {
+  CsrMatrix<double> a;
+  a.rows = rows;
+  a.cols = cols;
+  a.row_offsets.assign(indptr.data(), indptr.data() + indptr.shape(0));
+  a.col_indices.assign(indices.data(), indices.data() + indices.shape(0));
+  a.values.assign(data.data(), data.data() + data.shape(0));
+  as_usage_error([&] { a.validate(); });
+  return a;
+}
+
+nb::tuple csr_arrays(CsrMatrix<double>&& a) {
+  return nb::make_tuple(a.rows, a.cols, to_numpy(std::move(a.row_offsets)), to_numpy(std::move(a.col_indices)),
+                        to_numpy(std::move(a.values)));
+}
+
+void spmv(std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr, const Input<std::int32_t>& indices,
+          const Input<double>& data, double alpha, const Input<double>& x, double beta, Output<double> y,
+          const std::string& backend) {
+  const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
+  nb::gil_scoped_release release;
+  grid::spmv<double>(alpha, a, std::span<const double>(x.data(), x.shape(0)), beta,
+                     std::span<double>(y.data(), y.shape(0)), parse_backend(backend));
+}
+
+nb::dict solve_result(const grid::SolveResult& result) {
+  nb::dict info;
+  info["converged"] = result.converged;
+  info["iterations"] = result.iterations;
+  info["rhs_norm"] = result.rhs_norm;
+  info["initial_residual"] = result.initial_residual;
+  info["final_residual"] = result.final_residual;
+  info["residual_history"] = to_numpy(std::vector<double>(result.residual_history));
+  info["stop"] = std::string(grid::to_string(result.stop));
+  info["stopped_because"] = result.stopped_because;
+  return info;
+}
+
+// method: "cg" or "bicgstab"; x holds the initial guess and receives the solution.
+nb::dict solve(const std::string& method, std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr,
+               const Input<std::int32_t>& indices, const Input<double>& data, const Input<double>& b,
+               Output<double> x, double tolerance, std::int32_t max_iterations, bool jacobi,
+               const std::string& backend) {
+  if (method != "cg" && method != "bicgstab") throw UsageError("method must be cg or bicgstab, got '" + method + "'");
+  const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
+  grid::SolverOptions options;
+  options.relative_tolerance = tolerance;
+  options.max_iterations = max_iterations;
+  const Backend chosen = parse_backend(backend);
+  if (chosen == Backend::cuda) {
+    throw UsageError("the solvers take host arrays on reference or cpu; cuda solves need device arrays");
+  }
+  grid::SolveResult result;
+  {
+    nb::gil_scoped_release release;
+    const Backend host = chosen == Backend::automatic ? Backend::cpu : chosen;
+    const grid::HostLinearOperator<double> op =
+        grid::csr_operator(a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none, host);
+    const std::span<const double> bs(b.data(), b.shape(0));
+    const std::span<double> xs(x.data(), x.shape(0));
+    result = method == "cg" ? grid::cg<double>(op, bs, xs, options, host) : grid::bicgstab<double>(op, bs, xs, options, host);
+  }
+  return solve_result(result);
+}
+
+nb::list study(const std::string& problem, int dim, std::int32_t cells, int levels, const std::string& mesh,
+               const std::string& solver, const std::string& backend, double tolerance, bool matrix_free,
+               std::uint64_t seed) {
+  grid::ProblemOptions options;
+  options.dim = dim;
+  options.cells = cells;
+  options.levels = levels;
+  if (mesh != "uniform" && mesh != "nonuniform") throw UsageError("mesh must be uniform or nonuniform, got '" + mesh + "'");
+  options.mesh = mesh == "uniform" ? grid::MeshKind::uniform : grid::MeshKind::nonuniform;
+  if (solver != "cg" && solver != "mg" && solver != "mgcg") {
+    throw UsageError("solver must be cg, mg or mgcg, got '" + solver + "'");
+  }
+  options.solver = solver == "cg" ? grid::LinearSolver::cg : solver == "mg" ? grid::LinearSolver::mg : grid::LinearSolver::mgcg;
+  options.backend = parse_backend(backend);
+  options.tolerance = tolerance;
+  options.matrix_free = matrix_free;
+  options.seed = seed;
+  grid::ConvergenceStudy result;
+  {
+    nb::gil_scoped_release release;
+    if (problem == "poisson") {
+      result = grid::poisson_study(options);
+    } else if (problem == "convection") {
+      result = grid::convection_diffusion_study(options);
+    } else if (problem == "heat") {
+      result = grid::heat_study(options);
+    } else {
+      throw UsageError("problem must be poisson, convection or heat, got '" + problem + "'");
+    }
+  }
+  nb::list rows;
+  for (const grid::ConvergenceRow& r : result.rows) {
+    nb::dict row;
+    row["cells"] = r.cells;
+    row["unknowns"] = r.unknowns;
+    row["h"] = r.h;
+    row["error_h"] = r.error_h;
+    row["error_h1"] = r.error_h1;
+    row["error_max"] = r.error_max;
+    row["order_h"] = r.order_h;
+    row["order_h1"] = r.order_h1;
+    row["iterations"] = r.iterations;
+    row["steps"] = r.steps;
+    row["setup_seconds"] = r.setup_seconds;
+    row["solve_seconds"] = r.solve_seconds;
+    rows.append(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+void bind_grid(nb::module_& m) {
+  m.def("laplacian_7point", [](std::int32_t nx, std::int32_t ny, std::int32_t nz) {
+    return csr_arrays(grid::laplacian_7point<double>(nx, ny, nz));
+  }, nb::arg("nx"), nb::arg("ny"), nb::arg("nz"), "(rows, cols, indptr, indices, data) of the 7-point Laplacian");
+  m.def("spmv", &spmv, nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"), nb::arg("data"),
+        nb::arg("alpha"), nb::arg("x"), nb::arg("beta"), nb::arg("y"), nb::arg("backend"));
+  m.def("solve", &solve, nb::arg("method"), nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
+        nb::arg("data"), nb::arg("b"), nb::arg("x"), nb::arg("tolerance"), nb::arg("max_iterations"), nb::arg("jacobi"),
+        nb::arg("backend"));
+  m.def("study", &study, nb::arg("problem"), nb::arg("dim"), nb::arg("cells"), nb::arg("levels"), nb::arg("mesh"),
+        nb::arg("solver"), nb::arg("backend"), nb::arg("tolerance"), nb::arg("matrix_free"), nb::arg("seed"));
+}
+
+}  // namespace trellis::python

@@ -1,0 +1,136 @@
+// trellis._native.route: route a board file and check design rules, with
+// the same reports as `trellis route --report` and `trellis drc --json`
+// (returned as JSON text; the package parses it). Routing releases the GIL;
+// the progress callback takes it back once an iteration, and Ctrl-C (or an
+// exception in the callback) stops the routing there, before any file is
+// written.
+#include <Python.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "bindings.hpp"
+#include "drc_report.hpp"
+#include "route_report.hpp"
+#include "trellis/core/atomic_file.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/route/board_file.hpp"
+#include "trellis/route/drc.hpp"
+#include "trellis/route/kicad.hpp"
+#include "trellis/route/router.hpp"
+#include "trellis/route/session.hpp"
+
+namespace nb = nanobind;
+
+namespace trellis::python {
+namespace {
+
+using route::Board;
+
+nlohmann::json copper_json(const Board& board, const route::RoutedCopper& copper) {
+  nlohmann::json wires = nlohmann::json::array();
+  for (const route::Wire& wire : copper.wires) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const route::Point& p : wire.shape.points) {
+      points.push_back({route::millimetres(static_cast<double>(p.x)), route::millimetres(static_cast<double>(p.y))});
+    }
+    wires.push_back({{"layer", cli::layer_name(board, wire.layer)},
+                     {"net", wire.net >= 0 ? board.nets[static_cast<std::size_t>(wire.net)].name : ""},
+                     {"width_mm", route::millimetres(static_cast<double>(wire.shape.width))},
+                     {"points_mm", std::move(points)}});
+  }
+  nlohmann::json vias = nlohmann::json::array();
+  for (const route::Via& via : copper.vias) {
+    vias.push_back({{"x_mm", route::millimetres(static_cast<double>(via.position.x))},
+                    {"y_mm", route::millimetres(static_cast<double>(via.position.y))},
+                    {"net", via.net >= 0 ? board.nets[static_cast<std::size_t>(via.net)].name : ""},
+                    {"padstack", board.padstacks[static_cast<std::size_t>(via.padstack)].name}});
+  }
+  nlohmann::json outline = nlohmann::json::array();
+  if (!board.boundary.empty()) {
+    for (const route::Point& p : board.boundary.front().points) {
+      outline.push_back({route::millimetres(static_cast<double>(p.x)), route::millimetres(static_cast<double>(p.y))});
+    }
+  }
+  return {{"wires", std::move(wires)}, {"vias", std::move(vias)}, {"outline_mm", std::move(outline)}};
+}
+
+std::string route_file(const std::string& board_path, const std::string& out, const std::string& backend,
+                       int max_iterations, double pitch_mm, double via_cost, nb::object progress) {
+  const std::filesystem::path path(board_path);
+  route::RouterOptions options;
+  options.backend = parse_backend(backend);
+  if (max_iterations < 1) throw UsageError("max_iterations must be at least 1, got " + std::to_string(max_iterations));
+  options.max_iterations = max_iterations;
+  options.via_cost = via_cost;
+  if (pitch_mm != 0) {
+    if (!(pitch_mm > 0) || pitch_mm > 100) {
+      throw UsageError("pitch_mm must be a positive number of millimetres up to 100, got " + std::to_string(pitch_mm));
+    }
+    options.pitch = static_cast<route::Coord>(std::llround(pitch_mm * static_cast<double>(route::kNanometresPerMillimetre)));
+  }
+  const auto report_progress = [&](const route::RouteIteration& it) {
+    nb::gil_scoped_acquire acquire;
+    if (!progress.is_none()) {
+      nb::dict line;
+      line["iteration"] = it.iteration;
+      line["pitch_mm"] = route::millimetres(static_cast<double>(it.pitch));
+      line["nets_routed"] = it.nets_routed;
+      line["connections_searched"] = it.connections_searched;
+      line["overused_nodes"] = it.overused_nodes;
+      line["failed_connections"] = it.failed_connections;
+      line["seconds"] = it.seconds;
+      progress(line);  // an exception here unwinds the routing
+    }
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C
+  };
+
+  nlohmann::json report;
+  {
+    nb::gil_scoped_release release;
+    const Board board = route::read_board_file(path);
+    if (!out.empty() && route::is_kicad_board(out) && !route::is_kicad_board(path)) {
+      throw UsageError("a routed .kicad_pcb can only be written for a .kicad_pcb input; write a session (.ses) instead");
+    }
+    const route::RouteResult result = route::route_board(board, options, report_progress);
+    const route::RoutedCopper copper = route::with_board_wiring(board, result.copper);
+    const route::DrcReport drc = route::check_design_rules(board, copper);
+    if (!out.empty()) {
+      if (route::is_kicad_board(out)) {
+        route::write_routed_kicad_pcb(path, board, result.copper, out);
+      } else {
+        route::write_session(board, result.copper, std::filesystem::path(out));
+      }
+    }
+    report = cli::route_report_json(board, result, drc);
+    report["copper"] = copper_json(board, result.copper);
+  }
+  return report.dump();
+}
+
+std::string drc_file(const std::string& board_path, const std::optional<std::string>& session) {
+  nb::gil_scoped_release release;
+  const Board board = route::read_board_file(board_path);
+  const route::DrcReport report =
+      session ? route::check_design_rules(
+                    board, route::with_board_wiring(board, route::read_session(std::filesystem::path(*session), board)))
+              : route::check_design_rules(board);
+  return cli::drc_report_json(board, report).dump();
+}
+
+}  // namespace
+
+void bind_route(nb::module_& m) {
+  m.def("route", &route_file, nb::arg("board"), nb::arg("out"), nb::arg("backend"), nb::arg("max_iterations"),
+        nb::arg("pitch_mm"), nb::arg("via_cost"), nb::arg("progress").none(),
+        "Routes a .dsn or .kicad_pcb; writes `out` (.ses or .kicad_pcb) when given; returns the report as JSON text.");
+  m.def("drc", &drc_file, nb::arg("board"), nb::arg("session").none(),
+        "The design-rule check of a board's wiring (plus a session's routes); returns the report as JSON text.");
+}
+
+}  // namespace trellis::python
