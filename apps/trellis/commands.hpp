@@ -22,6 +22,7 @@ void add_demo_command(CLI::App& app, const GlobalOptions& globals);
 void add_graph_command(CLI::App& app, const GlobalOptions& globals);
 void add_sssp_command(CLI::App& app, const GlobalOptions& globals);
 void add_drc_command(CLI::App& app, const GlobalOptions& globals);
+void add_kicad_plugin_command(CLI::App& app, const GlobalOptions& globals);
 void add_route_command(CLI::App& app, const GlobalOptions& globals);
 void add_grid_command(CLI::App& app, const GlobalOptions& globals);
 void add_align_command(CLI::App& app, const GlobalOptions& globals);

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   trellis::cli::add_route_command(app, globals);
   trellis::cli::add_grid_command(app, globals);
   trellis::cli::add_align_command(app, globals);
+  trellis::cli::add_kicad_plugin_command(app, globals);
 
   // CLI11 would only say "a subcommand is required"; name the unknown word.
   for (int i = 1; i < argc; ++i) {
