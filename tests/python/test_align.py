@@ -2,6 +2,10 @@
 files: the tabular text byte for byte, the columns value for value."""
 
 import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -102,3 +106,12 @@ def test_bad_input(data, tmp_path):
         align.search(data["qpath"], data["dpath"], top=0)
     with pytest.raises(trellis.UsageError, match="no sequences"):
         align.search(data["qpath"], [])
+
+
+def test_top_hits_example(data):
+    example = Path(__file__).resolve().parents[2] / "examples" / "python" / "top_hits.py"
+    done = subprocess.run([sys.executable, str(example), str(data["qpath"]), str(data["dpath"]), "--top", "1"],
+                          capture_output=True, text=True, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    best = align.search(data["qpath"], data["dpath"], top=1, format="records")
+    assert all(hit["sseqid"] in done.stdout for hit in best)
