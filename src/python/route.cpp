@@ -76,6 +76,7 @@ std::string route_file(const std::string& board_path, const std::string& out, co
   }
   const auto report_progress = [&](const route::RouteIteration& it) {
     nb::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C
     if (!progress.is_none()) {
       nb::dict line;
       line["iteration"] = it.iteration;
@@ -87,7 +88,6 @@ std::string route_file(const std::string& board_path, const std::string& out, co
       line["seconds"] = it.seconds;
       progress(line);  // an exception here unwinds the routing
     }
-    if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C
   };
 
   nlohmann::json report;

@@ -3,7 +3,11 @@ board: the same report (times aside), the same session file, and the
 progress callback and its interruption."""
 
 import json
+import os
 import shutil
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -72,6 +76,38 @@ def test_progress_exception_stops_routing_and_writes_nothing(board, tmp_path):
     with pytest.raises(Stop):
         route.route(board, out, backend="cpu", progress=progress)
     assert not out.exists()
+
+
+def test_ctrl_c_stops_routing_and_writes_nothing(board, tmp_path):
+    seen = []
+
+    def progress(line):  # Ctrl-C during the second iteration
+        seen.append(line["iteration"])
+        if len(seen) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    out = tmp_path / "never.ses"
+    with pytest.raises(KeyboardInterrupt):
+        route.route(board, out, backend="cpu", progress=progress)
+    assert seen == [1, 2] and not out.exists()
+
+
+def test_ctrl_c_while_the_library_routes(board, tmp_path):
+    # The signal comes from another thread once iteration 2 has been
+    # reported, so it lands while the library routes with the GIL released;
+    # the routing notices it at the end of the iteration under way, before
+    # the callback would be called again.
+    seen = []
+
+    def progress(line):
+        seen.append(line["iteration"])
+        if len(seen) == 2:
+            threading.Thread(target=lambda: (time.sleep(0.01), os.kill(os.getpid(), signal.SIGINT))).start()
+
+    out = tmp_path / "never.ses"
+    with pytest.raises(KeyboardInterrupt):
+        route.route(board, out, backend="cpu", progress=progress)
+    assert seen == [1, 2] and not out.exists()
 
 
 def test_bad_input(board, tmp_path):
