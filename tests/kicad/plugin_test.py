@@ -97,6 +97,13 @@ def main():
     report = routing.route_board(again, trellis=trellis, backend="cpu", keep_existing=False)
     check(report["tracks_removed"] == old > 0, f"without keep_existing the {old} old tracks are removed")
     check(kicad_drc_clean(judge, routing, again, work, "rerouted"), "KiCad's DRC finds the rerouted board clean")
+    # The plugin as KiCad loads it: the package registers the action (headless,
+    # pcbnew notes that no editor is running) and names it.
+    sys.path.insert(0, str(ROOT / "kicad"))
+    import trellis_route
+    action = trellis_route.plugin.TrellisRoutePlugin()
+    action.defaults()
+    check(action.name == "Route with trellis", "the action plugin loads and names itself")
     print(f"{len(failures)} failures")
     return 1 if failures else 0
 
