@@ -16,7 +16,7 @@ convention: a gap of length k costs gap_open + k * gap_extend.
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Callable, Optional
 
 from . import _native
 
@@ -61,7 +61,7 @@ def write_database(source, path) -> None:
 def search(queries, database, *, matrix: str = "BLOSUM62", gap_open: Optional[int] = None,
            gap_extend: Optional[int] = None, top: int = 10, evalue: float = 10.0, backend: str = "auto",
            statistics: str = "spouge", database_size: Optional[int] = None, alignments: bool = False,
-           format: str = "auto"):
+           format: str = "auto", progress: Optional[Callable[[int, int], None]] = None):
     """Searches every query against the database.
 
     matrix: BLOSUM45/50/62/80, PAM30/70/250 or an NCBI matrix file; gap
@@ -69,11 +69,13 @@ def search(queries, database, *, matrix: str = "BLOSUM62", gap_open: Optional[in
     (blastp's E-values), "karlin-altschul" or "none". format: "auto"
     (DataFrame when pandas is installed, else records), "dataframe",
     "records", or "tabular" (BLAST outfmt 6 text; "tabular:7 std qlen" and
-    the like pass an outfmt).
+    the like pass an outfmt). progress(done, total) is called as the
+    queries are searched (every 64); an exception it raises, or Ctrl-C,
+    stops the search.
     """
     hits = _native.align.search(_as_sequences(queries), _as_sequences(database), matrix,
                                 -1 if gap_open is None else int(gap_open), -1 if gap_extend is None else int(gap_extend),
-                                int(top), float(evalue), backend, statistics, database_size)
+                                int(top), float(evalue), backend, statistics, database_size, progress)
     if format.startswith("tabular"):
         outfmt = format.partition(":")[2] or "6"
         return hits.tabular(outfmt)

@@ -2,12 +2,15 @@
 // or sequences given in memory) and the exact Smith-Waterman database
 // search. A search's hits stay in C++ and are read out as columns (the
 // BLAST tabular fields) or as the exact text `trellis align search` writes.
-// Searches release the GIL.
+// Searches release the GIL, report progress between chunks of queries and
+// stop on Ctrl-C.
+#include <Python.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -183,9 +186,24 @@ struct Sequences {
   std::shared_ptr<const SequenceSet> set;
 };
 
+// Queries searched this many at a time between progress reports; on cuda a
+// search keeps up to four queries on the device at once, so a chunk of 64
+// keeps that overlap.
+constexpr std::size_t kQueriesPerReport = 64;
+
+SequenceSet slice(const SequenceSet& set, std::size_t begin, std::size_t end) {
+  SequenceSet part;
+  for (std::size_t i = begin; i < end; ++i) part.add(set.id(i), set.description(i), set.residues(i));
+  return part;
+}
+
+// The database is prepared once (on cuda: uploaded) and the queries are
+// searched in chunks; hits do not depend on which queries share a call, so
+// the result equals one search of them all. Between chunks the GIL is taken
+// back to report progress(done, total) and to notice Ctrl-C.
 SearchHits search(const Sequences& queries, const Sequences& database, const std::string& matrix, int gap_open,
                   int gap_extend, int top, double max_evalue, const std::string& backend, const std::string& statistics,
-                  std::optional<std::int64_t> database_size) {
+                  std::optional<std::int64_t> database_size, nb::object progress) {
   align::SearchOptions options;
   options.top = top;
   options.max_evalue = max_evalue;
@@ -195,10 +213,25 @@ SearchHits search(const Sequences& queries, const Sequences& database, const std
   align::validate(options);
   align::Scoring scoring = scoring_from(matrix, gap_open, gap_extend);
   if (database.set->empty()) throw UsageError("the database holds no sequences");
+  const SequenceSet& all = *queries.set;
   std::vector<std::vector<align::Hit>> hits;
   {
     nb::gil_scoped_release release;
-    hits = align::search(*queries.set, *database.set, scoring, options);
+    align::SubjectScorer scorer(*database.set, scoring, options.backend);
+    for (std::size_t begin = 0; begin < all.size(); begin += kQueriesPerReport) {
+      const std::size_t end = std::min(all.size(), begin + kQueriesPerReport);
+      const bool whole = begin == 0 && end == all.size();
+      const SequenceSet part = whole ? SequenceSet() : slice(all, begin, end);
+      std::vector<std::vector<align::Hit>> found =
+          align::search(whole ? all : part, *database.set, scoring, scorer, options);
+      for (auto& per_query : found) {
+        for (align::Hit& hit : per_query) hit.query += begin;
+        hits.push_back(std::move(per_query));
+      }
+      nb::gil_scoped_acquire acquire;
+      if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C
+      if (!progress.is_none()) progress(end, all.size());
+    }
   }
   return SearchHits(queries.set, database.set, std::move(scoring), std::move(hits));
 }
@@ -245,7 +278,7 @@ void bind_align(nb::module_& m) {
       .def("pairwise", &SearchHits::pairwise);
   m.def("search", &search, nb::arg("queries"), nb::arg("database"), nb::arg("matrix"), nb::arg("gap_open"),
         nb::arg("gap_extend"), nb::arg("top"), nb::arg("max_evalue"), nb::arg("backend"), nb::arg("statistics"),
-        nb::arg("database_size").none());
+        nb::arg("database_size").none(), nb::arg("progress").none());
 }
 
 }  // namespace trellis::python

@@ -115,3 +115,23 @@ def test_top_hits_example(data):
     assert done.returncode == 0, done.stderr
     best = align.search(data["qpath"], data["dpath"], top=1, format="records")
     assert all(hit["sseqid"] in done.stdout for hit in best)
+
+
+def test_many_queries_in_chunks_with_progress(cli, data):
+    # 150 queries are searched 64 at a time between progress reports; the
+    # hits equal the CLI's single search of them all.
+    rng = np.random.default_rng(5)
+    queries = [(f"m{i}", mutate(rng, data["subjects"][i % 60][1] or "ACD", 0.3)) for i in range(150)]
+    path = data["folder"] / "many.fasta"
+    path.write_text("".join(f">{i}\n{s}\n" for i, s in queries))
+    calls = []
+    got = align.search(path, data["dpath"], top=2, backend="cpu", format="tabular",
+                       progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(64, 150), (128, 150), (150, 150)]
+    assert got == cli("--backend", "cpu", "align", "search", "-q", path, "-d", data["dpath"], "--top", 2).stdout
+
+    def stop(done, total):
+        raise RuntimeError(f"stopped at {done}")
+
+    with pytest.raises(RuntimeError, match="stopped at 64"):
+        align.search(path, data["dpath"], progress=stop)
