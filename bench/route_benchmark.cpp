@@ -449,6 +449,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           router_options.max_iterations = options.max_iterations;
           router_options.concurrent_nets = options.concurrent_nets;
           router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
+          router_options.cleanup_passes = options.cleanup_passes;
           const route::RouteResult result = route::route_board(*board, router_options);
           const route::DrcReport drc =
               route::check_design_rules(*board, route::with_board_wiring(*board, result.copper));
@@ -619,6 +620,7 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       router_options.max_iterations = options.max_iterations;
       router_options.concurrent_nets = options.concurrent_nets;
       router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
+      router_options.cleanup_passes = options.cleanup_passes;
       // The backplane is laid out for its lattice (channels on grid lines):
       // no second routing on a finer one.
       router_options.refine_pitch = false;
@@ -680,6 +682,9 @@ std::vector<Backend> chosen_backends(const std::vector<Backend>& requested) {
 }  // namespace
 
 RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
+  if (options.cleanup_passes < 0) {
+    throw UsageError(fmt::format("--cleanup-passes must be 0 (none) or more, got {}", options.cleanup_passes));
+  }
   if (options.concurrent_nets < 0) {
     throw UsageError(fmt::format("--concurrent-nets must be 0 (off) or more, got {}", options.concurrent_nets));
   }
@@ -713,13 +718,15 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
   const Log log(options.quiet);
   std::vector<std::string>& notes = tables.notes;
   notes.push_back(
-      fmt::format("PathFinder at most {} iterations, default lattice pitch (wire width + clearance){}; "
+      fmt::format("PathFinder at most {} iterations, default lattice pitch (wire width + clearance){}{}; "
                   "router s: route_board's own time (lattice, negotiation and geometry).",
                   options.max_iterations,
                   options.concurrent_nets == 0
                       ? std::string()
                       : fmt::format(", {} concurrent nets after the first iteration{}", options.concurrent_nets,
-                                    options.concurrency_follows_overuse ? " (fewer as overuse falls)" : "")));
+                                    options.concurrency_follows_overuse ? " (fewer as overuse falls)" : ""),
+                  options.cleanup_passes == 1 ? std::string()
+                                              : fmt::format(", {} clean-up passes", options.cleanup_passes)));
   if (!boards.empty()) {
     route_boards(boards, backends, options, log, tables);
     notes.push_back(fmt::format("Boards from {}.", dir.string()));

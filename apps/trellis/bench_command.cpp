@@ -328,6 +328,11 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       ->capture_default_str();
   route_cmd->add_flag("--concurrency-follows-overuse", route->options.concurrency_follows_overuse,
                       "With --concurrent-nets N: one concurrent net for every 8 nodes overused, at most N");
+  route_cmd->add_option("--cleanup-passes", route->options.cleanup_passes,
+                        "After the negotiation, passes routing each complete net again alone round the others' "
+                        "copper, kept where cheaper; 0: none")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
   route_cmd->add_flag("--skip-backplane", route->skip_backplane, "Leave out the synthetic backplanes");
   route_cmd->add_option("--format", route->format, "markdown or json")
       ->check(CLI::IsMember({"markdown", "json"}))

@@ -1,7 +1,7 @@
 // `trellis route BOARD.dsn|BOARD.kicad_pcb [-o routes.ses|routed.kicad_pcb]
 // [--svg FILE] [--png FILE] [--report FILE.json] [--max-iterations N]
 // [--pitch MM] [--via-cost STEPS] [--corners 45|90] [--directions
-// board|alternate|none] [--against-cost STEPS]`: routes every net of a board with
+// board|alternate|none] [--against-cost STEPS] [--cleanup-passes N]`: routes every net of a board with
 // PathFinder on the routing lattice, checks the result with the independent
 // design-rule check, and writes what was asked for. Everything is computed
 // before the first file is written, and each file appears whole or not at
@@ -50,6 +50,7 @@ struct RouteCommand {
   int batch_size = route::RouterOptions{}.batch_size;
   bool concurrency_follows_overuse = false;
   int overuse_per_concurrent_net = 8;
+  int cleanup_passes = route::RouterOptions{}.cleanup_passes;
 };
 
 void run(const RouteCommand& command, const GlobalOptions& globals) {
@@ -74,6 +75,7 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
   options.batch_size = command.batch_size;
   options.concurrency_follows_overuse = command.concurrency_follows_overuse;
   options.overuse_per_concurrent_net = command.overuse_per_concurrent_net;
+  options.cleanup_passes = command.cleanup_passes;
   if (command.pitch_mm != 0) {
     if (!(command.pitch_mm > 0) || command.pitch_mm > 100) {
       throw UsageError(fmt::format("--pitch must be a positive number of millimetres up to 100, got {}", command.pitch_mm));
@@ -187,6 +189,11 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
                     "Overused nodes per concurrent net with --concurrency-follows-overuse")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 30));
+  route->add_option("--cleanup-passes", command->cleanup_passes,
+                    "After the negotiation, passes routing each complete net again alone round the others' "
+                    "copper, kept where cheaper (fewer steps and vias); 0: none")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
   route->callback([command, &globals] { run(*command, globals); });
 }
 

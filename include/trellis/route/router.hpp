@@ -55,7 +55,11 @@
 // present_factor_max), the few nets it then conflicts with (three at most)
 // are ripped up and routed again round it the same way, one level deeper at
 // most; all of it stays only if every net involved completes without
-// conflict.
+// conflict. Then the clean-up (cleanup_passes): each complete net routed
+// once more alone, round the others' final copper with no congestion or
+// history priced, where that is cheaper; it drops the detours and layer
+// changes the negotiation left, and the nets still unrouted get another
+// chance (round the others, then making room).
 //
 // Backends. Backend::automatic routes on cpu, which measured faster than
 // cuda on every board and on the backplane; cuda is there when asked for.
@@ -142,6 +146,14 @@ struct RouterOptions {
   // not where each unrouted net has a pin that no wire of the net can leave
   // at any pitch (too close to other copper even at the pad's centre).
   bool refine_pitch = true;
+  // After the negotiation, with nothing overused: passes over the nets in
+  // routing order, each complete net routed again alone round the others'
+  // copper as it is then (conflicts forbidden, the history of overuse
+  // forgotten), its new routing kept where the lattice's edge weights
+  // (grid steps, vias, steps against a layer's direction) sum to less.
+  // Passes stop early when one changes nothing; 0: none. Nets still
+  // unrouted are then tried again in the room this frees.
+  int cleanup_passes = 1;
 };
 
 // One PathFinder iteration.

@@ -65,6 +65,11 @@ void CongestionLedger::raise_history(double factor, const std::function<bool(int
   }
 }
 
+void CongestionLedger::clear_history() {
+  changes_.history = record_changes_;
+  std::fill(history_.begin(), history_.end(), 0.0f);
+}
+
 CountChanges CongestionLedger::take_changes() {
   for (const int node : changes_.nodes) node_changed_[static_cast<std::size_t>(node)] = 0;
   for (const int at : changes_.near) near_changed_[static_cast<std::size_t>(at)] = 0;

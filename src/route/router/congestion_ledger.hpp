@@ -36,6 +36,8 @@ class CongestionLedger {
   // grid nodes and via sites, and factor x (its overused claims) to that of
   // each stub `in_use` says a net's tree passes through.
   void raise_history(double factor, const std::function<bool(int)>& in_use);
+  // Sets every node's history back to 0.
+  void clear_history();
 
   int uses(int node) const { return uses_[static_cast<std::size_t>(node)]; }
   const std::vector<int>& uses() const { return uses_; }

@@ -60,6 +60,9 @@ void check_options(const RouterOptions& o) {
     throw UsageError(fmt::format("overused nodes per concurrent net must be at least 1, got {}",
                                  o.overuse_per_concurrent_net));
   }
+  if (o.cleanup_passes < 0) {
+    throw UsageError(fmt::format("clean-up passes must be 0 (none) or more, got {}", o.cleanup_passes));
+  }
   if (o.concurrent_nets < 0) {
     throw UsageError(fmt::format("concurrent nets must be 0 (off) or more, got {}", o.concurrent_nets));
   }
@@ -168,6 +171,10 @@ class Negotiation {
     drop_conflicting_nets();
     route_dropped_nets_around();
     repair_dropped_nets();
+    if (clean_up()) {
+      route_dropped_nets_around();
+      repair_dropped_nets();
+    }
     for (const int net : nets_) {
       NetRoute& route = routes_[static_cast<std::size_t>(net)];
       // A net whose pins a pour joins all (one pin left to connect) needs no path.
@@ -833,6 +840,59 @@ class Negotiation {
         count(route, +1);
       }
     }
+  }
+
+  // The sum of the lattice's edge weights along a net's paths: what its
+  // searches minimise where no conflict and no history is priced.
+  double route_cost(const NetRoute& route) const {
+    const auto csr = lattice_.graph.csr.view();
+    double cost = 0;
+    for (const std::vector<int>& path : route.paths) {
+      for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+        const auto* first = csr.col_indices + csr.row_offsets[path[i]];
+        const auto* last = csr.col_indices + csr.row_offsets[path[i] + 1];
+        const auto* at = std::find(first, last, path[i + 1]);
+        cost += static_cast<double>(csr.values[at - csr.col_indices]);
+      }
+    }
+    return cost;
+  }
+
+  // After the negotiation, with nothing overused (RouterOptions::
+  // cleanup_passes): each complete net, in routing order, is ripped up and
+  // routed again alone round the others' copper as it is now (conflicts
+  // forbidden, history cleared, its searches starting from the first box
+  // margin), and keeps the new routing only where it costs less. Its old
+  // routing is conflict-free, so it is always there to fall back on; what
+  // changes is the detours and layer changes the negotiation's prices led
+  // to. True if some net's routing changed.
+  bool clean_up() {
+    if (options_.cleanup_passes == 0 || ledger_.count_overused() != 0) return false;
+    ledger_.clear_history();
+    forbid_conflicts_ = true;
+    bool any = false;
+    for (int pass = 0; pass < options_.cleanup_passes; ++pass) {
+      bool changed = false;
+      for (const int net : nets_) {
+        NetRoute& route = routes_[static_cast<std::size_t>(net)];
+        if (route.paths.empty() || !route.failed.empty() || !route.pending.empty()) continue;
+        NetRoute before = route;
+        const double cost = route_cost(before);
+        rip_up(net);
+        route.margin = options_.box_margin;
+        if (route_whole(net, 0.0f) && !touches_overuse(route) && route_cost(route) < cost) {
+          changed = true;
+          continue;
+        }
+        count(route, -1);
+        route = std::move(before);
+        count(route, +1);
+      }
+      any = any || changed;
+      if (!changed) break;
+    }
+    forbid_conflicts_ = false;
+    return any;
   }
 
   // Whatever overuse is left when the iterations run out: remove the net
