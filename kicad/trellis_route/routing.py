@@ -91,19 +91,36 @@ def _copy_into(board, item):
     return copy
 
 
-def route_board(board, *, trellis=None, backend="auto", max_iterations=50, keep_existing=True, progress=None):
+def selected_nets(board):
+    """Names of the nets of the selected pads, tracks, vias and footprints' pads."""
+    names = set()
+    for item in list(board.GetTracks()) + [pad for fp in board.GetFootprints() for pad in fp.Pads()]:
+        if item.IsSelected() and item.GetNetname():
+            names.add(item.GetNetname())
+    for footprint in board.GetFootprints():
+        if footprint.IsSelected():
+            names.update(pad.GetNetname() for pad in footprint.Pads() if pad.GetNetname())
+    return names
+
+
+def route_board(board, *, trellis=None, backend="auto", max_iterations=50, keep_existing=True, nets=None,
+                progress=None):
     """Routes `board` (a pcbnew.BOARD) and adds the routes to it. Returns the
     routing report (trellis route --report) with "tracks_added",
-    "vias_added" and "tracks_removed". progress(line) gets every progress
-    line trellis prints. Raises RoutingError with trellis's message when it
-    fails; the board is unchanged then."""
+    "vias_added" and "tracks_removed". With `nets` (names), only those nets'
+    new tracks and vias are added (and only their tracks removed without
+    keep_existing): trellis routes every net, and a subset of a routing with
+    no conflicts has none. progress(line) gets every progress line trellis
+    prints. Raises RoutingError with trellis's message when it fails; the
+    board is unchanged then."""
+    wanted = None if nets is None else set(nets)
     executable = find_trellis(trellis)
     with tempfile.TemporaryDirectory(prefix="trellis-route-") as folder:
         work = Path(folder)
         unrouted, routed, report_path = work / "board.kicad_pcb", work / "routed.kicad_pcb", work / "report.json"
         removed = []
         if not keep_existing:
-            removed = list(board.GetTracks())
+            removed = [t for t in board.GetTracks() if wanted is None or t.GetNetname() in wanted]
             for track in removed:
                 board.Remove(track)
         try:
@@ -127,7 +144,7 @@ def route_board(board, *, trellis=None, backend="auto", max_iterations=50, keep_
         existing = {_key(item) for item in board.GetTracks()}
         added_tracks = added_vias = 0
         for item in new_board.GetTracks():
-            if _key(item) in existing:
+            if _key(item) in existing or (wanted is not None and item.GetNetname() not in wanted):
                 continue
             _copy_into(board, item)
             if _is_via(item):

@@ -37,13 +37,14 @@ def digest(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def kicad_drc_clean(judge, routing, board, work, name):
-    """Saves the board, runs KiCad's DRC on it (zones refilled); True when clean."""
+def kicad_drc_clean(judge, routing, board, work, name, violations_only=False):
+    """Saves the board, runs KiCad's DRC on it (zones refilled); True when
+    clean (and, unless violations_only, with every pad connected)."""
     saved = work / f"{name}.kicad_pcb"
     routing.save_copy(board, saved)
     report = work / f"{name}.drc.rpt"
     judge_step("drc", saved, report)
-    return judge.judge(name, judge.parse_report(report.read_text()), [], False) == 0
+    return judge.judge(name, judge.parse_report(report.read_text()), [], violations_only) == 0
 
 
 def main():
@@ -97,6 +98,27 @@ def main():
     report = routing.route_board(again, trellis=trellis, backend="cpu", keep_existing=False)
     check(report["tracks_removed"] == old > 0, f"without keep_existing the {old} old tracks are removed")
     check(kicad_drc_clean(judge, routing, again, work, "rerouted"), "KiCad's DRC finds the rerouted board clean")
+    # Only the selected nets: two nets' pads selected, only their routes added.
+    partial = pcbnew.LoadBoard(str(stripped))
+    pads = [pad for fp in partial.GetFootprints() for pad in fp.Pads() if pad.GetNetname()]
+    counts = {}
+    for pad in pads:
+        counts[pad.GetNetname()] = counts.get(pad.GetNetname(), 0) + 1
+    chosen = sorted(name for name, n in counts.items() if n >= 3)[:2]
+    for pad in pads:
+        if pad.GetNetname() in chosen:
+            pad.SetSelected()
+    check(routing.selected_nets(partial) == set(chosen), f"the selection's nets are {chosen}")
+    report = routing.route_board(partial, trellis=trellis, backend="cpu", nets=routing.selected_nets(partial))
+    added = {t.GetNetname() for t in partial.GetTracks()}
+    check(report["tracks_added"] > 0 and added == set(chosen), f"only the selected nets got routes ({sorted(added)})")
+    check(kicad_drc_clean(judge, routing, partial, work, "selected", violations_only=True),
+          "KiCad's DRC finds no violation with the selected nets routed")
+    found = judge.parse_report((work / "selected.drc.rpt").read_text())
+    still_open = [item for u in found["unconnected"] for item in u["items"]
+                  if any(f"[{name}]" in item for name in chosen)]
+    check(found["unconnected"] and not still_open, "the selected nets are connected, other nets are not")
+
     # The plugin as KiCad loads it: the package registers the action (headless,
     # pcbnew notes that no editor is running) and names it.
     sys.path.insert(0, str(ROOT / "kicad"))
