@@ -1,5 +1,14 @@
-"""Sparse kernels and solvers on SciPy CSR matrices, and the
-finite-difference convergence studies.
+"""Sparse kernels and solvers on SciPy CSR matrices, finite-difference forms
+on tensor meshes assembled to SciPy CSR, and the convergence studies.
+
+Forms are written as in C++ (include/trellis/grid/form.hpp)::
+
+    u, v = TrialFunction(), TestFunction()
+    k, f = Coefficient(0), Coefficient(1)
+    a = inner_plus(k * grad_minus(u), grad_minus(v)) + inner_h(2.0 * u, v)
+    l = inner_h(f, v)
+    A, b = assemble(Mesh.cube(Mesh1D.uniform(0, 1, 16), 2), a, l, coefficients=[k_nodes, f_nodes],
+                    boundary_values=g_nodes)
 
 Matrices go in as ``scipy.sparse`` (converted to CSR float64 and copied once
 into the library's CSR); ``laplacian_7point`` comes out as a
@@ -15,6 +24,51 @@ from typing import Optional
 import numpy as np
 
 from . import _native
+
+
+Mesh = _native.grid.Mesh
+Mesh1D = _native.grid.Mesh1D
+TrialFunction = _native.grid.TrialFunction
+TestFunction = _native.grid.TestFunction
+Coefficient = _native.grid.Coefficient
+grad_minus = _native.grid.grad_minus
+grad_plus = _native.grid.grad_plus
+inner_h = _native.grid.inner_h
+inner_plus = _native.grid.inner_plus
+
+
+def mesh_points(mesh) -> np.ndarray:
+    """Node coordinates, nodes x dim, in node order (x fastest)."""
+    axes = [np.asarray(axis.points) for axis in mesh.axes]
+    grids = np.meshgrid(*axes, indexing="ij")
+    return np.stack([g.ravel(order="F") for g in grids], axis=1)
+
+
+def assemble(mesh, a, l=None, *, coefficients=(), dirichlet="boundary", boundary_values=0.0, symmetrize=True,
+             backend: str = "auto"):
+    """The matrix of form `a` (scipy.sparse.csr_matrix) and the right-hand
+    side of linear form `l` on `mesh`, with the nodes of `dirichlet`
+    ("boundary", node ids, or None) held at boundary_values (a number or one
+    value per node): their rows become identity rows, and with symmetrize
+    their columns move to the right-hand side, so a symmetric form gives a
+    symmetric matrix. coefficients[s] holds slot s's value at every node."""
+    import scipy.sparse
+
+    if l is None:
+        l = inner_h(0.0, TestFunction())
+    nodes = mesh.nodes
+    if isinstance(dirichlet, str):
+        if dirichlet != "boundary":
+            raise ValueError(f"dirichlet must be 'boundary', node ids or None, got {dirichlet!r}")
+        constrained = mesh.boundary_nodes()
+    else:
+        constrained = [] if dirichlet is None else [int(i) for i in np.atleast_1d(dirichlet)]
+    g = np.broadcast_to(np.asarray(boundary_values, dtype=np.float64), (nodes,))
+    values = [np.ascontiguousarray(np.broadcast_to(np.asarray(c, dtype=np.float64), (nodes,))) for c in coefficients]
+    out = _native.grid.assemble(mesh, a, l, values, constrained, np.ascontiguousarray(g), bool(symmetrize), backend)
+    matrix = scipy.sparse.csr_matrix((out["data"], out["indices"], out["indptr"]), shape=(out["rows"], nodes),
+                                     copy=False)
+    return matrix, out["rhs"]
 
 
 def laplacian_7point(nx: int, ny: int = 1, nz: int = 1):

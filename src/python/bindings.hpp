@@ -10,6 +10,7 @@ void bind_errors(nanobind::module_& m);
 void bind_graph(nanobind::module_& m);
 void bind_align(nanobind::module_& m);
 void bind_grid(nanobind::module_& m);
+void bind_grid_forms(nanobind::module_& m);
 void bind_route(nanobind::module_& m);
 
 }  // namespace trellis::python

@@ -1,0 +1,134 @@
+// trellis._native.grid (forms): tensor meshes, the form language of
+// form.hpp (trial and test functions, coefficients, D- and D+ gradients,
+// the <.,.>_h and <.,.>_+ inner products) with Python operators, and their
+// assembly into CSR arrays with Dirichlet constraints.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "trellis/core/error.hpp"
+#include "trellis/grid/assembly.hpp"
+#include "trellis/grid/form.hpp"
+#include "trellis/grid/mesh.hpp"
+
+namespace nb = nanobind;
+
+namespace trellis::python {
+namespace {
+
+using namespace trellis::grid;
+
+using Values = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+std::span<const double> span_of(const Values& values) { return {values.data(), values.shape(0)}; }
+
+// Assembles a (and l) on the mesh with the nodes of `dirichlet` constrained
+// to boundary_values; coefficient slot s takes coefficients[s] (one value per
+// node). Returns {rows, indptr, indices, data, rhs}.
+nb::dict assemble(const Mesh& mesh, const BilinearForm& a, const LinearForm& l, const std::vector<Values>& coefficients,
+                  const std::vector<std::int32_t>& dirichlet, const Values& boundary_values, bool symmetrize,
+                  const std::string& backend) {
+  const Backend chosen = parse_backend(backend);
+  if (chosen == Backend::cuda) throw UsageError("assembly from Python runs on reference or cpu");
+  if (boundary_values.shape(0) != static_cast<std::size_t>(mesh.nodes())) {
+    throw UsageError("boundary_values needs one value per node (" + std::to_string(mesh.nodes()) + "), got " +
+                     std::to_string(boundary_values.shape(0)));
+  }
+  std::vector<Marker> markers;
+  if (!dirichlet.empty()) markers.push_back(Marker{"dirichlet", dirichlet});
+  AssembledMatrix<double> filled;
+  std::vector<double> b(static_cast<std::size_t>(mesh.nodes()));
+  {
+    nb::gil_scoped_release release;
+    const Assembly<double> assembly(mesh, a, l, markers, {.symmetrize = symmetrize});
+    if (static_cast<std::int32_t>(coefficients.size()) < assembly.coefficient_slots()) {
+      throw UsageError("the forms read " + std::to_string(assembly.coefficient_slots()) +
+                       " coefficient slots, " + std::to_string(coefficients.size()) + " given");
+    }
+    Coefficients<double> values(mesh, assembly.coefficient_slots());
+    for (std::int32_t slot = 0; slot < assembly.coefficient_slots(); ++slot) {
+      values.set(slot, span_of(coefficients[static_cast<std::size_t>(slot)]));
+    }
+    const Backend host = chosen == Backend::automatic ? Backend::cpu : chosen;
+    filled = assembly.new_matrix();
+    assembly.refill(values, filled, host);
+    assembly.assemble_rhs(values, span_of(boundary_values), filled, b, host);
+  }
+  nb::dict out;
+  out["rows"] = filled.matrix.rows;
+  out["indptr"] = to_numpy(std::move(filled.matrix.row_offsets));
+  out["indices"] = to_numpy(std::move(filled.matrix.col_indices));
+  out["data"] = to_numpy(std::move(filled.matrix.values));
+  out["rhs"] = to_numpy(std::move(b));
+  return out;
+}
+
+}  // namespace
+
+void bind_grid_forms(nb::module_& m) {
+  nb::class_<Mesh1D>(m, "Mesh1D", "Points of one axis")
+      .def_static("uniform", &Mesh1D::uniform, nb::arg("a"), nb::arg("b"), nb::arg("cells"))
+      .def_static("from_points", &Mesh1D::from_points, nb::arg("points"))
+      .def_static("graded", &Mesh1D::graded, nb::arg("a"), nb::arg("b"), nb::arg("cells"), nb::arg("ratio"))
+      .def_static("random", &Mesh1D::random, nb::arg("a"), nb::arg("b"), nb::arg("cells"), nb::arg("seed"),
+                  nb::arg("jitter") = 0.5)
+      .def("refined", &Mesh1D::refined)
+      .def_prop_ro("points", [](const Mesh1D& axis) { return axis.points(); })
+      .def_prop_ro("cells", &Mesh1D::cells);
+  nb::class_<Mesh>(m, "Mesh", "A tensor-product mesh; node (i, j, k) is i + nx * (j + ny * k)")
+      .def(nb::init<std::vector<Mesh1D>>(), nb::arg("axes"))
+      .def_static("cube", &Mesh::cube, nb::arg("axis"), nb::arg("dim"))
+      .def("refined", &Mesh::refined)
+      .def_prop_ro("dim", &Mesh::dim)
+      .def_prop_ro("nodes", &Mesh::nodes)
+      .def_prop_ro("axes", [](const Mesh& mesh) { return mesh.axes(); })
+      .def("boundary_nodes", [](const Mesh& mesh) { return boundary_marker(mesh).nodes; });
+
+  nb::class_<TrialFunction>(m, "TrialFunction")
+      .def(nb::init<>())
+      .def("__rmul__", [](TrialFunction u, double s) { return s * u; }, nb::is_operator());
+  nb::class_<TestFunction>(m, "TestFunction").def(nb::init<>());
+  nb::class_<TrialTerm>(m, "TrialTerm")
+      .def("__rmul__", [](const TrialTerm& t, double s) { return s * t; }, nb::is_operator());
+  nb::class_<TestTerm>(m, "TestTerm");
+  nb::class_<TrialGradient>(m, "TrialGradient")
+      .def("__rmul__", [](const TrialGradient& g, double s) { return s * g; }, nb::is_operator())
+      .def("__rmul__", [](const TrialGradient& g, Coefficient c) { return c * g; }, nb::is_operator());
+  nb::class_<TestGradient>(m, "TestGradient");
+  nb::class_<Coefficient>(m, "Coefficient", "Slot s of the coefficients given at assembly (values per node)")
+      .def(nb::init<std::int32_t>(), nb::arg("slot"))
+      .def_ro("slot", &Coefficient::slot)
+      .def("__mul__", [](Coefficient c, TrialFunction u) { return c * u; }, nb::is_operator())
+      .def("__mul__", [](Coefficient c, const TrialTerm& t) { return c * t; }, nb::is_operator())
+      .def("__mul__", [](Coefficient c, const TrialGradient& g) { return c * g; }, nb::is_operator());
+  nb::class_<BilinearForm>(m, "BilinearForm")
+      .def("__add__", [](const BilinearForm& a, const BilinearForm& b) { return a + b; }, nb::is_operator())
+      .def("__sub__", [](const BilinearForm& a, const BilinearForm& b) { return a - b; }, nb::is_operator())
+      .def("__rmul__", [](const BilinearForm& a, double s) { return s * a; }, nb::is_operator());
+  nb::class_<LinearForm>(m, "LinearForm")
+      .def("__add__", [](const LinearForm& a, const LinearForm& b) { return a + b; }, nb::is_operator());
+
+  m.def("grad_minus", [](TrialFunction u) { return grad_minus(u); });
+  m.def("grad_minus", [](TestFunction v) { return grad_minus(v); });
+  m.def("grad_plus", [](TrialFunction u) { return grad_plus(u); });
+  m.def("grad_plus", [](TestFunction v) { return grad_plus(v); });
+  m.def("inner_h", [](const TrialGradient& u, const TestGradient& v) { return inner_h(u, v); });
+  m.def("inner_h", [](TrialFunction u, TestFunction v) { return inner_h(u, v); });
+  m.def("inner_h", [](const TrialTerm& u, TestFunction v) { return inner_h(u, v); });
+  m.def("inner_h", [](Coefficient f, TestFunction v) { return inner_h(f, v); });
+  m.def("inner_h", [](double f, TestFunction v) { return inner_h(f, v); });
+  m.def("inner_plus", [](const TrialGradient& u, const TestGradient& v) { return inner_plus(u, v); });
+
+  m.def("assemble", &assemble, nb::arg("mesh"), nb::arg("a"), nb::arg("l"), nb::arg("coefficients"),
+        nb::arg("dirichlet"), nb::arg("boundary_values"), nb::arg("symmetrize"), nb::arg("backend"));
+}
+
+}  // namespace trellis::python
