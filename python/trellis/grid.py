@@ -57,18 +57,44 @@ def assemble(mesh, a, l=None, *, coefficients=(), dirichlet="boundary", boundary
     if l is None:
         l = inner_h(0.0, TestFunction())
     nodes = mesh.nodes
-    if isinstance(dirichlet, str):
-        if dirichlet != "boundary":
-            raise ValueError(f"dirichlet must be 'boundary', node ids or None, got {dirichlet!r}")
-        constrained = mesh.boundary_nodes()
-    else:
-        constrained = [] if dirichlet is None else [int(i) for i in np.atleast_1d(dirichlet)]
+    constrained = _constrained(mesh, dirichlet)
     g = np.broadcast_to(np.asarray(boundary_values, dtype=np.float64), (nodes,))
     values = [np.ascontiguousarray(np.broadcast_to(np.asarray(c, dtype=np.float64), (nodes,))) for c in coefficients]
     out = _native.grid.assemble(mesh, a, l, values, constrained, np.ascontiguousarray(g), bool(symmetrize), backend)
     matrix = scipy.sparse.csr_matrix((out["data"], out["indices"], out["indptr"]), shape=(out["rows"], nodes),
                                      copy=False)
     return matrix, out["rhs"]
+
+
+class MatrixFree:
+    """y = A x for the matrix ``assemble`` would build from the same form,
+    mesh, coefficients and constraints, computed without storing A.
+    ``cg``/``bicgstab`` take it in place of a matrix; ``as_linear_operator``
+    gives a scipy.sparse.linalg.LinearOperator."""
+
+    def __init__(self, mesh, a, *, coefficients=(), dirichlet="boundary", symmetrize=True):
+        nodes = mesh.nodes
+        values = [np.ascontiguousarray(np.broadcast_to(np.asarray(c, dtype=np.float64), (nodes,)))
+                  for c in coefficients]
+        self._native = _native.grid.MatrixFree(mesh, a, values, _constrained(mesh, dirichlet), bool(symmetrize))
+        self.shape = (nodes, nodes)
+
+    def apply(self, x, out: Optional[np.ndarray] = None, *, backend: str = "auto") -> np.ndarray:
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if out is None:
+            out = np.zeros(self.shape[0], dtype=np.float64)
+        _check_writable(out, "out")
+        self._native.apply(x, out, backend)
+        return out
+
+    def diagonal(self) -> np.ndarray:
+        return self._native.diagonal()
+
+    def as_linear_operator(self):
+        import scipy.sparse.linalg
+
+        return scipy.sparse.linalg.LinearOperator(self.shape, matvec=lambda x: self.apply(np.ravel(x)),
+                                                  dtype=np.float64)
 
 
 def laplacian_7point(nx: int, ny: int = 1, nz: int = 1):
@@ -94,7 +120,8 @@ def spmv(matrix, x, out: Optional[np.ndarray] = None, *, alpha: float = 1.0, bet
 
 def cg(matrix, b, x0: Optional[np.ndarray] = None, *, tol: float = 1e-8, maxiter: int = 10000,
        preconditioner: str = "jacobi", backend: str = "auto"):
-    """Conjugate gradients for A x = b (A symmetric positive definite).
+    """Conjugate gradients for A x = b (A symmetric positive definite; a
+    scipy.sparse matrix or a MatrixFree).
     Returns (x, info): info holds converged, iterations, the residual norms
     and history, and why the solve stopped."""
     return _solve("cg", matrix, b, x0, tol, maxiter, preconditioner, backend)
@@ -125,12 +152,23 @@ def convergence_study(problem: str = "poisson", *, dim: int = 2, cells: int = 8,
 def _solve(method, matrix, b, x0, tol, maxiter, preconditioner, backend):
     if preconditioner not in ("jacobi", "none", None):
         raise ValueError(f"preconditioner must be 'jacobi' or 'none', got {preconditioner!r}")
-    a = _csr_parts(matrix)
     b = np.ascontiguousarray(b, dtype=np.float64)
-    x = np.zeros(a[0], dtype=np.float64) if x0 is None else x0
+    x = np.zeros(matrix.shape[0], dtype=np.float64) if x0 is None else x0
     _check_writable(x, "x0")
-    info = _native.grid.solve(method, *a, b, x, float(tol), int(maxiter), preconditioner == "jacobi", backend)
+    jacobi = preconditioner == "jacobi"
+    if isinstance(matrix, MatrixFree):
+        info = matrix._native.solve(method, b, x, float(tol), int(maxiter), jacobi, backend)
+    else:
+        info = _native.grid.solve(method, *_csr_parts(matrix), b, x, float(tol), int(maxiter), jacobi, backend)
     return x, info
+
+
+def _constrained(mesh, dirichlet):
+    if isinstance(dirichlet, str):
+        if dirichlet != "boundary":
+            raise ValueError(f"dirichlet must be 'boundary', node ids or None, got {dirichlet!r}")
+        return mesh.boundary_nodes()
+    return [] if dirichlet is None else [int(i) for i in np.atleast_1d(dirichlet)]
 
 
 def _csr_parts(matrix):

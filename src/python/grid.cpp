@@ -16,6 +16,7 @@
 #include "argument_errors.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "krylov.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/problems.hpp"
 #include "trellis/grid/solvers.hpp"
@@ -58,44 +59,50 @@ void spmv(std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indpt
                      std::span<double>(y.data(), y.shape(0)), parse_backend(backend));
 }
 
-nb::dict solve_result(const grid::SolveResult& result) {
+}  // namespace
+
+Backend host_solver_backend(const std::string& backend) {
+  const Backend chosen = parse_backend(backend);
+  if (chosen == Backend::cuda) {
+    throw UsageError("the solvers take host arrays on reference or cpu; cuda solves need device arrays");
+  }
+  return chosen == Backend::automatic ? Backend::cpu : chosen;
+}
+
+nb::dict krylov_solve(const std::string& method, const grid::HostLinearOperator<double>& op, std::span<const double> b,
+                      std::span<double> x, double tolerance, std::int32_t max_iterations, Backend host) {
+  if (method != "cg" && method != "bicgstab") throw UsageError("method must be cg or bicgstab, got '" + method + "'");
+  grid::SolverOptions options;
+  options.relative_tolerance = tolerance;
+  options.max_iterations = max_iterations;
+  grid::SolveResult result;
+  {
+    nb::gil_scoped_release release;
+    result = method == "cg" ? grid::cg<double>(op, b, x, options, host) : grid::bicgstab<double>(op, b, x, options, host);
+  }
   nb::dict info;
   info["converged"] = result.converged;
   info["iterations"] = result.iterations;
   info["rhs_norm"] = result.rhs_norm;
   info["initial_residual"] = result.initial_residual;
   info["final_residual"] = result.final_residual;
-  info["residual_history"] = to_numpy(std::vector<double>(result.residual_history));
+  info["residual_history"] = to_numpy(std::move(result.residual_history));
   info["stop"] = std::string(grid::to_string(result.stop));
   info["stopped_because"] = result.stopped_because;
   return info;
 }
 
-// method: "cg" or "bicgstab"; x holds the initial guess and receives the solution.
+namespace {
+
 nb::dict solve(const std::string& method, std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr,
                const Input<std::int32_t>& indices, const Input<double>& data, const Input<double>& b,
                Output<double> x, double tolerance, std::int32_t max_iterations, bool jacobi,
                const std::string& backend) {
-  if (method != "cg" && method != "bicgstab") throw UsageError("method must be cg or bicgstab, got '" + method + "'");
+  const Backend host = host_solver_backend(backend);
   const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
-  grid::SolverOptions options;
-  options.relative_tolerance = tolerance;
-  options.max_iterations = max_iterations;
-  const Backend chosen = parse_backend(backend);
-  if (chosen == Backend::cuda) {
-    throw UsageError("the solvers take host arrays on reference or cpu; cuda solves need device arrays");
-  }
-  grid::SolveResult result;
-  {
-    nb::gil_scoped_release release;
-    const Backend host = chosen == Backend::automatic ? Backend::cpu : chosen;
-    const grid::HostLinearOperator<double> op =
-        grid::csr_operator(a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none, host);
-    const std::span<const double> bs(b.data(), b.shape(0));
-    const std::span<double> xs(x.data(), x.shape(0));
-    result = method == "cg" ? grid::cg<double>(op, bs, xs, options, host) : grid::bicgstab<double>(op, bs, xs, options, host);
-  }
-  return solve_result(result);
+  const grid::HostLinearOperator<double> op =
+      grid::csr_operator(a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none, host);
+  return krylov_solve(method, op, {b.data(), b.shape(0)}, {x.data(), x.shape(0)}, tolerance, max_iterations, host);
 }
 
 nb::list study(const std::string& problem, int dim, std::int32_t cells, int levels, const std::string& mesh,

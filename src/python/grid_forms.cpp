@@ -1,7 +1,8 @@
 // trellis._native.grid (forms): tensor meshes, the form language of
 // form.hpp (trial and test functions, coefficients, D- and D+ gradients,
 // the <.,.>_h and <.,.>_+ inner products) with Python operators, and their
-// assembly into CSR arrays with Dirichlet constraints.
+// assembly into CSR arrays with Dirichlet constraints, or their matrix-free
+// apply (and Krylov solves with it).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -14,9 +15,11 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "krylov.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/assembly.hpp"
 #include "trellis/grid/form.hpp"
+#include "trellis/grid/matrix_free.hpp"
 #include "trellis/grid/mesh.hpp"
 
 namespace nb = nanobind;
@@ -30,6 +33,22 @@ using Values = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::
 
 std::span<const double> span_of(const Values& values) { return {values.data(), values.shape(0)}; }
 
+Coefficients<double> coefficients_for(const Mesh& mesh, std::int32_t slots, const std::vector<Values>& values) {
+  if (static_cast<std::int32_t>(values.size()) < slots) {
+    throw UsageError("the forms read " + std::to_string(slots) + " coefficient slots, " +
+                     std::to_string(values.size()) + " given");
+  }
+  Coefficients<double> packed(mesh, slots);
+  for (std::int32_t slot = 0; slot < slots; ++slot) packed.set(slot, span_of(values[static_cast<std::size_t>(slot)]));
+  return packed;
+}
+
+std::vector<Marker> markers_for(const std::vector<std::int32_t>& dirichlet) {
+  std::vector<Marker> markers;
+  if (!dirichlet.empty()) markers.push_back(Marker{"dirichlet", dirichlet});
+  return markers;
+}
+
 // Assembles a (and l) on the mesh with the nodes of `dirichlet` constrained
 // to boundary_values; coefficient slot s takes coefficients[s] (one value per
 // node). Returns {rows, indptr, indices, data, rhs}.
@@ -42,21 +61,13 @@ nb::dict assemble(const Mesh& mesh, const BilinearForm& a, const LinearForm& l, 
     throw UsageError("boundary_values needs one value per node (" + std::to_string(mesh.nodes()) + "), got " +
                      std::to_string(boundary_values.shape(0)));
   }
-  std::vector<Marker> markers;
-  if (!dirichlet.empty()) markers.push_back(Marker{"dirichlet", dirichlet});
+  const std::vector<Marker> markers = markers_for(dirichlet);
   AssembledMatrix<double> filled;
   std::vector<double> b(static_cast<std::size_t>(mesh.nodes()));
   {
     nb::gil_scoped_release release;
     const Assembly<double> assembly(mesh, a, l, markers, {.symmetrize = symmetrize});
-    if (static_cast<std::int32_t>(coefficients.size()) < assembly.coefficient_slots()) {
-      throw UsageError("the forms read " + std::to_string(assembly.coefficient_slots()) +
-                       " coefficient slots, " + std::to_string(coefficients.size()) + " given");
-    }
-    Coefficients<double> values(mesh, assembly.coefficient_slots());
-    for (std::int32_t slot = 0; slot < assembly.coefficient_slots(); ++slot) {
-      values.set(slot, span_of(coefficients[static_cast<std::size_t>(slot)]));
-    }
+    const Coefficients<double> values = coefficients_for(mesh, assembly.coefficient_slots(), coefficients);
     const Backend host = chosen == Backend::automatic ? Backend::cpu : chosen;
     filled = assembly.new_matrix();
     assembly.refill(values, filled, host);
@@ -70,6 +81,43 @@ nb::dict assemble(const Mesh& mesh, const BilinearForm& a, const LinearForm& l, 
   out["rhs"] = to_numpy(std::move(b));
   return out;
 }
+
+// y = A x for the matrix assemble() would build, without storing it.
+class MatrixFree {
+ public:
+  MatrixFree(const Mesh& mesh, const BilinearForm& a, const std::vector<Values>& coefficients,
+             const std::vector<std::int32_t>& dirichlet, bool symmetrize)
+      : operator_(mesh, a, markers_for(dirichlet), {.symmetrize = symmetrize}),
+        coefficients_(coefficients_for(mesh, a.coefficient_slots(), coefficients)) {}
+
+  std::int32_t size() const { return operator_.size(); }
+  bool separable() const { return operator_.separable(); }
+
+  void apply(const Values& x, nb::ndarray<double, nb::ndim<1>, nb::c_contig, nb::device::cpu> y,
+             const std::string& backend) const {
+    const Backend chosen = parse_backend(backend);
+    nb::gil_scoped_release release;
+    operator_.apply(coefficients_, span_of(x), {y.data(), y.shape(0)}, chosen);
+  }
+
+  NumpyVector<double> diagonal() const { return to_numpy(operator_.diagonal(coefficients_)); }
+
+  nb::dict solve(const std::string& method, const Values& b, nb::ndarray<double, nb::ndim<1>, nb::c_contig, nb::device::cpu> x,
+                 double tolerance, std::int32_t max_iterations, bool jacobi, const std::string& backend) const {
+    const Backend host = host_solver_backend(backend);
+    grid::HostLinearOperator<double> op;
+    op.size = operator_.size();
+    op.apply = [this, host](std::span<const double> in, std::span<double> out) {
+      operator_.apply(coefficients_, in, out, host);
+    };
+    if (jacobi) op.diagonal = operator_.diagonal(coefficients_);
+    return krylov_solve(method, op, span_of(b), {x.data(), x.shape(0)}, tolerance, max_iterations, host);
+  }
+
+ private:
+  MatrixFreeOperator<double> operator_;
+  Coefficients<double> coefficients_;
+};
 
 }  // namespace
 
@@ -127,6 +175,15 @@ void bind_grid_forms(nb::module_& m) {
   m.def("inner_h", [](double f, TestFunction v) { return inner_h(f, v); });
   m.def("inner_plus", [](const TrialGradient& u, const TestGradient& v) { return inner_plus(u, v); });
 
+  nb::class_<MatrixFree>(m, "MatrixFree", "The matrix-free apply of a bilinear form")
+      .def(nb::init<const Mesh&, const BilinearForm&, const std::vector<Values>&, const std::vector<std::int32_t>&, bool>(),
+           nb::arg("mesh"), nb::arg("a"), nb::arg("coefficients"), nb::arg("dirichlet"), nb::arg("symmetrize"))
+      .def_prop_ro("size", &MatrixFree::size)
+      .def_prop_ro("separable", &MatrixFree::separable)
+      .def("apply", &MatrixFree::apply, nb::arg("x"), nb::arg("y"), nb::arg("backend"))
+      .def("diagonal", &MatrixFree::diagonal)
+      .def("solve", &MatrixFree::solve, nb::arg("method"), nb::arg("b"), nb::arg("x"), nb::arg("tolerance"),
+           nb::arg("max_iterations"), nb::arg("jacobi"), nb::arg("backend"));
   m.def("assemble", &assemble, nb::arg("mesh"), nb::arg("a"), nb::arg("l"), nb::arg("coefficients"),
         nb::arg("dirichlet"), nb::arg("boundary_values"), nb::arg("symmetrize"), nb::arg("backend"));
 }

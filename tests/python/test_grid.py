@@ -154,3 +154,24 @@ def test_form_errors():
         grid.assemble(mesh, a, coefficients=[np.ones(mesh.nodes), np.full(mesh.nodes, np.nan)])
     with pytest.raises(ValueError):
         grid.assemble(mesh, a, coefficients=[np.ones(3), np.ones(3)])
+
+
+@pytest.mark.parametrize("backend", ["reference", "cpu"])
+def test_matrix_free_equals_assembled(backend):
+    mesh = grid.Mesh([grid.Mesh1D.random(0.0, 1.0, 9, seed=4), grid.Mesh1D.graded(0.0, 2.0, 7, ratio=1.2)])
+    rng = np.random.default_rng(8)
+    k = rng.uniform(1.0, 2.0, mesh.nodes)
+    u, v, kc = grid.TrialFunction(), grid.TestFunction(), grid.Coefficient(0)
+    a = grid.inner_plus(kc * grid.grad_minus(u), grid.grad_minus(v)) + grid.inner_h(0.5 * u, v)
+    A, _ = grid.assemble(mesh, a, coefficients=[k], backend="reference")
+    free = grid.MatrixFree(mesh, a, coefficients=[k])
+    x = rng.standard_normal(mesh.nodes)
+    np.testing.assert_allclose(free.apply(x, backend=backend), A @ x, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(free.diagonal(), A.diagonal(), rtol=1e-14)
+    b = A @ np.ones(mesh.nodes)
+    x_free, info = grid.cg(free, b, tol=1e-12, backend=backend)
+    x_csr, _ = grid.cg(A, b, tol=1e-12, backend=backend)
+    assert info["converged"]
+    np.testing.assert_allclose(x_free, x_csr, rtol=1e-9)
+    lin = free.as_linear_operator()
+    np.testing.assert_allclose(lin @ x, A @ x, rtol=1e-12, atol=1e-12)
