@@ -35,6 +35,22 @@ grad_minus = _native.grid.grad_minus
 grad_plus = _native.grid.grad_plus
 inner_h = _native.grid.inner_h
 inner_plus = _native.grid.inner_plus
+Operator = _native.grid.Operator
+identity = _native.grid.identity
+backward_difference = _native.grid.backward_difference
+forward_difference = _native.grid.forward_difference
+backward_jump = _native.grid.backward_jump
+forward_jump = _native.grid.forward_jump
+backward_average = _native.grid.backward_average
+forward_average = _native.grid.forward_average
+backward_shift = _native.grid.backward_shift
+forward_shift = _native.grid.forward_shift
+compose = _native.grid.compose
+
+
+def apply(op, mesh, u, *, backend: str = "auto") -> np.ndarray:
+    """op(u) at every node of the mesh (a new array)."""
+    return _native.grid.apply(op, mesh, np.ascontiguousarray(u, dtype=np.float64), backend)
 
 
 def mesh_points(mesh) -> np.ndarray:

@@ -1,6 +1,8 @@
-// trellis._native.grid (forms): tensor meshes, the form language of
-// form.hpp (trial and test functions, coefficients, D- and D+ gradients,
-// the <.,.>_h and <.,.>_+ inner products) with Python operators, and their
+// trellis._native.grid (forms): tensor meshes, the operators of
+// operators.hpp (differences, jumps, averages, shifts, compositions) and
+// their apply, the form language of form.hpp (trial and test functions,
+// coefficients, operators on them, D- and D+ gradients, the <.,.>_h and
+// <.,.>_+ inner products) with Python operators, and their
 // assembly into CSR arrays with Dirichlet constraints, or their matrix-free
 // apply (and Krylov solves with it).
 #include <nanobind/nanobind.h>
@@ -140,6 +142,37 @@ void bind_grid_forms(nb::module_& m) {
       .def_prop_ro("axes", [](const Mesh& mesh) { return mesh.axes(); })
       .def("boundary_nodes", [](const Mesh& mesh) { return boundary_marker(mesh).nodes; });
 
+  nb::class_<Operator>(m, "Operator", "A chain of difference, jump, average and shift atoms (identity when empty)")
+      .def("__call__", [](const Operator& op, TrialFunction u) { return op(u); })
+      .def("__call__", [](const Operator& op, TestFunction v) { return op(v); })
+      .def("__mul__", [](const Operator& op, TrialFunction u) { return op * u; }, nb::is_operator())
+      .def("__mul__", [](const Operator& op, TestFunction v) { return op * v; }, nb::is_operator())
+      .def("__eq__", [](const Operator& a, const Operator& b) { return a == b; }, nb::is_operator());
+  m.def("identity", &identity);
+  m.def("backward_difference", &backward_difference, nb::arg("axis"));
+  m.def("forward_difference", &forward_difference, nb::arg("axis"));
+  m.def("backward_jump", &backward_jump, nb::arg("axis"));
+  m.def("forward_jump", &forward_jump, nb::arg("axis"));
+  m.def("backward_average", &backward_average, nb::arg("axis"));
+  m.def("forward_average", &forward_average, nb::arg("axis"));
+  m.def("backward_shift", &backward_shift, nb::arg("axis"));
+  m.def("forward_shift", &forward_shift, nb::arg("axis"));
+  m.def("compose", &compose, nb::arg("after"), nb::arg("before"), "after applied to before's result");
+  m.def("apply", [](const Operator& op, const Mesh& mesh, const Values& u, const std::string& backend) {
+    if (u.shape(0) != static_cast<std::size_t>(mesh.nodes())) {
+      throw UsageError("u needs one value per node (" + std::to_string(mesh.nodes()) + "), got " +
+                       std::to_string(u.shape(0)));
+    }
+    op.check_axes(mesh.dim());
+    std::vector<double> out(static_cast<std::size_t>(mesh.nodes()));
+    const Backend chosen = parse_backend(backend);
+    {
+      nb::gil_scoped_release release;
+      grid::apply<double>(op, mesh, span_of(u), out, chosen);
+    }
+    return to_numpy(std::move(out));
+  }, nb::arg("op"), nb::arg("mesh"), nb::arg("u"), nb::arg("backend"), "op(u) at every node");
+
   nb::class_<TrialFunction>(m, "TrialFunction")
       .def(nb::init<>())
       .def("__rmul__", [](TrialFunction u, double s) { return s * u; }, nb::is_operator());
@@ -171,9 +204,17 @@ void bind_grid_forms(nb::module_& m) {
   m.def("inner_h", [](const TrialGradient& u, const TestGradient& v) { return inner_h(u, v); });
   m.def("inner_h", [](TrialFunction u, TestFunction v) { return inner_h(u, v); });
   m.def("inner_h", [](const TrialTerm& u, TestFunction v) { return inner_h(u, v); });
+  m.def("inner_h", [](const TrialTerm& u, const TestTerm& v) { return inner_h(u, v); });
+  m.def("inner_h", [](TrialFunction u, const TestTerm& v) { return inner_h(u, v); });
+  m.def("inner_h", [](Coefficient f, const TestTerm& v) { return inner_h(f, v); });
+  m.def("inner_h", [](double f, const TestTerm& v) { return inner_h(f, v); });
   m.def("inner_h", [](Coefficient f, TestFunction v) { return inner_h(f, v); });
   m.def("inner_h", [](double f, TestFunction v) { return inner_h(f, v); });
   m.def("inner_plus", [](const TrialGradient& u, const TestGradient& v) { return inner_plus(u, v); });
+  m.def("inner_plus", [](const TrialTerm& u, const TestTerm& v, int axis) { return inner_plus(u, v, axis); },
+        nb::arg("u"), nb::arg("v"), nb::arg("axis"));
+  m.def("inner_plus", [](Coefficient f, const TestTerm& v, int axis) { return inner_plus(f, v, axis); },
+        nb::arg("f"), nb::arg("v"), nb::arg("axis"));
 
   nb::class_<MatrixFree>(m, "MatrixFree", "The matrix-free apply of a bilinear form")
       .def(nb::init<const Mesh&, const BilinearForm&, const std::vector<Values>&, const std::vector<std::int32_t>&, bool>(),

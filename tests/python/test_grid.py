@@ -175,3 +175,22 @@ def test_matrix_free_equals_assembled(backend):
     np.testing.assert_allclose(x_free, x_csr, rtol=1e-9)
     lin = free.as_linear_operator()
     np.testing.assert_allclose(lin @ x, A @ x, rtol=1e-12, atol=1e-12)
+
+
+def test_operators_apply_and_forms():
+    axis = grid.Mesh1D.random(0.0, 1.0, 12, seed=9)
+    mesh = grid.Mesh([axis])
+    x = np.asarray(axis.points)
+    for backend in ("reference", "cpu"):
+        slope = grid.apply(grid.backward_difference(0), mesh, 3.0 * x + 1.0, backend=backend)
+        np.testing.assert_allclose(slope[1:], 3.0, rtol=1e-12)  # D- of a line is its slope
+        mean = grid.apply(grid.compose(grid.forward_average(0), grid.backward_average(0)), mesh, x, backend=backend)
+        np.testing.assert_allclose(mean[1:-1], (x[:-2] + 2 * x[1:-1] + x[2:]) / 4, rtol=1e-12)
+    # In 1-D, <D- u, D- v>_+ along axis 0 is <grad- u, grad- v>_+.
+    u, v = grid.TrialFunction(), grid.TestFunction()
+    d = grid.backward_difference(0)
+    by_operator, _ = grid.assemble(mesh, grid.inner_plus(d * u, d(v), 0), backend="reference")
+    by_gradient, _ = grid.assemble(mesh, grid.inner_plus(grid.grad_minus(u), grid.grad_minus(v)), backend="reference")
+    assert abs(by_operator - by_gradient).max() == 0
+    with pytest.raises(trellis.UsageError):
+        grid.apply(grid.backward_difference(1), mesh, x)  # no axis 1 in 1-D
