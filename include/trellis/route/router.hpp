@@ -59,7 +59,9 @@
 // once more alone, round the others' final copper with no congestion or
 // history priced, where that is cheaper; it drops the detours and layer
 // changes the negotiation left, and the nets still unrouted get another
-// chance (round the others, then making room).
+// chance (round the others, then making room). The clean-up does not see
+// pours: on a board with some, the routing before it is kept where its
+// copper and the pours leave fewer nets, then fewer connections, apart.
 //
 // Backends. Backend::automatic routes on cpu, which measured faster than
 // cuda on every board and on the backplane; cuda is there when asked for.
@@ -150,9 +152,9 @@ struct RouterOptions {
   // routing order, each complete net routed again alone round the others'
   // copper as it is then (conflicts forbidden, the history of overuse
   // forgotten), its new routing kept where the lattice's edge weights
-  // (grid steps, vias, steps against a layer's direction) sum to less.
-  // Passes stop early when one changes nothing; 0: none. Nets still
-  // unrouted are then tried again in the room this frees.
+  // (grid steps, vias, steps against a layer's direction) sum to less;
+  // after each pass the nets still unrouted are tried again in the room it
+  // freed. Passes stop early when one changes nothing; 0: none.
   int cleanup_passes = 1;
 };
 

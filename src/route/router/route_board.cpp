@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@
 #include "trellis/core/error.hpp"
 #include "trellis/graph/sssp.hpp"
 #include "trellis/route/router.hpp"
+#include "trellis/route/session.hpp"
 
 namespace trellis::route {
 namespace {
@@ -127,7 +129,9 @@ class Negotiation {
     std::stable_sort(nets_.begin(), nets_.end(), [&](int a, int b) { return pin_span(a) < pin_span(b); });
   }
 
-  RouteResult run(const RouteProgress& progress) {
+  // `uncleaned`, when given, receives the routing as it stood before the
+  // clean-up, where the clean-up changed it.
+  RouteResult run(const RouteProgress& progress, std::optional<RouteResult>* uncleaned = nullptr) {
     RouteResult result;
     result.backend = backend_;
     result.nets_to_route = nets_.size();
@@ -171,12 +175,32 @@ class Negotiation {
     drop_conflicting_nets();
     route_dropped_nets_around();
     repair_dropped_nets();
-    if (clean_up()) {
+    // Each pass that changes some net gives the nets still dropped another
+    // chance in the room it freed; the nets placed so are cleaned up by
+    // the next pass.
+    RouteResult before_cleanup;
+    if (uncleaned) {
+      before_cleanup = result;
+      finish(before_cleanup);
+    }
+    bool cleaned = false;
+    for (int pass = 0; pass < options_.cleanup_passes && clean_up(); ++pass) {
+      cleaned = true;
       route_dropped_nets_around();
       repair_dropped_nets();
     }
+    finish(result);
+    if (uncleaned && cleaned) *uncleaned = std::move(before_cleanup);
+    return result;
+  }
+
+  const Lattice& lattice() const noexcept { return lattice_; }
+
+ private:
+  // The nets' routes as copper, and what is left unrouted.
+  void finish(RouteResult& result) const {
     for (const int net : nets_) {
-      NetRoute& route = routes_[static_cast<std::size_t>(net)];
+      const NetRoute& route = routes_[static_cast<std::size_t>(net)];
       // A net whose pins a pour joins all (one pin left to connect) needs no path.
       const bool joined = lattice_.net_pins[static_cast<std::size_t>(net)].size() < 2;
       if (!route.failed.empty() || !route.pending.empty() || (route.paths.empty() && !joined)) {
@@ -189,12 +213,8 @@ class Negotiation {
     result.overused_nodes = ledger_.count_overused();
     result.via_count = result.copper.vias.size();
     result.converged = result.overused_nodes == 0 && result.unrouted_nets.empty();
-    return result;
   }
 
-  const Lattice& lattice() const noexcept { return lattice_; }
-
- private:
   double pin_span(int net) const {
     Box box;
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) box.include(lattice_.position[static_cast<std::size_t>(pin)]);
@@ -858,41 +878,36 @@ class Negotiation {
     return cost;
   }
 
-  // After the negotiation, with nothing overused (RouterOptions::
-  // cleanup_passes): each complete net, in routing order, is ripped up and
-  // routed again alone round the others' copper as it is now (conflicts
-  // forbidden, history cleared, its searches starting from the first box
-  // margin), and keeps the new routing only where it costs less. Its old
-  // routing is conflict-free, so it is always there to fall back on; what
-  // changes is the detours and layer changes the negotiation's prices led
-  // to. True if some net's routing changed.
+  // One pass of the clean-up after the negotiation, with nothing overused
+  // (RouterOptions::cleanup_passes): each complete net, in routing order,
+  // is ripped up and routed again alone round the others' copper as it is
+  // now (conflicts forbidden, history cleared, its searches starting from
+  // the first box margin), and keeps the new routing only where it costs
+  // less. Its old routing is conflict-free, so it is always there to fall
+  // back on; what changes is the detours and layer changes the
+  // negotiation's prices led to. True if some net's routing changed.
   bool clean_up() {
-    if (options_.cleanup_passes == 0 || ledger_.count_overused() != 0) return false;
+    if (ledger_.count_overused() != 0) return false;
     ledger_.clear_history();
     forbid_conflicts_ = true;
-    bool any = false;
-    for (int pass = 0; pass < options_.cleanup_passes; ++pass) {
-      bool changed = false;
-      for (const int net : nets_) {
-        NetRoute& route = routes_[static_cast<std::size_t>(net)];
-        if (route.paths.empty() || !route.failed.empty() || !route.pending.empty()) continue;
-        NetRoute before = route;
-        const double cost = route_cost(before);
-        rip_up(net);
-        route.margin = options_.box_margin;
-        if (route_whole(net, 0.0f) && !touches_overuse(route) && route_cost(route) < cost) {
-          changed = true;
-          continue;
-        }
-        count(route, -1);
-        route = std::move(before);
-        count(route, +1);
+    bool changed = false;
+    for (const int net : nets_) {
+      NetRoute& route = routes_[static_cast<std::size_t>(net)];
+      if (route.paths.empty() || !route.failed.empty() || !route.pending.empty()) continue;
+      NetRoute before = route;
+      const double cost = route_cost(before);
+      rip_up(net);
+      route.margin = options_.box_margin;
+      if (route_whole(net, 0.0f) && !touches_overuse(route) && route_cost(route) < cost) {
+        changed = true;
+        continue;
       }
-      any = any || changed;
-      if (!changed) break;
+      count(route, -1);
+      route = std::move(before);
+      count(route, +1);
     }
     forbid_conflicts_ = false;
-    return any;
+    return changed;
   }
 
   // Whatever overuse is left when the iterations run out: remove the net
@@ -948,17 +963,42 @@ struct Routing {
   bool finer_could_help = false;  // an unrouted net has no pin that no lattice can reach
 };
 
+// Nets a routing leaves unrouted or that its copper and the pours leave in
+// pieces, then the connections missing (pieces less one, over the nets).
+std::pair<std::size_t, std::size_t> left_apart(const Board& board, const RouteResult& result) {
+  std::vector<int> nets = result.unrouted_nets;
+  std::size_t missing = 0;
+  for (const UnconnectedNet& net : check_design_rules(board, with_board_wiring(board, result.copper)).unconnected) {
+    missing += net.groups.size() - 1;
+    nets.push_back(net.net);
+  }
+  std::sort(nets.begin(), nets.end());
+  nets.erase(std::unique(nets.begin(), nets.end()), nets.end());
+  return {nets.size(), missing};
+}
+
 // One routing on the lattice the options describe.
 Routing route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress,
                          const router_detail::PinGroups& poured) {
   router_detail::Lattice lattice = router_detail::build_lattice(board, options);
   router_detail::join_pins(lattice, poured);
   Negotiation negotiation(board, options, std::move(lattice));
-  RouteResult result = negotiation.run(progress);
-  if (options.miter_corners) {
-    result.mitred_corners = router_detail::miter_corners(board, result.copper);
-    result.wire_length = 0;
-    for (const Wire& wire : result.copper.wires) result.wire_length += router_detail::length_of(wire.shape.points);
+  // The clean-up does not see pours: where the board has some, the routing
+  // before it is kept if its copper and the pours leave fewer nets, then
+  // fewer connections, apart.
+  const bool pours = std::any_of(board.planes.begin(), board.planes.end(), [](const Plane& p) { return p.pour.has_value(); });
+  std::optional<RouteResult> uncleaned;
+  RouteResult result = negotiation.run(progress, pours ? &uncleaned : nullptr);
+  const auto miter = [&](RouteResult& r) {
+    if (!options.miter_corners) return;
+    r.mitred_corners = router_detail::miter_corners(board, r.copper);
+    r.wire_length = 0;
+    for (const Wire& wire : r.copper.wires) r.wire_length += router_detail::length_of(wire.shape.points);
+  };
+  miter(result);
+  if (uncleaned) {
+    miter(*uncleaned);
+    if (left_apart(board, *uncleaned) < left_apart(board, result)) result = std::move(*uncleaned);
   }
   const Lattice& built = negotiation.lattice();
   result.lattice.pitch = built.pitch;
