@@ -48,6 +48,12 @@ forward_shift = _native.grid.forward_shift
 compose = _native.grid.compose
 
 
+def norm(mesh, u, kind: str = "h", *, backend: str = "auto") -> float:
+    """A discrete norm of node values u: "h" (control-volume weights), "h1",
+    "h1_seminorm" (backward differences, staggered weights) or "max"."""
+    return _native.grid.norm(mesh, np.ascontiguousarray(u, dtype=np.float64), kind, backend)
+
+
 def apply(op, mesh, u, *, backend: str = "auto") -> np.ndarray:
     """op(u) at every node of the mesh (a new array)."""
     return _native.grid.apply(op, mesh, np.ascontiguousarray(u, dtype=np.float64), backend)

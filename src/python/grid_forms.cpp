@@ -1,6 +1,6 @@
 // trellis._native.grid (forms): tensor meshes, the operators of
 // operators.hpp (differences, jumps, averages, shifts, compositions) and
-// their apply, the form language of form.hpp (trial and test functions,
+// their apply, the discrete norms, the form language of form.hpp (trial and test functions,
 // coefficients, operators on them, D- and D+ gradients, the <.,.>_h and
 // <.,.>_+ inner products) with Python operators, and their
 // assembly into CSR arrays with Dirichlet constraints, or their matrix-free
@@ -23,6 +23,7 @@
 #include "trellis/grid/form.hpp"
 #include "trellis/grid/matrix_free.hpp"
 #include "trellis/grid/mesh.hpp"
+#include "trellis/grid/norms.hpp"
 
 namespace nb = nanobind;
 
@@ -172,6 +173,18 @@ void bind_grid_forms(nb::module_& m) {
     }
     return to_numpy(std::move(out));
   }, nb::arg("op"), nb::arg("mesh"), nb::arg("u"), nb::arg("backend"), "op(u) at every node");
+
+  // The discrete norms of norms.hpp: "h" (control-volume weights), "h1",
+  // "h1_seminorm" (backward differences, staggered weights), "max".
+  m.def("norm", [](const Mesh& mesh, const Values& u, const std::string& kind, const std::string& backend) {
+    const Backend chosen = parse_backend(backend);
+    const std::span<const double> values = span_of(u);
+    if (kind == "h") return norm_h<double>(mesh, values, nullptr, chosen);
+    if (kind == "h1") return h1_norm<double>(mesh, values, nullptr, chosen);
+    if (kind == "h1_seminorm") return h1_seminorm<double>(mesh, values, nullptr, chosen);
+    if (kind == "max") return max_norm<double>(values, nullptr, chosen);
+    throw UsageError("norm must be h, h1, h1_seminorm or max, got '" + kind + "'");
+  }, nb::arg("mesh"), nb::arg("u"), nb::arg("kind"), nb::arg("backend"));
 
   nb::class_<TrialFunction>(m, "TrialFunction")
       .def(nb::init<>())

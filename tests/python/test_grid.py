@@ -139,9 +139,12 @@ def test_assembled_poisson_equals_the_study(cli):
     hx[[0, -1]] /= 2
     volume = np.outer(hx, hx).ravel(order="F")
     error_h = np.sqrt(np.sum(volume * (exact - x) ** 2))
+    assert grid.norm(mesh, exact - x, "h") == pytest.approx(error_h, rel=1e-13)
     want = json.loads(cli("--backend", "reference", "grid", "poisson", "--dim", 2, "--n", n, "--levels", 1,
                           "--tolerance", 1e-13, "--json").stdout)[0]
     assert error_h == pytest.approx(want["error normh"], rel=1e-6)
+    assert grid.norm(mesh, exact - x, "h1") == pytest.approx(want["error H1"], rel=1e-6)
+    assert grid.norm(mesh, exact - x, "max") == pytest.approx(want["error max"], rel=1e-6)
 
 
 def test_form_errors():
@@ -154,6 +157,10 @@ def test_form_errors():
         grid.assemble(mesh, a, coefficients=[np.ones(mesh.nodes), np.full(mesh.nodes, np.nan)])
     with pytest.raises(ValueError):
         grid.assemble(mesh, a, coefficients=[np.ones(3), np.ones(3)])
+    with pytest.raises(trellis.UsageError, match="norm"):
+        grid.norm(mesh, np.ones(mesh.nodes), "l7")
+    with pytest.raises(trellis.UsageError):
+        grid.norm(mesh, np.ones(3))
 
 
 @pytest.mark.parametrize("backend", ["reference", "cpu"])
