@@ -20,6 +20,7 @@ from typing import NamedTuple, Optional, Sequence
 import numpy as np
 
 from . import _native
+from ._arrays import host_array
 
 Graph = _native.graph.Graph
 
@@ -38,11 +39,8 @@ class ShortestPathResult(NamedTuple):
 def from_csr(indptr, indices, weights) -> Graph:
     """A graph from CSR arrays: row u lists the edges u -> indices[k] of
     weight weights[k] for k in indptr[u]:indptr[u+1]."""
-    return _native.graph.from_csr(
-        np.ascontiguousarray(indptr, dtype=np.int64),
-        np.ascontiguousarray(indices, dtype=np.int32),
-        np.ascontiguousarray(weights, dtype=np.float32),
-    )
+    return _native.graph.from_csr(host_array(indptr, np.int64, "indptr"), host_array(indices, np.int32, "indices"),
+                                  host_array(weights, np.float32, "weights"))
 
 
 def from_scipy(matrix) -> Graph:
@@ -61,12 +59,8 @@ def from_scipy(matrix) -> Graph:
 def from_edges(nodes: int, tails, heads, weights) -> Graph:
     """A graph of `nodes` nodes from edge arrays (0-based ids); each node's
     edges keep their given order."""
-    return _native.graph.from_edges(
-        int(nodes),
-        np.ascontiguousarray(tails, dtype=np.int32),
-        np.ascontiguousarray(heads, dtype=np.int32),
-        np.ascontiguousarray(weights, dtype=np.float32),
-    )
+    return _native.graph.from_edges(int(nodes), host_array(tails, np.int32, "tails"), host_array(heads, np.int32, "heads"),
+                                    host_array(weights, np.float32, "weights"))
 
 
 def to_scipy(graph: Graph):
@@ -143,7 +137,7 @@ class ShortestPaths:
         target then read inf. node_cost (float32, one per node) is read in
         place and added to every edge entering a node."""
         src = np.atleast_1d(np.asarray(sources, dtype=np.int32))
-        cost = None if node_cost is None else np.ascontiguousarray(node_cost, dtype=np.float32)
+        cost = None if node_cost is None else host_array(node_cost, np.float32, "node_cost")
         distances, parents, info = self._engine.run(np.ascontiguousarray(src), -1 if target is None else int(target),
                                                     cost)
         return ShortestPathResult(distances, parents, info["backend"], info["algorithm"], info["edges_relaxed"])

@@ -24,6 +24,7 @@ from typing import Optional
 import numpy as np
 
 from . import _native
+from ._arrays import host_array
 
 
 Mesh = _native.grid.Mesh
@@ -51,12 +52,12 @@ compose = _native.grid.compose
 def norm(mesh, u, kind: str = "h", *, backend: str = "auto") -> float:
     """A discrete norm of node values u: "h" (control-volume weights), "h1",
     "h1_seminorm" (backward differences, staggered weights) or "max"."""
-    return _native.grid.norm(mesh, np.ascontiguousarray(u, dtype=np.float64), kind, backend)
+    return _native.grid.norm(mesh, host_array(u, np.float64, "u"), kind, backend)
 
 
 def apply(op, mesh, u, *, backend: str = "auto") -> np.ndarray:
     """op(u) at every node of the mesh (a new array)."""
-    return _native.grid.apply(op, mesh, np.ascontiguousarray(u, dtype=np.float64), backend)
+    return _native.grid.apply(op, mesh, host_array(u, np.float64, "u"), backend)
 
 
 def mesh_points(mesh) -> np.ndarray:
@@ -80,9 +81,9 @@ def assemble(mesh, a, l=None, *, coefficients=(), dirichlet="boundary", boundary
         l = inner_h(0.0, TestFunction())
     nodes = mesh.nodes
     constrained = _constrained(mesh, dirichlet)
-    g = np.broadcast_to(np.asarray(boundary_values, dtype=np.float64), (nodes,))
-    values = [np.ascontiguousarray(np.broadcast_to(np.asarray(c, dtype=np.float64), (nodes,))) for c in coefficients]
-    out = _native.grid.assemble(mesh, a, l, values, constrained, np.ascontiguousarray(g), bool(symmetrize), backend)
+    values = [_node_values(c, nodes, f"coefficients[{s}]") for s, c in enumerate(coefficients)]
+    g = _node_values(boundary_values, nodes, "boundary_values")
+    out = _native.grid.assemble(mesh, a, l, values, constrained, g, bool(symmetrize), backend)
     matrix = scipy.sparse.csr_matrix((out["data"], out["indices"], out["indptr"]), shape=(out["rows"], nodes),
                                      copy=False)
     return matrix, out["rhs"]
@@ -96,13 +97,12 @@ class MatrixFree:
 
     def __init__(self, mesh, a, *, coefficients=(), dirichlet="boundary", symmetrize=True):
         nodes = mesh.nodes
-        values = [np.ascontiguousarray(np.broadcast_to(np.asarray(c, dtype=np.float64), (nodes,)))
-                  for c in coefficients]
+        values = [_node_values(c, nodes, f"coefficients[{s}]") for s, c in enumerate(coefficients)]
         self._native = _native.grid.MatrixFree(mesh, a, values, _constrained(mesh, dirichlet), bool(symmetrize))
         self.shape = (nodes, nodes)
 
     def apply(self, x, out: Optional[np.ndarray] = None, *, backend: str = "auto") -> np.ndarray:
-        x = np.ascontiguousarray(x, dtype=np.float64)
+        x = host_array(x, np.float64, "x")
         if out is None:
             out = np.zeros(self.shape[0], dtype=np.float64)
         _check_writable(out, "out")
@@ -132,7 +132,7 @@ def spmv(matrix, x, out: Optional[np.ndarray] = None, *, alpha: float = 1.0, bet
          backend: str = "auto") -> np.ndarray:
     """out = alpha * A x + beta * out (beta 0: out is not read)."""
     a = _csr_parts(matrix)
-    x = np.ascontiguousarray(x, dtype=np.float64)
+    x = host_array(x, np.float64, "x")
     if out is None:
         out = np.zeros(a[0], dtype=np.float64)
     _check_writable(out, "out")
@@ -174,7 +174,7 @@ def convergence_study(problem: str = "poisson", *, dim: int = 2, cells: int = 8,
 def _solve(method, matrix, b, x0, tol, maxiter, preconditioner, backend):
     if preconditioner not in ("jacobi", "none", None):
         raise ValueError(f"preconditioner must be 'jacobi' or 'none', got {preconditioner!r}")
-    b = np.ascontiguousarray(b, dtype=np.float64)
+    b = host_array(b, np.float64, "b")
     x = np.zeros(matrix.shape[0], dtype=np.float64) if x0 is None else x0
     _check_writable(x, "x0")
     jacobi = preconditioner == "jacobi"
@@ -183,6 +183,13 @@ def _solve(method, matrix, b, x0, tol, maxiter, preconditioner, backend):
     else:
         info = _native.grid.solve(method, *_csr_parts(matrix), b, x, float(tol), int(maxiter), jacobi, backend)
     return x, info
+
+
+def _node_values(value, nodes, name):
+    """One float64 value per node: a number is repeated, an array taken as is."""
+    if np.isscalar(value):
+        return np.full(nodes, float(value))
+    return host_array(value, np.float64, name)
 
 
 def _constrained(mesh, dirichlet):

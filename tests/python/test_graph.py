@@ -140,3 +140,44 @@ def test_bad_input():
         graph.shortest_paths(g, 0, node_cost=np.ones(5, dtype=np.float32))
     with pytest.raises(trellis.UsageError, match="dijkstra|delta"):
         graph.shortest_paths(g, 0, backend="cpu", algorithm="dijkstra")
+
+
+class DLPackOnly:
+    """An array that offers only the DLPack protocol (as a CPU tensor of
+    another library would)."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def test_dlpack_inputs():
+    g = lattice()
+    cost = np.random.default_rng(1).uniform(0, 1, g.node_count).astype(np.float32)
+    from trellis._arrays import host_array
+
+    assert np.shares_memory(host_array(DLPackOnly(cost), np.float32, "cost"), cost)  # viewed, not copied
+    want = graph.shortest_paths(g, 0, backend="cpu", node_cost=cost)
+    got = graph.shortest_paths(g, 0, backend="cpu", node_cost=DLPackOnly(cost))
+    assert got.distances.tobytes() == want.distances.tobytes()
+    again = graph.from_csr(DLPackOnly(np.asarray(g.indptr)), DLPackOnly(np.asarray(g.indices)),
+                           DLPackOnly(np.asarray(g.weights)))
+    assert again.weights.tobytes() == g.weights.tobytes()
+
+
+def test_device_arrays_are_refused_clearly():
+    class OnDevice(DLPackOnly):
+        def __dlpack_device__(self):
+            return (2, 0)  # kDLCUDA
+
+        def __dlpack__(self, **kwargs):
+            raise BufferError("the data is on a CUDA device")
+
+    g = lattice()
+    with pytest.raises(ValueError, match="host"):
+        graph.shortest_paths(g, 0, node_cost=OnDevice(np.ones(g.node_count, np.float32)))
