@@ -11,9 +11,9 @@ set(TRELLIS_PYTHON_REASON "")
 
 if(_trellis_python_mode STREQUAL "OFF")
   set(TRELLIS_PYTHON_REASON "disabled with -DTRELLIS_PYTHON=OFF")
-elseif(TRELLIS_SANITIZE)
+elseif(TRELLIS_SANITIZE OR TRELLIS_FUZZ)
   # An ASan-instrumented extension cannot load into an uninstrumented python.
-  set(TRELLIS_PYTHON_REASON "not with TRELLIS_SANITIZE")
+  set(TRELLIS_PYTHON_REASON "not with TRELLIS_SANITIZE or TRELLIS_FUZZ")
 else()
   find_package(Python 3.8 COMPONENTS Interpreter Development.Module QUIET)
   if(Python_FOUND)
