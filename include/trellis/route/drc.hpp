@@ -52,22 +52,12 @@
 #include <vector>
 
 #include "trellis/route/board.hpp"
+#include "trellis/route/routed_copper.hpp"
 
 namespace trellis::route {
 
 // Distances within this many nanometres of the rule pass.
 inline constexpr double kDistanceTolerance = 0.5;
-
-// What routing produced: wires and vias (the board's own wiring until the
-// router writes its own).
-struct RoutedCopper {
-  std::vector<Wire> wires;
-  std::vector<Via> vias;
-};
-
-// Throws UsageError when the copper names a layer, net or padstack the board
-// lacks, or holds a wire without points (what writers check first).
-void check_copper_indices(const Board& board, const RoutedCopper& routed);
 
 enum class DrcObjectKind { pad, wire, via, graphic, keepout, outline };
 

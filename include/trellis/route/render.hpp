@@ -22,7 +22,7 @@
 #include <string>
 
 #include "trellis/route/board.hpp"
-#include "trellis/route/drc.hpp"
+#include "trellis/route/routed_copper.hpp"
 
 namespace trellis::route {
 

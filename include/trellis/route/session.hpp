@@ -62,7 +62,7 @@
 #include <string_view>
 
 #include "trellis/route/board.hpp"
-#include "trellis/route/drc.hpp"
+#include "trellis/route/routed_copper.hpp"
 
 namespace trellis::route {
 

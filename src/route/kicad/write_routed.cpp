@@ -16,6 +16,7 @@
 #include "sexpr.hpp"
 #include "trellis/core/atomic_file.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/route/drc.hpp"
 #include "trellis/route/kicad.hpp"
 
 namespace trellis::route {
