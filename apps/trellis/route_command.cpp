@@ -19,6 +19,7 @@
 
 #include "commands.hpp"
 #include "route_report.hpp"
+#include "route_settings.hpp"
 #include "trellis/core/atomic_file.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/board_file.hpp"
@@ -34,23 +35,13 @@ namespace {
 using route::Board;
 using route::millimetres;
 
-struct RouteCommand {
+// The settings (route_settings.hpp) and the files.
+struct RouteCommand : RouteSettings {
   std::string board_path;
   std::string output;
   std::string svg;
   std::string png;
   std::string report;
-  int max_iterations = 50;
-  double pitch_mm = 0;
-  double via_cost = 10;
-  int corners = 45;
-  std::string directions = "board";
-  double against_cost = 2;
-  int concurrent_nets = 0;
-  int batch_size = route::RouterOptions{}.batch_size;
-  bool concurrency_follows_overuse = false;
-  int overuse_per_concurrent_net = 8;
-  int cleanup_passes = route::RouterOptions{}.cleanup_passes;
 };
 
 void run(const RouteCommand& command, const GlobalOptions& globals) {
@@ -62,26 +53,7 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
   if (!command.png.empty() && !route::png_available()) {
     throw UsageError("this build has no PNG output (built without cairo); use --svg");
   }
-  route::RouterOptions options;
-  options.backend = globals.requested_backend();
-  options.max_iterations = command.max_iterations;
-  options.via_cost = command.via_cost;
-  options.miter_corners = command.corners == 45;
-  options.layer_directions = command.directions == "alternate" ? route::LayerDirections::alternate
-                             : command.directions == "none"    ? route::LayerDirections::none
-                                                               : route::LayerDirections::from_board;
-  options.against_direction_cost = command.against_cost;
-  options.concurrent_nets = command.concurrent_nets;
-  options.batch_size = command.batch_size;
-  options.concurrency_follows_overuse = command.concurrency_follows_overuse;
-  options.overuse_per_concurrent_net = command.overuse_per_concurrent_net;
-  options.cleanup_passes = command.cleanup_passes;
-  if (command.pitch_mm != 0) {
-    if (!(command.pitch_mm > 0) || command.pitch_mm > 100) {
-      throw UsageError(fmt::format("--pitch must be a positive number of millimetres up to 100, got {}", command.pitch_mm));
-    }
-    options.pitch = static_cast<route::Coord>(std::llround(command.pitch_mm * static_cast<double>(route::kNanometresPerMillimetre)));
-  }
+  const route::RouterOptions options = router_options(command, globals.requested_backend());
   route::Coord first_pitch = 0;
   const auto progress = [&](const route::RouteIteration& it) {
     if (globals.quiet) return;

@@ -22,10 +22,20 @@ from typing import Callable, Optional
 from . import _native
 
 
-def route(board, out=None, *, backend: str = "auto", max_iterations: int = 50, pitch_mm: float = 0.0,
-          via_cost: float = 10.0, progress: Optional[Callable[[dict], None]] = None) -> dict:
-    return json.loads(_native.route.route(os.fspath(board), "" if out is None else os.fspath(out), backend,
-                                          int(max_iterations), float(pitch_mm), float(via_cost), progress))
+def route(board, out=None, *, backend: str = "auto", progress: Optional[Callable[[dict], None]] = None,
+          **options) -> dict:
+    """Routes the board; `options` are trellis route's, with underscores:
+    max_iterations, pitch_mm (0: from the board's rules), via_cost, corners
+    (45 or 90), directions ("board", "alternate", "none"), against_cost,
+    batch_size, concurrent_nets, concurrency_follows_overuse,
+    overuse_per_concurrent_net, cleanup_passes; the CLI's defaults."""
+    settings = _native.route.RouteSettings()
+    for name, value in options.items():
+        if not hasattr(settings, name) or name.startswith("_"):
+            raise TypeError(f"route() got an unknown option {name!r}")
+        setattr(settings, name, value)
+    return json.loads(_native.route.route(os.fspath(board), "" if out is None else os.fspath(out), backend, settings,
+                                          progress))
 
 
 def drc(board, session=None) -> dict:

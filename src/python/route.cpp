@@ -9,7 +9,6 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
-#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +16,7 @@
 #include "bindings.hpp"
 #include "drc_report.hpp"
 #include "route_report.hpp"
+#include "route_settings.hpp"
 #include "trellis/core/atomic_file.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/board_file.hpp"
@@ -61,19 +61,9 @@ nlohmann::json copper_json(const Board& board, const route::RoutedCopper& copper
 }
 
 std::string route_file(const std::string& board_path, const std::string& out, const std::string& backend,
-                       int max_iterations, double pitch_mm, double via_cost, nb::object progress) {
+                       const cli::RouteSettings& settings, nb::object progress) {
   const std::filesystem::path path(board_path);
-  route::RouterOptions options;
-  options.backend = parse_backend(backend);
-  if (max_iterations < 1) throw UsageError("max_iterations must be at least 1, got " + std::to_string(max_iterations));
-  options.max_iterations = max_iterations;
-  options.via_cost = via_cost;
-  if (pitch_mm != 0) {
-    if (!(pitch_mm > 0) || pitch_mm > 100) {
-      throw UsageError("pitch_mm must be a positive number of millimetres up to 100, got " + std::to_string(pitch_mm));
-    }
-    options.pitch = static_cast<route::Coord>(std::llround(pitch_mm * static_cast<double>(route::kNanometresPerMillimetre)));
-  }
+  const route::RouterOptions options = cli::router_options(settings, parse_backend(backend));
   const auto report_progress = [&](const route::RouteIteration& it) {
     nb::gil_scoped_acquire acquire;
     if (PyErr_CheckSignals() != 0) throw nb::python_error();  // Ctrl-C
@@ -126,8 +116,22 @@ std::string drc_file(const std::string& board_path, const std::optional<std::str
 }  // namespace
 
 void bind_route(nb::module_& m) {
-  m.def("route", &route_file, nb::arg("board"), nb::arg("out"), nb::arg("backend"), nb::arg("max_iterations"),
-        nb::arg("pitch_mm"), nb::arg("via_cost"), nb::arg("progress").none(),
+  using cli::RouteSettings;
+  nb::class_<RouteSettings>(m, "RouteSettings", "The options of trellis route (route_settings.hpp)")
+      .def(nb::init<>())
+      .def_rw("max_iterations", &RouteSettings::max_iterations)
+      .def_rw("pitch_mm", &RouteSettings::pitch_mm)
+      .def_rw("via_cost", &RouteSettings::via_cost)
+      .def_rw("corners", &RouteSettings::corners)
+      .def_rw("directions", &RouteSettings::directions)
+      .def_rw("against_cost", &RouteSettings::against_cost)
+      .def_rw("concurrent_nets", &RouteSettings::concurrent_nets)
+      .def_rw("batch_size", &RouteSettings::batch_size)
+      .def_rw("concurrency_follows_overuse", &RouteSettings::concurrency_follows_overuse)
+      .def_rw("overuse_per_concurrent_net", &RouteSettings::overuse_per_concurrent_net)
+      .def_rw("cleanup_passes", &RouteSettings::cleanup_passes);
+  m.def("route", &route_file, nb::arg("board"), nb::arg("out"), nb::arg("backend"), nb::arg("settings"),
+        nb::arg("progress").none(),
         "Routes a .dsn or .kicad_pcb; writes `out` (.ses or .kicad_pcb) when given; returns the report as JSON text.");
   m.def("drc", &drc_file, nb::arg("board"), nb::arg("session").none(),
         "The design-rule check of a board's wiring (plus a session's routes); returns the report as JSON text.");

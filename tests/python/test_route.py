@@ -54,6 +54,16 @@ def test_route_equals_cli(cli, board, tmp_path):
     assert len(route.drc(board)["unconnected_nets"]) > 0  # the board alone is unrouted
 
 
+def test_options_equal_cli(cli, board, tmp_path):
+    cli("--backend", "cpu", "route", board, "--report", tmp_path / "cli.json", "--corners", 90, "--directions",
+        "alternate", "--via-cost", 4, "--against-cost", 3)
+    report = route.route(board, backend="cpu", corners=90, directions="alternate", via_cost=4, against_cost=3)
+    report.pop("copper")
+    want = json.loads((tmp_path / "cli.json").read_text())
+    assert without_times(report) == without_times(want)
+    assert report["mitred_corners"] == 0
+
+
 def test_routed_kicad_board(cli, tmp_path):
     if not KICAD_DEMO.exists():
         pytest.skip(f"{KICAD_DEMO} is not here (Debian package kicad-demos)")
@@ -118,6 +128,14 @@ def test_bad_input(board, tmp_path):
     assert caught.value.file == str(bad) and caught.value.line > 0
     with pytest.raises(trellis.UsageError, match="kicad_pcb"):
         route.route(board, tmp_path / "out.kicad_pcb")
-    with pytest.raises(trellis.UsageError, match="max_iterations"):
+    with pytest.raises(trellis.UsageError, match="max iterations"):
         route.route(board, max_iterations=0)
+    with pytest.raises(trellis.UsageError, match="pitch"):
+        route.route(board, pitch_mm=-1)
+    with pytest.raises(TypeError, match="frobnicate"):
+        route.route(board, frobnicate=1)
+    with pytest.raises(trellis.UsageError, match="corners"):
+        route.route(board, corners=30)
+    with pytest.raises(trellis.UsageError, match="directions"):
+        route.route(board, directions="diagonal")
     assert not (tmp_path / "out.kicad_pcb").exists()

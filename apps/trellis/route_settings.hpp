@@ -1,0 +1,29 @@
+// The router's options as `trellis route` names them, shared by the CLI and
+// the Python binding so both check and map them the same way.
+#pragma once
+
+#include <string>
+
+#include "trellis/core/backend.hpp"
+#include "trellis/route/router.hpp"
+
+namespace trellis::cli {
+
+struct RouteSettings {
+  int max_iterations = 50;
+  double pitch_mm = 0;  // 0: the finest wire width plus clearance
+  double via_cost = 10;
+  int corners = 45;     // 45: cut right-angle corners; 90: keep them
+  std::string directions = "board";  // board, alternate or none
+  double against_cost = 2;
+  int concurrent_nets = 0;
+  int batch_size = route::RouterOptions{}.batch_size;
+  bool concurrency_follows_overuse = false;
+  int overuse_per_concurrent_net = 8;
+  int cleanup_passes = route::RouterOptions{}.cleanup_passes;
+};
+
+// Throws UsageError naming the setting for a value out of range.
+route::RouterOptions router_options(const RouteSettings& settings, Backend backend);
+
+}  // namespace trellis::cli
