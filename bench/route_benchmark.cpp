@@ -725,7 +725,7 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
                       ? std::string()
                       : fmt::format(", {} concurrent nets after the first iteration{}", options.concurrent_nets,
                                     options.concurrency_follows_overuse ? " (fewer as overuse falls)" : ""),
-                  options.cleanup_passes == 3 ? std::string()
+                  options.cleanup_passes == 1 ? std::string()
                                               : fmt::format(", {} clean-up passes", options.cleanup_passes)));
   if (!boards.empty()) {
     route_boards(boards, backends, options, log, tables);

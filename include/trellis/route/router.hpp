@@ -155,7 +155,7 @@ struct RouterOptions {
   // (grid steps, vias, steps against a layer's direction) sum to less;
   // after each pass the nets still unrouted are tried again in the room it
   // freed. Passes stop early when one changes nothing; 0: none.
-  int cleanup_passes = 3;
+  int cleanup_passes = 1;
 };
 
 // One PathFinder iteration.

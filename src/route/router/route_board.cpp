@@ -175,14 +175,14 @@ class Negotiation {
     drop_conflicting_nets();
     route_dropped_nets_around();
     repair_dropped_nets();
-    // Each pass that changes some net gives the nets still dropped another
-    // chance in the room it freed; the nets placed so are cleaned up by
-    // the next pass.
     RouteResult before_cleanup;
     if (uncleaned) {
       before_cleanup = result;
       finish(before_cleanup);
     }
+    // Each pass that changes some net gives the nets still dropped another
+    // chance in the room it freed; the nets placed so are cleaned up by
+    // the next pass.
     bool cleaned = false;
     for (int pass = 0; pass < options_.cleanup_passes && clean_up(); ++pass) {
       cleaned = true;
