@@ -7,7 +7,6 @@ import os
 import shutil
 import signal
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -104,20 +103,22 @@ def test_ctrl_c_stops_routing_and_writes_nothing(board, tmp_path):
 
 def test_ctrl_c_while_the_library_routes(board, tmp_path):
     # The signal comes from another thread once iteration 2 has been
-    # reported, so it lands while the library routes with the GIL released;
-    # the routing notices it at the end of the iteration under way, before
-    # the callback would be called again.
+    # reported, so it lands while the library routes with the GIL released
+    # (or still in the callback); the routing stops at the end of the
+    # iteration under way. The thread may start late on a loaded machine,
+    # so a few more iterations may pass, never the whole routing.
+    iterations = len(route.route(board, tmp_path / "whole.ses", backend="cpu")["iterations"])
     seen = []
 
     def progress(line):
         seen.append(line["iteration"])
         if len(seen) == 2:
-            threading.Thread(target=lambda: (time.sleep(0.01), os.kill(os.getpid(), signal.SIGINT))).start()
+            threading.Thread(target=lambda: os.kill(os.getpid(), signal.SIGINT)).start()
 
     out = tmp_path / "never.ses"
     with pytest.raises(KeyboardInterrupt):
         route.route(board, out, backend="cpu", progress=progress)
-    assert seen == [1, 2] and not out.exists()
+    assert seen[:2] == [1, 2] and len(seen) < iterations and not out.exists()
 
 
 def test_bad_input(board, tmp_path):
