@@ -46,10 +46,8 @@ void tight_edge_parents(const CsrView<Weight>& g, const SearchSpec& search, std:
 namespace cpu {
 // Edges from which a delta-stepping search takes every core. Each bucket
 // round ends at barriers, and below about a million edges they cost more
-// than the work they split. Measured on the H200 machine's 16-core host, one
-// thread against sixteen: seed-60k (219k edges) 1.86 ms against 3.67,
-// seed-401k (1.5 M) 15.7 against 12.0, backplane (14 M) 50.7 against 20.2;
-// two to eight threads were never the fastest.
+// than the work they split; two to eight threads were never the fastest
+// (bench/results/NOTES.md, "cpu delta-stepping").
 inline constexpr RowOffset kEdgesForAllCores = 1'000'000;
 
 // OpenMP delta-stepping (after gapbs): thread-local buckets, shared frontier.

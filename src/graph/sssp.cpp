@@ -49,10 +49,9 @@ SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested, NodeId
       case Backend::cpu: return SsspAlgorithm::delta_stepping;
       case Backend::cuda:
         // Bellman-Ford up to the sizes whose labels fit one cluster's shared
-        // memory (one block, or a tiled search: the 446,000-node backplane
-        // in 1.5 ms on an H200 against SPFA's 2.9), SPFA beyond (on the
-        // 1.2 M-node board 4.3 ms, Bellman-Ford 4.1 and delta-stepping 27:
-        // sssp-2026-11-30h.md), where the tiles may no longer fit.
+        // memory (one block, or a tiled search), SPFA beyond, where the
+        // tiles may no longer fit (bench/results/sssp-2026-11-30h.md times
+        // the algorithms on both sides).
         return cuda::fits_one_cluster(nodes) ? SsspAlgorithm::bellman_ford : SsspAlgorithm::spfa;
       case Backend::automatic: break;
     }

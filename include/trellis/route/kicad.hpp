@@ -28,7 +28,7 @@
 //   polygon). KiCad 9's per-layer padstacks are read as their default
 //   (front) shape. Pads on no copper layer and np_thru_hole pads are not
 //   pins; their holes become image keepouts on every layer. Duplicate or
-//   empty pad numbers in one footprint are named NUMBER@k as KiCad's
+//   empty pad numbers in one footprint are named `NUMBER@k` as KiCad's
 //   Specctra export names them.
 // - (net N "name"): Board::nets in file order (net 0, "no net", is not a
 //   net); pads, tracks, vias and zones name nets by number.

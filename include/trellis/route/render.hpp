@@ -14,7 +14,7 @@
 // flipped. The picture covers the boundary's box (the copper's box when the
 // board has no boundary; a small square for an empty board) plus a margin,
 // at `pixels_per_millimetre`. In the SVG one user unit is one pixel, every
-// copper layer is a group with id "layer-NAME" and a <title> naming it
+// copper layer is a group with id "layer-NAME" and a `<title>` naming it
 // (also an Inkscape layer), so viewers can show and hide layers.
 #pragma once
 

@@ -63,8 +63,10 @@
 // pours: on a board with some, the routing before it is kept where its
 // copper and the pours leave fewer nets, then fewer connections, apart.
 //
-// Backends. Backend::automatic routes on cpu, which measured faster than
-// cuda on every board and on the backplane; cuda is there when asked for.
+// Backends. Backend::automatic routes on cpu: a search on one multiprocessor
+// takes longer than a Dijkstra on a host core, and after the first
+// iteration a batch holds about one net
+// (bench/results/route-cuda-2026-12-03.md); cuda is there when asked for.
 // Contract: for the same board and options every backend gives the same
 // routes, byte for byte. The searches of the host backends run on cost
 // arrays Negotiation fills; the cuda searches price their windows on the

@@ -1,17 +1,16 @@
 // cpu::sw_traceback: the reference's alignment, bit for bit, from a striped
 // SIMD direction pass (traceback_kernel.hpp) instead of the scalar one.
 //
-// The reference spends 4-14 ns a cell on branches, matrix look-ups and a
+// The reference pays for each cell with branches, matrix look-ups and a
 // byte store; here a profile row of the query residue's scores against the
 // striped subject is read contiguously, 16 (AVX-512) or 8 (AVX2) cells are
 // scored at once in exact 32-bit arithmetic, and the five direction bits of
 // a vector's cells leave as five lane masks (5/8 byte a cell instead of 1).
 // The walk back decodes a cell's bits with the reference's precedence, so
 // every tie falls the same way. Exact 32-bit lanes rather than saturating
-// 16-bit ones: no overflow case to detect and redo, and at 0.23-0.27 ns a
-// cell (AVX-512, against the reference's 4-5 ns on the same core) the
-// direction pass is no longer what a search waits for. Without AVX2 the
-// reference itself runs.
+// 16-bit ones: no overflow case to detect and redo, and in 32-bit lanes the
+// direction pass is already no longer what a search waits for. Without
+// AVX2 the reference itself runs.
 #include <algorithm>
 #include <cstdlib>
 #include <memory>

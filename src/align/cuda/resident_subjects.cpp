@@ -55,14 +55,12 @@ std::int64_t padded_rows(std::int64_t query_length, KernelShape shape) {
 // - the longest pair's own passes, whose columns (while the rest of the
 //   database shares its multiprocessor) cost their rows plus about twenty
 //   rows of latency that a full device hides: fewer, longer passes pay off.
-// Fitted to H200 timings of every shape on the mmseqs2 example database
+// Fitted to device timings of every shape on the mmseqs2 example database
 // (20,000 sequences, queries of 144 to 4,291 residues), the same sequences
 // repeated to 200 M residues, and pseudo-databases of one million sequences
-// of 256 to 2,048 residues: it picks the fastest shape on all 16 (and within
-// 2.5% on the 17 measured before the 20- and 24-row wide shapes existed).
-// With the 32-row wide shapes added it still picks the fastest measured on
-// one million sequences of 512, 1,024 and 2,048 residues and on the 200 M
-// database at queries of 350, 1,009 and 4,291 residues.
+// of 256 to 2,048 residues, on which it picks the fastest shape or one
+// close to it (bench/results/NOTES.md, "The sweep: a warp that never
+// diverges"). Refit it when shapes are added or the kernel changes.
 KernelShape choose_shape(std::int64_t query_length, std::int64_t pairs, std::int64_t total_columns,
                          std::int64_t longest, int multiprocessors) {
   constexpr double kStepRows = 2.0;

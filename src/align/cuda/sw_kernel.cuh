@@ -318,10 +318,10 @@ __device__ __forceinline__ void load_step_inputs(const unsigned* residues, const
 // Steps a sweep's loop takes an iteration (even: each set of lane 0's inputs
 // keeps its registers). The wide form's loop has its per-iteration work and
 // register moves spread over 4 steps (8 x 32: 979 instructions a two steps
-// against 989, and 0.6% less time on an H200); the compact form's three
-// loops of each kind of pass keep 2 (with 4, 32 x 24 took 7% more time on
-// the mmseqs2 examples' longest query; 8 steps made the wide loop too large
-// for the instruction cache).
+// against 989); the compact form's three loops of each kind of pass keep 2
+// (with 4 they grow twice as long and were slower on long queries; 8 steps
+// made the wide loop too large for the instruction cache). Timings:
+// bench/results/NOTES.md, "Two columns a load, four steps an iteration".
 template <class Form>
 inline constexpr int kStepsAnIteration = std::is_same_v<Form, WideForm> ? 4 : 2;
 
@@ -436,9 +436,9 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __rest
 // Blocks a multiprocessor should hold at once, which caps the registers a
 // thread: six (80 registers) for 12 rows a lane or fewer and five (96) for
 // 16, which fit without spilling, for more warps to hide the recurrence's
-// latencies (on an H200 up to 30% less time for the small shapes, 2% for
-// 16 rows); 0, the compiler's own choice, for larger shapes, which spilled
-// under a cap of six and took up to 27% more time.
+// latencies; 0, the compiler's own choice, for larger shapes, which spill
+// under a cap of six (bench/results/NOTES.md, "The sweep: a warp that never
+// diverges").
 template <int R>
 inline constexpr int kMinBlocks = R <= 12 ? 6 : (R == 16 ? 5 : 0);
 
@@ -481,8 +481,8 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocks<R>) sw_scores_kernel
     } else if (first) {
       // The compact form runs where a few long subjects set the time and
       // few warps are resident: a loop for each kind of pass, the flags
-      // constant, shortens their steps (on an H200 1-2.5% less time on the
-      // mmseqs2 examples' long queries than with the one shared loop).
+      // constant, shortens their steps (bench/results/NOTES.md, "32 rows a
+      // lane, one loop for every pass").
       sweep<G, R, Lanes, Form, true>(p, profile, entry, lane, steps, false, true, best);
     } else if (last) {
       sweep<G, R, Lanes, Form, true>(p, profile, entry, lane, steps, true, false, best);

@@ -43,10 +43,11 @@ constexpr CompiledShape compiled() {
 // Short queries want short groups (less padding, more pairs in flight); long
 // ones want many rows per pass (fewer passes over the boundary row). The
 // wide form pays off where the device is full, which takes 16 or more rows a
-// lane to make the most of: 32 rows in groups of 8 lanes (162 registers,
-// three blocks a multiprocessor) are the fastest shape on an H200 for one
-// million sequences of 512 to 2,048 residues and for long queries against
-// the 200 M-residue database; compact 32-row shapes were never the fastest.
+// lane to make the most of, up to 32 rows in groups of 8 lanes (162
+// registers, three blocks a multiprocessor) for long subjects and long
+// queries (bench/results/NOTES.md, "32 rows a lane, one loop for every
+// pass"); compact 32-row shapes were never the fastest, so they are not
+// compiled.
 constexpr std::array kCompiled = {
     compiled<8, 4>(),   compiled<8, 8>(),   compiled<8, 16>(),  compiled<8, 24>(),
     compiled<16, 4>(),  compiled<16, 8>(),  compiled<16, 12>(), compiled<16, 16>(),

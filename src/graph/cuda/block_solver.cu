@@ -1,11 +1,12 @@
 // Bellman-Ford searches solved inside one thread block or one thread-block
 // cluster each, the labels in shared memory and the rounds separated by a
 // warp, block or cluster barrier instead of a grid-wide one. (A cluster
-// barrier is no cheap one: a round's wait there measured about 0.8 us on an
-// H200, against 1.0 us for a grid-wide barrier. What a cluster buys is the
-// labels' latency.) Graphs of at most 4,096 nodes and in-degree 8 do not
-// come here: pull sweeps (sweep_solver.cu) solve them faster. Four regimes,
-// by what fits shared memory (plan_blocks):
+// barrier is no cheap one: a round's wait there is close to a grid-wide
+// barrier's, bench/results/NOTES.md, "Bellman-Ford inside a block or a
+// thread-block cluster". What a cluster buys is the labels' latency.)
+// Graphs of at most 4,096 nodes and in-degree 8 do not come here: pull
+// sweeps (sweep_solver.cu) solve them faster. Four regimes, by what fits
+// shared memory (plan_blocks):
 // - whole graph in one block (whole_graph_bellman_ford): labels, frontier
 //   and CSR all in shared memory, one warp searching;
 // - labels in one block (block_bellman_ford<true>): labels and frontier

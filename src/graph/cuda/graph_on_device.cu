@@ -21,15 +21,13 @@ namespace {
 
 // A tiled search that runs this long has lost a message: a bug, reported
 // as a device error rather than a hang. (A search is as many hops deep as
-// its graph's longest shortest path, about 1 us a hop: 300 s is a chain of
-// hundreds of millions of nodes.)
+// its graph's longest shortest path, and a hop takes microseconds: 300 s is
+// a chain of hundreds of millions of nodes.)
 constexpr unsigned long long kTiledTimeoutNs = 300'000'000'000ull;
 
-// The fewest nodes a tile is cut to. Measured on the H200 (seed lattices,
-// corner to corner, swept tiles; at least 512 nodes a tile against a tile a
-// multiprocessor): seed-8k 170 us (one block, no tiles) -> 74 (15 tiles;
-// 92 at 256 nodes, 80 at 1,024), seed-30k 370 -> 146 (58 tiles; 173 at 256,
-// 163 at 1,024), seed-60k 197 with 117 tiles or 132.
+// The fewest nodes a tile is cut to: smaller tiles hand labels over more
+// often, larger ones leave multiprocessors idle on the small lattices
+// (256 and 1,024 were timed too: bench/results/NOTES.md, "Swept tiles").
 constexpr NodeId kTileNodes = 512;
 
 unsigned grid_for(std::int64_t items) {

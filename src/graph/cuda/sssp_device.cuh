@@ -75,8 +75,8 @@ __device__ inline void shared_set(T& x, T value) {
 // A label the sweeps lower, stored where `when` holds: a relaxed store, the
 // predicated STS of a plain store. Not an atomic exchange, which would
 // silence racecheck: the compiler branches around each atomic, and the
-// barrier ending a sweep waits for it; measured on the H200 that cost 7%
-// at seed-401k, 15% at seed-180k and 43% at seed-2k.
+// barrier ending a sweep waits for it (the cost is in bench/results/NOTES.md,
+// "Racing shared-memory labels and flags as relaxed atomics").
 __device__ inline void shared_store_if(bool when, Weight& label, Weight value) {
   const auto address = static_cast<unsigned>(__cvta_generic_to_shared(&label));
   asm volatile(

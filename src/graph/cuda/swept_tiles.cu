@@ -3,10 +3,10 @@
 // device-wide barrier once it runs.
 //
 // A block is 1,024 threads, or 512 where there are more tiles than
-// multiprocessors (two tiles share each one; a tile alone on its
-// multiprocessor then sweeps in about half the time: seed-401k 665 -> 541
-// us with 260 tiles instead of 130; 256 threads and four tiles a
-// multiprocessor gave 532 us at 401k but 380 against 356 at 180k).
+// multiprocessors (two tiles share each one: a tile of half the nodes has
+// half the edges to issue a sweep, and two of them keep the multiprocessor
+// busy; four tiles a multiprocessor were tried too: bench/results/NOTES.md,
+// "Swept tiles").
 //
 // In a block:
 // - The worker warps (all but the last two) sweep the tile as sweep_solver.cu
@@ -28,15 +28,15 @@
 //   keeps the tile's token (below). Apart, neither waits for the other's
 //   round trips to L2: a label's hand-over from one tile to the next is a
 //   send and a take, where one courier doing both made it wait for a whole
-//   pass of the other's work on each side (H200, corner to corner, one
-//   courier -> two: seed-60k 183 -> 147 us, seed-180k 313 -> 237, seed-401k
-//   482 -> 375). The warp the workers give up leaves every seed lattice's
-//   tiles at the same nodes a worker thread, so no sweep is longer.
+//   pass of the other's work on each side (bench/results/NOTES.md, "A
+//   sender and a receiver"). The warp the workers give up leaves every
+//   seed lattice's tiles at the same nodes a worker thread, so no sweep is
+//   longer.
 //
 // Why: in the queue-driven tiles (tiled_bellman_ford.cu) a hop inside a
 // tile was a chain of about 20 dependent shared-memory operations of one
-// warp (about 1 us); a sweep moves every label of the tile one hop at the
-// cost of the workers' issue time for the tile's edges. The sends wait on
+// warp; a sweep moves every label of the tile one hop at the cost of the
+// workers' issue time for the tile's edges. The sends wait on
 // L2 several times over, which is why the workers do not make them.
 //
 // Termination is tiled_bellman_ford.cu's: `pending` counts busy tiles plus
@@ -74,11 +74,10 @@ constexpr std::array<int, 3> kEdgeChoices = {4, 6, 8};
 // Pulls a worker makes between the workers' barriers. A label moves one
 // hop a pull where its path crosses from one thread's nodes to another's
 // (the second pull reads what the first wrote), and a pull costs less than
-// the barrier and the flags around it. H200, corner to corner, 1 / 2 / 3 /
-// 6 pulls: seed-60k 232 / 215 / 203 / 218 us, seed-180k 341 / 341 / 330 /
-// 296, seed-401k 569 / 501 / 492 / 483. Three is the best at 60k and
-// within 2% of six at 401k; more pulls are also more work for the tiles
-// off the critical path, which share the multiprocessors.
+// the barrier and the flags around it. Three balances the lattices of
+// every size timed (bench/results/NOTES.md, "Several pulls a sweep"); more
+// pulls are also more work for the tiles off the critical path, which
+// share the multiprocessors.
 constexpr int kPullsPerSweep = 3;
 
 // The workers' own barrier (id 1), and the same with an OR of `value`.

@@ -40,10 +40,10 @@ namespace {
 namespace cg = cooperative_groups;
 
 // Worker warps a block: where a tile's edges sit in shared memory a hop is
-// a chain of shared-memory operations and more warps only contend for the
-// queue (seed-401k: 8 warps 908 us, 16 warps 805, 24 warps 808, 31 warps
-// 846); where they are read from L2 more warps hide more of its latency
-// (the backplane: 2,253, 1,653 and 1,431 us with 16, 24 and 31 warps).
+// a chain of shared-memory operations and more warps beyond 16 only contend
+// for the queue; where they are read from L2 more warps hide more of its
+// latency (bench/results/NOTES.md, "Tiles, a block each, no device-wide
+// barrier").
 constexpr int worker_warps(bool edges_in_shared) { return edges_in_shared ? 16 : 31; }
 constexpr int kMostWorkerWarps = 31;
 // The block: the workers and the courier.
