@@ -1,5 +1,5 @@
 // The design-rule check's distances between primitives.
-#include "route/drc/geometry.hpp"
+#include "route/geometry/geometry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-namespace trellis::route::drc_detail {
+namespace trellis::route::geometry {
 namespace {
 
 TEST(Geometry, KnownSeparations) {
@@ -44,4 +44,4 @@ TEST(Geometry, APointSeparatesAsADiscOfRadiusZero) {
 }
 
 }  // namespace
-}  // namespace trellis::route::drc_detail
+}  // namespace trellis::route::geometry

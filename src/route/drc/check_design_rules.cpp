@@ -11,16 +11,16 @@
 
 #include <fmt/format.h>
 
-#include "clearance_rules.hpp"
-#include "geometry.hpp"
+#include "../geometry/clearance_rules.hpp"
+#include "../geometry/geometry.hpp"
 #include "trellis/route/drc.hpp"
 
 namespace trellis::route {
 namespace {
 
-using drc_detail::ClearanceRules;
-using drc_detail::ClearanceType;
-using drc_detail::Primitive;
+using geometry::ClearanceRules;
+using geometry::ClearanceType;
+using geometry::Primitive;
 
 enum class Role { pad, wire, via, graphic, plane, keepout, outline };
 
@@ -88,7 +88,7 @@ ViolationKind violation_kind(Role a, Role b) {
 }
 
 struct Finding {
-  drc_detail::Separation separation;
+  geometry::Separation separation;
   Coord required = 0;
 };
 
@@ -154,13 +154,13 @@ class Checker {
       if (const auto found = pin_node_.find(pin_key(pad.pin)); found != pin_node_.end() && pad.net >= 0) {
         item.node = found->second;
       }
-      add(std::move(item), drc_detail::primitives_of(pad.shape), pad.layer);
+      add(std::move(item), geometry::primitives_of(pad.shape), pad.layer);
     }
     for (std::size_t w = 0; w < routed_.wires.size(); ++w) {
       const Wire& wire = routed_.wires[w];
       wire_node_.push_back(sets_.add());
       add({Role::wire, static_cast<int>(w), wire.net, ClearanceType::wire, wire_node_.back(), KeepoutKind::keepout, {}, {}, {}},
-          drc_detail::primitives_of(wire.shape), wire.layer);
+          geometry::primitives_of(wire.shape), wire.layer);
     }
     for (std::size_t v = 0; v < routed_.vias.size(); ++v) {
       const Via& via = routed_.vias[v];
@@ -172,7 +172,7 @@ class Checker {
       for (const LayerShape& layer_shape : board_.padstacks[static_cast<std::size_t>(via.padstack)].shapes) {
         Shape shape = layer_shape.shape;
         for (Point& p : shape.points) p = {p.x + via.position.x, p.y + via.position.y};
-        for (Primitive& primitive : drc_detail::primitives_of(shape)) {
+        for (Primitive& primitive : geometry::primitives_of(shape)) {
           if (layer_shape.layer >= 0 && layer_shape.layer < static_cast<int>(board_.layers.size())) {
             placed_.push_back({std::move(primitive), index, layer_shape.layer});
           }
@@ -183,7 +183,7 @@ class Checker {
       const CopperGraphic& graphic = board_.copper_graphics[g];
       std::vector<Primitive> primitives;
       for (const Shape& shape : graphic.shapes) {
-        for (Primitive& primitive : drc_detail::primitives_of(shape)) primitives.push_back(std::move(primitive));
+        for (Primitive& primitive : geometry::primitives_of(shape)) primitives.push_back(std::move(primitive));
       }
       add({Role::graphic, static_cast<int>(g), -1, ClearanceType::wire, -1, KeepoutKind::keepout, {}, {}, {}}, primitives,
           graphic.layer);
@@ -192,24 +192,24 @@ class Checker {
       const Plane& plane = board_.planes[p];
       if (plane.net < 0 || plane.pour) continue;  // pours connect by join_pours
       add({Role::plane, static_cast<int>(p), plane.net, ClearanceType::area, sets_.add(), KeepoutKind::keepout, {}, {}, {}},
-          drc_detail::primitives_of(plane.shape), plane.layer);
+          geometry::primitives_of(plane.shape), plane.layer);
     }
     int keepout_count = 0;
     const auto add_keepout = [&](const Keepout& keepout, const Shape& shape, int layer) {
       const int k = keepout_count++;
       add({Role::keepout, k, -1, ClearanceType::area, -1, keepout.kind, {},
            keepout.name.empty() ? fmt::format("#{}", k) : keepout.name, {}},
-          drc_detail::primitives_of(shape), layer);
+          geometry::primitives_of(shape), layer);
     };
     for (const Keepout& keepout : board_.keepouts) add_keepout(keepout, keepout.shape, keepout.layer);
     for (const Component& component : board_.components) {
       for (const Keepout& keepout : board_.images[static_cast<std::size_t>(component.image)].keepouts) {
-        add_keepout(keepout, drc_detail::placed_shape(component, keepout.shape), placed_layer(board_, component, keepout.layer));
+        add_keepout(keepout, geometry::placed_shape(component, keepout.shape), placed_layer(board_, component, keepout.layer));
       }
     }
     if (!board_.boundary.empty()) {
       outline_item_ = static_cast<int>(items_.size());
-      outline_edges_ = drc_detail::outline_edges(board_.boundary.front());
+      outline_edges_ = geometry::outline_edges(board_.boundary.front());
       add({Role::outline, 0, -1, ClearanceType::edge, -1, KeepoutKind::keepout, {}, {}, {}}, outline_edges_, kAllLayers);
     }
   }
@@ -221,7 +221,7 @@ class Checker {
       if (a.net >= 0 && a.net == b.net) {
         if (a.node >= 0 && b.node >= 0 && sets_.find(a.node) != sets_.find(b.node) &&
             box_gap(pa.shape.box, pb.shape.box) <= kDistanceTolerance &&
-            drc_detail::separation(pa.shape, pb.shape).distance <= kDistanceTolerance) {
+            geometry::separation(pa.shape, pb.shape).distance <= kDistanceTolerance) {
           sets_.unite(a.node, b.node);
         }
         return std::nullopt;
@@ -255,7 +255,7 @@ class Checker {
     if (!required) return;
     const double limit = static_cast<double>(*required) - kDistanceTolerance;
     if (box_gap(pa.shape.box, pb.shape.box) >= limit) return;
-    const drc_detail::Separation separation = drc_detail::separation(pa.shape, pb.shape);
+    const geometry::Separation separation = geometry::separation(pa.shape, pb.shape);
     if (separation.distance >= limit) return;
     record(pa.layer, pa.item, pb.item, {separation, *required});
   }
@@ -339,9 +339,9 @@ class Checker {
       const Item& item = items_[static_cast<std::size_t>(placed.item)];
       if (item.role != Role::pad && item.role != Role::wire && item.role != Role::via) continue;
       if (inside_boundary(board_, placed.shape.core.front())) continue;
-      drc_detail::Separation nearest{std::numeric_limits<double>::infinity(), placed.shape.core.front()};
+      geometry::Separation nearest{std::numeric_limits<double>::infinity(), placed.shape.core.front()};
       for (const Primitive& edge : outline_edges_) {
-        const drc_detail::Separation s = drc_detail::separation(placed.shape, edge);
+        const geometry::Separation s = geometry::separation(placed.shape, edge);
         if (s.distance < nearest.distance) nearest = s;
       }
       if (outline_edges_.empty()) nearest.distance = 0;

@@ -8,16 +8,16 @@
 #include <numbers>
 #include <set>
 
-#include "clearance_rules.hpp"
-#include "geometry.hpp"
+#include "../geometry/clearance_rules.hpp"
+#include "../geometry/geometry.hpp"
 #include "trellis/route/drc.hpp"
 
 namespace trellis::route {
 namespace {
 
-using drc_detail::ClearanceRules;
-using drc_detail::ClearanceType;
-using drc_detail::Primitive;
+using geometry::ClearanceRules;
+using geometry::ClearanceType;
+using geometry::Primitive;
 
 // Room left for arcs drawn as chords and for rounding, on top of every rule.
 constexpr double kTolerance = 2'000;
@@ -56,7 +56,7 @@ Point along(Point from, Vec2 u, double distance) {
 double extent(const std::vector<Shape>& shapes, Point centre, Vec2 u) {
   double most = 0;
   for (const Shape& shape : shapes) {
-    for (const Primitive& p : drc_detail::primitives_of(shape)) {
+    for (const Primitive& p : geometry::primitives_of(shape)) {
       for (const Point& q : p.core) {
         most = std::max(most, static_cast<double>(q.x - centre.x) * u.x + static_cast<double>(q.y - centre.y) * u.y +
                                   p.radius);
@@ -140,7 +140,7 @@ class PlaneFill {
   }
 
   void add_shape(const Shape& shape, double need, ObstacleKind kind) {
-    for (const Primitive& p : drc_detail::primitives_of(shape)) add(p, need, kind);
+    for (const Primitive& p : geometry::primitives_of(shape)) add(p, need, kind);
   }
 
   static PadConnection connection_of(PadConnection rule, bool smd) {
@@ -204,7 +204,7 @@ class PlaneFill {
     for (const Component& component : board_.components) {
       for (const Keepout& keepout : board_.images[static_cast<std::size_t>(component.image)].keepouts) {
         const int placed = keepout.layer == kAllLayers ? kAllLayers : placed_layer(board_, component, keepout.layer);
-        if (keepout_here(placed)) add_shape(drc_detail::placed_shape(component, keepout.shape), widest, ObstacleKind::foreign);
+        if (keepout_here(placed)) add_shape(geometry::placed_shape(component, keepout.shape), widest, ObstacleKind::foreign);
       }
     }
     for (const Plane& other : board_.planes) {
@@ -214,11 +214,11 @@ class PlaneFill {
       add_shape(other.shape, std::max(clearance_from(other.net, ClearanceType::area), static_cast<double>(other_clearance)),
                 ObstacleKind::foreign);
     }
-    for (const Primitive& edge : drc_detail::outline_edges(plane_.shape)) {
+    for (const Primitive& edge : geometry::outline_edges(plane_.shape)) {
       add(edge, static_cast<double>(pour_.corner_radius), ObstacleKind::zone_edge);
     }
     if (!board_.boundary.empty()) {
-      for (const Primitive& edge : drc_detail::outline_edges(board_.boundary.front())) add(edge, widest, ObstacleKind::board_edge);
+      for (const Primitive& edge : geometry::outline_edges(board_.boundary.front())) add(edge, widest, ObstacleKind::board_edge);
     }
     index_obstacles();
   }
@@ -282,7 +282,7 @@ class PlaneFill {
 
   void fill_cells() {
     core_.assign(static_cast<std::size_t>(columns_) * static_cast<std::size_t>(rows_), 1);
-    keep_inside(drc_detail::outline_edges(plane_.shape), core_);
+    keep_inside(geometry::outline_edges(plane_.shape), core_);
     if (!board_.boundary.empty()) {
       const Shape& edge = board_.boundary.front();
       if (edge.kind == ShapeKind::circle) {
@@ -292,7 +292,7 @@ class PlaneFill {
           }
         }
       } else {
-        keep_inside(drc_detail::outline_edges(edge), core_);
+        keep_inside(geometry::outline_edges(edge), core_);
       }
     }
     for (const Obstacle& o : obstacles_) {
@@ -305,7 +305,7 @@ class PlaneFill {
       for (int row = r0; row <= r1; ++row) {
         for (int column = c0; column <= c1; ++column) {
           char& cell = core_[index(column, row)];
-          if (cell != 0 && drc_detail::separation(centre(column, row), o.shape).distance < reach) cell = 0;
+          if (cell != 0 && geometry::separation(centre(column, row), o.shape).distance < reach) cell = 0;
         }
       }
     }
@@ -354,7 +354,7 @@ class PlaneFill {
   // its need, and its core lies inside the zone's outline and the board's.
   bool clear(const Primitive& probe, double extra, bool spoke_body) const {
     for (const Point& p : probe.core) {
-      if (!drc_detail::polygon_contains(plane_.shape.points, p) || !inside_boundary(board_, p)) return false;
+      if (!geometry::polygon_contains(plane_.shape.points, p) || !inside_boundary(board_, p)) return false;
     }
     // Every obstacle within its reach of the probe is listed in the
     // buckets the probe's box touches (index_obstacles grew them so).
@@ -364,7 +364,7 @@ class PlaneFill {
         if (!seen.insert(i).second) continue;
         const Obstacle& o = obstacles_[static_cast<std::size_t>(i)];
         if (spoke_body && o.kind == ObstacleKind::own_pad) continue;
-        if (drc_detail::separation(probe, o.shape).distance < o.need + extra + kTolerance) return false;
+        if (geometry::separation(probe, o.shape).distance < o.need + extra + kTolerance) return false;
       }
     }
     return true;
@@ -421,13 +421,13 @@ class PlaneFill {
     if (width < static_cast<double>(pour_.min_thickness) || width <= 0) return -1;
     const double tip = extent(pad.shapes, c, u) + pad.thermal_gap + kSpokeOvershoot;
     // The spoke's body, not cut by other nets' clearances.
-    if (!clear(drc_detail::capsule(c, along(c, u, tip), width / 2), 0, true)) return -1;
+    if (!clear(geometry::capsule(c, along(c, u, tip), width / 2), 0, true)) return -1;
     // Its tip in the opened fill: a disc of half the min thickness beyond
     // it in the fill, and from there a line of such discs out to a cell
     // counted as filled.
     const Point from = along(c, u, tip + half_);
     const Point to = along(c, u, tip + half_ + 2.0 * static_cast<double>(cell_));
-    if (!clear(drc_detail::capsule(from, to, 0), half_, false)) return -1;
+    if (!clear(geometry::capsule(from, to, 0), half_, false)) return -1;
     return label_at(to);
   }
 

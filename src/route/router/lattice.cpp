@@ -10,16 +10,16 @@
 
 #include <fmt/format.h>
 
-#include "../drc/clearance_rules.hpp"
-#include "../drc/geometry.hpp"
+#include "../geometry/clearance_rules.hpp"
+#include "../geometry/geometry.hpp"
 #include "trellis/core/error.hpp"
 
 namespace trellis::route::router_detail {
 namespace {
 
-using drc_detail::ClearanceRules;
-using drc_detail::ClearanceType;
-using drc_detail::Primitive;
+using geometry::ClearanceRules;
+using geometry::ClearanceType;
+using geometry::Primitive;
 
 // Grids beyond this many nodes would not fit a routing run; ask for a pitch.
 constexpr double kMostNodes = 60e6;
@@ -42,8 +42,8 @@ double distance(Point a, Point b) {
 
 // A stub's wire of half-width `radius` as capsules: one, or two with a bend.
 std::vector<Primitive> stub_segments(Point from, std::optional<Point> bend, Point to, double radius) {
-  if (!bend) return {drc_detail::capsule(from, to, radius)};
-  return {drc_detail::capsule(from, *bend, radius), drc_detail::capsule(*bend, to, radius)};
+  if (!bend) return {geometry::capsule(from, to, radius)};
+  return {geometry::capsule(from, *bend, radius), geometry::capsule(*bend, to, radius)};
 }
 
 Box grown(Box box, double by) {
@@ -278,7 +278,7 @@ class Builder {
   }
 
   void add_obstacle_shapes(const Shape& shape, int layer, int net, ClearanceType type, ObstacleKind kind) {
-    for (Primitive& primitive : drc_detail::primitives_of(shape)) {
+    for (Primitive& primitive : geometry::primitives_of(shape)) {
       if (primitive.core.empty()) continue;
       obstacles_.push_back({std::move(primitive), layer, net, type, kind});
     }
@@ -317,13 +317,13 @@ class Builder {
     }
     for (const Component& component : board_.components) {
       for (const Keepout& keepout : board_.images[static_cast<std::size_t>(component.image)].keepouts) {
-        add_obstacle_shapes(drc_detail::placed_shape(component, keepout.shape),
+        add_obstacle_shapes(geometry::placed_shape(component, keepout.shape),
                             keepout.layer == kAllLayers ? kAllLayers : placed_layer(board_, component, keepout.layer), -1,
                             ClearanceType::area, kind_of(keepout.kind));
       }
     }
     if (!board_.boundary.empty()) {
-      for (Primitive& edge : drc_detail::outline_edges(board_.boundary.front())) {
+      for (Primitive& edge : geometry::outline_edges(board_.boundary.front())) {
         obstacles_.push_back({std::move(edge), kAllLayers, -1, ClearanceType::edge, ObstacleKind::outline});
       }
     }
@@ -472,7 +472,7 @@ class Builder {
             }
           };
           for_grid_points_near(o.shape.box, wire, [&](int r, int c2) {
-            if (drc_detail::separation(grid_point(r, c2), o.shape).distance >= wire) return;
+            if (geometry::separation(grid_point(r, c2), o.shape).distance >= wire) return;
             restrict_slots(owner, r, c2, 1, 0);
           });
           // An edge can pass within reach of a shape narrower than a pitch
@@ -480,11 +480,11 @@ class Builder {
           for_grid_points_near(o.shape.box, wire + pitch, [&](int r, int c2) {
             const Point from = grid_point(r, c2);
             if (c2 + 1 < lattice_.columns &&
-                drc_detail::separation(drc_detail::capsule(from, grid_point(r, c2 + 1), 0), o.shape).distance < wire) {
+                geometry::separation(geometry::capsule(from, grid_point(r, c2 + 1), 0), o.shape).distance < wire) {
               restrict_slots(edge_owner, r, c2, 2, 0);
             }
             if (r + 1 < lattice_.rows &&
-                drc_detail::separation(drc_detail::capsule(from, grid_point(r + 1, c2), 0), o.shape).distance < wire) {
+                geometry::separation(geometry::capsule(from, grid_point(r + 1, c2), 0), o.shape).distance < wire) {
               restrict_slots(edge_owner, r, c2, 2, 1);
             }
           });
@@ -498,7 +498,7 @@ class Builder {
           if (group.via_padstacks[k] < 0 || !on_its_layers) continue;
           const double reach = static_cast<double>(via_radius[k]) + static_cast<double>(*c);
           for_grid_points_near(o.shape.box, reach, [&](int r, int c2) {
-            if (drc_detail::separation(grid_point(r, c2), o.shape).distance >= reach) return;
+            if (geometry::separation(grid_point(r, c2), o.shape).distance >= reach) return;
             restrict_owner(owner[static_cast<std::size_t>(lattice_.via_site(static_cast<int>(k), r, c2))], o);
           });
         }
@@ -642,7 +642,7 @@ class Builder {
         if (o.kind == ObstacleKind::copper && o.net == net && net >= 0) continue;
         const auto c = clearance(net, ClearanceType::wire, o);
         if (!c) continue;
-        if (drc_detail::separation(stub, o.shape).distance < static_cast<double>(*c)) clear = false;
+        if (geometry::separation(stub, o.shape).distance < static_cast<double>(*c)) clear = false;
       }
     });
     return clear;
@@ -678,7 +678,7 @@ class Builder {
         for (const Primitive& reach_wire : stub_segments(centre, bend, grid_point(r, c), 0)) {
           const double reach = std::max(near_wire, half_width + claim_via);
           for_grid_points_near_segment(reach_wire.core.front(), reach_wire.core.back(), reach, [&](int r2, int c2) {
-            const double d = drc_detail::separation(grid_point(r2, c2), reach_wire).distance;
+            const double d = geometry::separation(grid_point(r2, c2), reach_wire).distance;
             if (d < near_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
             if (d >= half_width + claim_via) return;
             for (const int k : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
@@ -776,7 +776,7 @@ class Builder {
     const auto separation = [&](std::size_t i, std::size_t j) {
       double least = std::numeric_limits<double>::infinity();
       for (const Primitive& a : wires[i]) {
-        for (const Primitive& b : wires[j]) least = std::min(least, drc_detail::separation(a, b).distance);
+        for (const Primitive& b : wires[j]) least = std::min(least, geometry::separation(a, b).distance);
       }
       return least;
     };

@@ -1,13 +1,13 @@
 // Copper as cores grown by a radius, and the distance between two of them.
-// Internal to the route module (the design-rule check and the router's
-// lattice).
+// Internal to the route module: the geometry both the design-rule check and
+// the router's lattice measure copper with.
 #pragma once
 
 #include <vector>
 
 #include "trellis/route/board.hpp"
 
-namespace trellis::route::drc_detail {
+namespace trellis::route::geometry {
 
 // One point: a disc; two points: a capsule; three or more: a filled
 // polygon (closed implicitly), all grown by `radius`.
@@ -44,4 +44,4 @@ std::vector<Primitive> outline_edges(const Shape& outline);
 // Whether a point lies inside or on a filled polygon.
 bool polygon_contains(const std::vector<Point>& polygon, Point p);
 
-}  // namespace trellis::route::drc_detail
+}  // namespace trellis::route::geometry

@@ -1,5 +1,6 @@
 // The clearance two objects must keep, from the board's, classes' and
-// nets' rules. Internal to the design-rule check.
+// nets' rules. Internal to the route module: the design-rule check and the
+// router's lattice resolve clearances alike.
 #pragma once
 
 #include <array>
@@ -7,7 +8,7 @@
 
 #include "trellis/route/board.hpp"
 
-namespace trellis::route::drc_detail {
+namespace trellis::route::geometry {
 
 // Specctra's object types for typed clearances; `area` is a keepout and
 // `edge` the outline (which only the default clearance covers).
@@ -31,4 +32,4 @@ class ClearanceRules {
   Coord largest_ = 0;
 };
 
-}  // namespace trellis::route::drc_detail
+}  // namespace trellis::route::geometry

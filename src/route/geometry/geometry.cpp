@@ -8,7 +8,7 @@
 #include <limits>
 #include <span>
 
-namespace trellis::route::drc_detail {
+namespace trellis::route::geometry {
 namespace {
 
 struct Vec {
@@ -251,4 +251,4 @@ std::vector<Primitive> outline_edges(const Shape& outline) {
   return edges;
 }
 
-}  // namespace trellis::route::drc_detail
+}  // namespace trellis::route::geometry

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-namespace trellis::route::drc_detail {
+namespace trellis::route::geometry {
 namespace {
 
 const char* type_name(ClearanceType type) {
@@ -70,4 +70,4 @@ Coord ClearanceRules::required(int net_a, ClearanceType type_a, int net_b, Clear
   return std::max(by_net_[static_cast<std::size_t>(net_a + 1)][pair], by_net_[static_cast<std::size_t>(net_b + 1)][pair]);
 }
 
-}  // namespace trellis::route::drc_detail
+}  // namespace trellis::route::geometry
