@@ -118,7 +118,7 @@ void add_problem(CLI::App& grid, const std::string& name, const std::string& des
   sub->add_flag("--matrix-free", command->options.matrix_free, "Apply the operator without assembling it");
   sub->add_option("--solver", command->solver,
                   "cg: Krylov (CG; BiCGStab for convection) with Jacobi; mg: multigrid cycles; mgcg: the same Krylov "
-                  "solver preconditioned by a multigrid cycle. mg and mgcg run on reference or cpu")
+                  "solver preconditioned by a multigrid cycle (on cuda, convection's BiCGStab iterates on the host)")
       ->check(CLI::IsMember({"cg", "mg", "mgcg"}))
       ->capture_default_str();
   sub->add_option("--cycle", command->cycle, "Multigrid cycle: V or F")

@@ -4,6 +4,8 @@
 // the stream.
 #pragma once
 
+#include <functional>
+
 #include "trellis/core/csr.hpp"
 #include "trellis/core/stream.hpp"
 #include "norm_terms.hpp"
@@ -39,6 +41,8 @@
 #define TRELLIS_GRID_DEFINE_MULTIGRID_KERNELS(T) void residual(const ::trellis::CsrView<T>& a, const T* b, const T* x, T* r) { residual_of(a, b, x, r); } void smoothing_step(std::int32_t n, double alpha, double beta, const T* inverse_diagonal, const T* r, T* d, T* x) { smoothing_step_of(n, alpha, beta, inverse_diagonal, r, d, x); } void xpay(std::int32_t n, const T* z, double beta, T* p) { xpay_of(n, z, beta, p); } ::trellis::CsrMatrix<T> galerkin_product(const ::trellis::CsrView<T>& r, const ::trellis::CsrView<T>& a, const ::trellis::CsrView<T>& p) { return galerkin_of(r, a, p); }
 // Whole Krylov solves on the device (cuda): stop is filled, stopped_because is left to the caller; csr_diagonal writes A's diagonal (duplicates summed).
 #define TRELLIS_GRID_DECLARE_DEVICE_SOLVERS(T) ::trellis::grid::SolveResult cg(const ::trellis::grid::DeviceLinearOperator<T>& op, const T* b, T* x, const ::trellis::grid::SolverOptions& options, ::trellis::Stream stream); ::trellis::grid::SolveResult bicgstab(const ::trellis::grid::DeviceLinearOperator<T>& op, const T* b, T* x, const ::trellis::grid::SolverOptions& options, ::trellis::Stream stream); void csr_diagonal(const ::trellis::CsrView<T>& a, T* diagonal, ::trellis::Stream stream)
+// Multigrid drivers on the device (cuda), the state read after every iteration: stationary runs iterate (x <- x + B (b - A x), one cycle) as the iteration with op giving the residual; flexible_cg is CG preconditioned by precondition (z = B r) with the flexible beta r_k+1.(z_k+1 - z_k) / r_k.z_k. stop is filled, stopped_because left to the caller.
+#define TRELLIS_GRID_DECLARE_DEVICE_CYCLE_SOLVERS(T) ::trellis::grid::SolveResult stationary(const ::trellis::grid::DeviceLinearOperator<T>& op, const std::function<void(T*, ::trellis::Stream)>& iterate, const T* b, T* x, const ::trellis::grid::SolverOptions& options, ::trellis::Stream stream); ::trellis::grid::SolveResult flexible_cg(const ::trellis::grid::DeviceLinearOperator<T>& op, const std::function<void(const T*, T*, ::trellis::Stream)>& precondition, const T* b, T* x, const ::trellis::grid::SolverOptions& options, ::trellis::Stream stream)
 
 namespace trellis::grid::reference {
 TRELLIS_GRID_DECLARE_ALL_KERNELS;
@@ -59,6 +63,7 @@ TRELLIS_GRID_DECLARE_MULTIGRID_KERNELS(float); TRELLIS_GRID_DECLARE_MULTIGRID_KE
 namespace trellis::grid::cuda {
 TRELLIS_GRID_DECLARE_ALL_KERNELS;
 TRELLIS_GRID_DECLARE_DEVICE_SOLVERS(float); TRELLIS_GRID_DECLARE_DEVICE_SOLVERS(double);
+TRELLIS_GRID_DECLARE_DEVICE_CYCLE_SOLVERS(float); TRELLIS_GRID_DECLARE_DEVICE_CYCLE_SOLVERS(double);
 TRELLIS_GRID_DECLARE_OPERATOR_KERNELS;
 TRELLIS_GRID_DECLARE_NORM_KERNELS;
 TRELLIS_GRID_DECLARE_SPMM_DIA_KERNELS;

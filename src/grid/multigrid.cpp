@@ -1,5 +1,7 @@
 // Multigrid setup (levels, transfers, Galerkin operators, smoother data,
-// coarse solve) and the V- and F-cycles on the host kernels of one backend.
+// coarse solve) and the V- and F-cycles on the host kernels of one backend;
+// a cuda hierarchy is set up here with the cpu kernels and handed to the
+// device cycle (multigrid_device.hpp).
 #include "trellis/grid/multigrid.hpp"
 
 #include <fmt/format.h>
@@ -9,8 +11,11 @@
 #include <optional>
 
 #include "banded_lu.hpp"
+#include "multigrid_device.hpp"
 #include "multigrid_kernels.hpp"
+#include "multigrid_smoother.hpp"
 #include "multigrid_transfer.hpp"
+#include "trellis/core/device_array.hpp"
 #include "trellis/core/error.hpp"
 
 namespace trellis::grid {
@@ -34,6 +39,7 @@ struct Level {
   std::vector<std::int32_t> constrained_nodes;
   std::vector<T> inverse_diagonal;  // 1 / a_ii on free rows, 0 on constrained ones
   double lambda_max = 0;
+  std::vector<detail::SmoothingStep> steps;
   // Work vectors: right-hand side and iterate (levels below the finest),
   // residual and smoother direction.
   mutable std::vector<T> b, x, residual, direction;
@@ -56,16 +62,6 @@ void check_options(const MultigridOptions& o) {
   }
   if (o.max_levels < 1) fail(fmt::format("max_levels must be >= 1, got {}", o.max_levels));
   if (!(o.direct_solve_flops >= 0)) fail(fmt::format("direct_solve_flops must be >= 0, got {}", o.direct_solve_flops));
-}
-
-Backend multigrid_backend(Backend backend) {
-  switch (backend) {
-    case Backend::reference: return Backend::reference;
-    case Backend::automatic:
-    case Backend::cpu: return Backend::cpu;
-    case Backend::cuda: break;
-  }
-  throw BackendUnavailable("multigrid runs on the reference and cpu backends; it has no cuda implementation yet");
 }
 
 // The largest eigenvalue of the tridiagonal matrix (alpha on the diagonal,
@@ -118,6 +114,9 @@ struct Multigrid<T>::State {
   detail::BandedLu lu;
   bool direct = false;
   bool coarse_symmetric = true;
+  // cuda: the levels on the device, and b and x of a cycle on host vectors.
+  std::unique_ptr<cuda::MultigridCycle<T>> device;
+  mutable DeviceArray<T> staged_b, staged_x;
 
   // Level l's matrix-dependent data: inverse diagonal and eigenvalue estimate.
   void prepare_smoother(Level<T>& level) const {
@@ -137,6 +136,7 @@ struct Multigrid<T>::State {
       level.inverse_diagonal[static_cast<std::size_t>(row)] = T(1) / diagonal;
     }
     level.lambda_max = options.smoother == Smoother::chebyshev ? estimate_lambda_max(level) : 0.0;
+    level.steps = detail::smoothing_schedule(options, level.lambda_max);
   }
 
   // Lanczos on S A S with S = D^-1/2 (similar to D^-1 A), without
@@ -205,6 +205,25 @@ struct Multigrid<T>::State {
     }
     for (std::size_t l = 0; l + 1 < levels.size(); ++l) prepare_smoother(levels[l]);
     prepare_coarse_solve();
+    if (backend == Backend::cuda) upload();
+  }
+
+  // Every level to the device, replacing what was there.
+  void upload() {
+    device.reset();
+    std::vector<detail::HostLevelView<T>> views;
+    for (const Level<T>& level : levels) {
+      views.push_back({&level.a, &level.p, &level.r, &level.constrained_nodes, &level.inverse_diagonal, level.steps});
+    }
+    device = std::make_unique<cuda::MultigridCycle<T>>(views, options.cycle, direct ? &lu : nullptr, coarse_symmetric);
+  }
+
+  const cuda::MultigridCycle<T>& device_cycle() const {
+    if (!device) {
+      throw UsageError(fmt::format("multigrid: device vectors need a hierarchy on the cuda backend, this one is on {}",
+                                   to_string(backend)));
+    }
+    return *device;
   }
 
   // Constrained coarse rows are empty in R A P: the identity there.
@@ -247,30 +266,11 @@ struct Multigrid<T>::State {
   }
 
   void smooth(const Level<T>& level, const T* b, T* x) const {
-    const std::int32_t n = level.a.rows;
     T* r = level.residual.data();
     T* d = level.direction.data();
-    if (options.smoother == Smoother::jacobi) {
-      for (std::int32_t sweep = 0; sweep < options.smoothing_steps; ++sweep) {
-        kernels.residual(level.a.view(), b, x, r);
-        kernels.smoothing_step(n, 0.0, options.jacobi_weight, level.inverse_diagonal.data(), r, d, x);
-      }
-      return;
-    }
-    // Chebyshev iteration on [lower, upper] (Saad, Iterative Methods, alg. 12.1).
-    const double upper = options.chebyshev_upper * level.lambda_max;
-    const double lower = options.chebyshev_lower * level.lambda_max;
-    const double theta = (upper + lower) / 2;
-    const double delta = (upper - lower) / 2;
-    const double sigma = theta / delta;
-    double rho = 1 / sigma;
-    kernels.residual(level.a.view(), b, x, r);
-    kernels.smoothing_step(n, 0.0, 1 / theta, level.inverse_diagonal.data(), r, d, x);
-    for (std::int32_t k = 1; k < options.smoothing_steps; ++k) {
-      const double rho_next = 1 / (2 * sigma - rho);
+    for (const detail::SmoothingStep& step : level.steps) {
       kernels.residual(level.a.view(), b, x, r);
-      kernels.smoothing_step(n, rho_next * rho, 2 * rho_next / delta, level.inverse_diagonal.data(), r, d, x);
-      rho = rho_next;
+      kernels.smoothing_step(level.a.rows, step.alpha, step.beta, level.inverse_diagonal.data(), r, d, x);
     }
   }
 
@@ -326,9 +326,9 @@ Multigrid<T>::Multigrid(const Mesh& mesh, const CsrMatrix<T>& a, const std::vect
   }
   State& s = *state_;
   s.options = options;
-  s.backend = multigrid_backend(backend);
+  s.backend = resolve(backend);
   s.kernels = detail::multigrid_kernels<T>(s.backend);
-  s.levels.push_back(Level<T>{mesh, a, {}, {}, constrained, {}, {}, 0, {}, {}, {}, {}});
+  s.levels.push_back(Level<T>{mesh, a, {}, {}, constrained, {}, {}, 0, {}, {}, {}, {}, {}});
   while (static_cast<std::int32_t>(s.levels.size()) < options.max_levels && detail::can_coarsen(s.levels.back().mesh)) {
     Level<T>& fine = s.levels.back();
     Mesh coarse_mesh = detail::coarsened(fine.mesh);
@@ -336,7 +336,7 @@ Multigrid<T>::Multigrid(const Mesh& mesh, const CsrMatrix<T>& a, const std::vect
     fine.p = detail::prolongation<T>(fine.mesh, coarse_mesh, fine.constrained, coarse_constrained);
     fine.r = detail::transposed(fine.p);
     s.levels.push_back(
-        Level<T>{std::move(coarse_mesh), {}, {}, {}, std::move(coarse_constrained), {}, {}, 0, {}, {}, {}, {}});
+        Level<T>{std::move(coarse_mesh), {}, {}, {}, std::move(coarse_constrained), {}, {}, 0, {}, {}, {}, {}, {}});
   }
   for (std::size_t l = 0; l < s.levels.size(); ++l) {
     Level<T>& level = s.levels[l];
@@ -344,11 +344,16 @@ Multigrid<T>::Multigrid(const Mesh& mesh, const CsrMatrix<T>& a, const std::vect
     for (std::int32_t node = 0; node < level.mesh.nodes(); ++node) {
       if (level.constrained[static_cast<std::size_t>(node)]) level.constrained_nodes.push_back(node);
     }
+    if (s.backend == Backend::cuda) continue;  // the device levels hold the work vectors
     if (l > 0) level.b.assign(n, T(0)), level.x.assign(n, T(0));
     level.residual.assign(n, T(0));
     level.direction.assign(n, T(0));
   }
   s.build_operators();
+  if (s.backend == Backend::cuda) {
+    s.staged_b = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
+    s.staged_x = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
+  }
 }
 
 template <typename T>
@@ -375,7 +380,33 @@ void Multigrid<T>::cycle(std::span<const T> b, std::span<T> x) const {
     throw UsageError(fmt::format("multigrid cycle: vectors of length {} needed, got b {} and x {}", size(), b.size(),
                                  x.size()));
   }
-  state_->cycle(0, state_->options.cycle, b.data(), x.data());
+  const State& s = *state_;
+  if (s.backend != Backend::cuda) {
+    s.cycle(0, s.options.cycle, b.data(), x.data());
+    return;
+  }
+  s.staged_b.copy_from_host(b);
+  s.staged_x.copy_from_host(x);
+  s.device->cycle(s.staged_b.data(), s.staged_x.data(), nullptr);
+  s.staged_x.copy_to_host(x);
+  device::synchronize(nullptr);
+}
+
+template <typename T>
+void Multigrid<T>::cycle(const T* b, T* x, Stream stream) const {
+  state_->device_cycle().cycle(b, x, stream);
+}
+
+template <typename T>
+void Multigrid<T>::precondition(const T* r, T* z, Stream stream) const {
+  const cuda::MultigridCycle<T>& device = state_->device_cycle();
+  device::fill_zero(z, sizeof(T) * static_cast<std::size_t>(size()), stream);
+  device.cycle(r, z, stream);
+}
+
+template <typename T>
+const DeviceLinearOperator<T>& Multigrid<T>::device_operator() const {
+  return state_->device_cycle().finest_operator();
 }
 
 template <typename T>

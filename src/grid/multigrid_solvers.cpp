@@ -1,12 +1,15 @@
 // The multigrid drivers: cycles as the iteration (mg_solve), flexible CG
 // preconditioned by one cycle per iteration (mgcg) and right-preconditioned
-// BiCGStab (mg_bicgstab), on the kernels of the hierarchy's backend.
+// BiCGStab (mg_bicgstab), on the kernels of the hierarchy's backend; mg_solve
+// and mgcg on device vectors run the device drivers (cuda/solvers.cu).
 #include <fmt/format.h>
 
 #include <cmath>
 #include <optional>
 
+#include "kernels.hpp"
 #include "multigrid_kernels.hpp"
+#include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/multigrid.hpp"
 
@@ -87,20 +90,60 @@ void finish(const char* solver, SolverStop stop, double final_residual, const So
   }
 }
 
-template <typename T>
-void check_operator(const char* solver, const HostLinearOperator<T>& op, const Multigrid<T>& mg) {
+template <typename Operator, typename T>
+void check_operator(const char* solver, const Operator& op, const Multigrid<T>& mg) {
   if (op.size != mg.size() || !op.apply) {
     throw UsageError(fmt::format("{}: the operator (size {}{}) must be the one of the hierarchy (size {})", solver,
                                  op.size, op.apply ? "" : ", no apply", mg.size()));
   }
 }
 
+template <typename T>
+void require_cuda(const char* solver, const Multigrid<T>& mg) {
+  if (mg.backend() != Backend::cuda) {
+    throw UsageError(fmt::format("{}: device vectors need a hierarchy on the cuda backend, this one is on {}", solver,
+                                 to_string(mg.backend())));
+  }
+}
+
 }  // namespace
+
+template <typename T>
+SolveResult mg_solve(const Multigrid<T>& mg, const DeviceArray<T>& b, DeviceArray<T>& x, const SolverOptions& options,
+                     Stream stream) {
+  check_arguments("mg", mg.size(), b.size(), x.size(), options);
+  require_cuda("mg", mg);
+  const T* rhs = b.data();
+  SolveResult result = cuda::stationary(
+      mg.device_operator(), [&](T* at, Stream on) { mg.cycle(rhs, at, on); }, rhs, x.data(), options, stream);
+  finish("mg", result.stop, result.final_residual, options, result);
+  return result;
+}
+
+template <typename T>
+SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, const DeviceArray<T>& b,
+                 DeviceArray<T>& x, const SolverOptions& options, Stream stream) {
+  check_arguments("mgcg", mg.size(), b.size(), x.size(), options);
+  check_operator("mgcg", op, mg);
+  require_cuda("mgcg", mg);
+  SolveResult result = cuda::flexible_cg(
+      op, [&](const T* r, T* z, Stream on) { mg.precondition(r, z, on); }, b.data(), x.data(), options, stream);
+  finish("mgcg", result.stop, result.final_residual, options, result);
+  return result;
+}
 
 template <typename T>
 SolveResult mg_solve(const Multigrid<T>& mg, std::type_identity_t<std::span<const T>> b,
                      std::type_identity_t<std::span<T>> x, const SolverOptions& options) {
   check_arguments("mg", mg.size(), b.size(), x.size(), options);
+  if (mg.backend() == Backend::cuda) {
+    const DeviceArray<T> device_b = DeviceArray<T>::from_host(b);
+    DeviceArray<T> device_x = DeviceArray<T>::from_host(std::span<const T>(x.data(), x.size()));
+    SolveResult result = mg_solve<T>(mg, device_b, device_x, options);
+    device_x.copy_to_host(x);
+    device::synchronize(nullptr);
+    return result;
+  }
   const detail::MultigridKernels<T> kernels = detail::multigrid_kernels<T>(mg.backend());
   const std::int32_t n = mg.size();
   const CsrView<T> a = mg.level_matrix(0).view();
@@ -243,7 +286,11 @@ SolveResult mg_bicgstab(const HostLinearOperator<T>& op, const Multigrid<T>& mg,
                                const SolverOptions&);                                                          \
   template SolveResult mg_bicgstab<T>(const HostLinearOperator<T>&, const Multigrid<T>&,                       \
                                       std::type_identity_t<std::span<const T>>, std::type_identity_t<std::span<T>>, \
-                                      const SolverOptions&);
+                                      const SolverOptions&);                                                   \
+  template SolveResult mg_solve<T>(const Multigrid<T>&, const DeviceArray<T>&, DeviceArray<T>&,                \
+                                   const SolverOptions&, Stream);                                              \
+  template SolveResult mgcg<T>(const DeviceLinearOperator<T>&, const Multigrid<T>&, const DeviceArray<T>&,     \
+                               DeviceArray<T>&, const SolverOptions&, Stream);
 
 TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(float)
 TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(double)

@@ -4,8 +4,10 @@
 // is the same arithmetic), the V-cycle symmetric, mgcg iteration counts flat
 // under refinement, the residual reduced by a bounded factor per cycle, 1-,
 // 2- and 3-D meshes, uniform, graded and random, variable k in [1, 2],
-// axes that cannot be halved, refills, and bad input. cuda has no
-// multigrid: its instances skip, and asking for it throws BackendUnavailable.
+// axes that cannot be halved, refills, and bad input; seeded random problems
+// solved like the reference. cuda instances skip where no device is usable
+// (and asking for cuda there throws BackendUnavailable); on a device, mgcg
+// runs on device vectors and the other drivers copy host vectors over.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 
 #include "support/backends.hpp"
 #include "support/random_values.hpp"
+#include "trellis/core/device_array.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/assembly.hpp"
 #include "trellis/grid/multigrid.hpp"
@@ -88,17 +91,35 @@ double relative_difference(const std::vector<double>& got, const std::vector<dou
   return difference / scale;
 }
 
+// Host operators for a hierarchy on backend (a cuda one takes them too).
+Backend host_backend(Backend backend) { return backend == Backend::cuda ? Backend::cpu : backend; }
+
+// mgcg with a's CSR operator on mg's backend: host vectors, or device
+// vectors and the device operator for a cuda hierarchy.
+SolveResult solve_mgcg(const CsrMatrix<double>& a, const std::vector<double>& b, const Multigrid<double>& mg,
+                       std::vector<double>& x, double tolerance = 1e-8, std::int32_t max_iterations = 200) {
+  const SolverOptions options{.relative_tolerance = tolerance, .max_iterations = max_iterations};
+  if (mg.backend() != Backend::cuda) {
+    return mgcg<double>(csr_operator(a, Preconditioner::none, mg.backend()), mg, b, x, options);
+  }
+  const DeviceCsr<double> device_a(a);
+  const DeviceCsrOperator<double> op(device_a, Preconditioner::none);
+  const DeviceArray<double> device_b = DeviceArray<double>::from_host(b);
+  DeviceArray<double> device_x = DeviceArray<double>::from_host(x);
+  const SolveResult result = mgcg<double>(op.op(), mg, device_b, device_x, options);
+  x = device_x.to_host();
+  return result;
+}
+
 SolveResult solve_mgcg(const Problem& problem, const Multigrid<double>& mg, std::vector<double>& x,
                        double tolerance = 1e-8) {
-  const HostLinearOperator<double> op = csr_operator(problem.a.matrix, Preconditioner::none, mg.backend());
-  return mgcg<double>(op, mg, problem.b, x, {.relative_tolerance = tolerance, .max_iterations = 200});
+  return solve_mgcg(problem.a.matrix, problem.b, mg, x, tolerance);
 }
 
 class MultigridTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
-    if (GetParam() == Backend::cuda) GTEST_SKIP() << "multigrid has no cuda implementation (BackendUnavailable)";
   }
   Backend backend() const { return GetParam(); }
 };
@@ -267,7 +288,7 @@ TEST_P(MultigridTest, NonSymmetricFormsSolveWithBicgstab) {
   for (const Backend which : {Backend::reference, backend()}) {
     const Multigrid<double> mg(mesh, a, problem.constrained, {}, which);
     std::vector<double> x(n, 0.0), y(n, 0.0);
-    const SolveResult krylov = mg_bicgstab<double>(csr_operator(a, Preconditioner::none, which), mg, b, x,
+    const SolveResult krylov = mg_bicgstab<double>(csr_operator(a, Preconditioner::none, host_backend(which)), mg, b, x,
                                                    {.relative_tolerance = 1e-10, .max_iterations = 50});
     ASSERT_TRUE(krylov.converged) << krylov.stopped_because;
     EXPECT_LE(krylov.iterations, 6);
@@ -299,9 +320,7 @@ TEST_P(MultigridTest, OtherConstraintSets) {
     for (const Backend which : {Backend::reference, backend()}) {
       const Multigrid<double> mg(mesh, problem.a.matrix, problem.constrained, {}, which);
       std::vector<double> x(n, 0.0);
-      const HostLinearOperator<double> op = csr_operator(problem.a.matrix, Preconditioner::none, which);
-      const SolveResult result = mgcg<double>(op, mg, problem.b, x,
-                                              {.relative_tolerance = 1e-10, .max_iterations = 50});
+      const SolveResult result = solve_mgcg(problem.a.matrix, problem.b, mg, x, 1e-10, 50);
       ASSERT_TRUE(result.converged) << result.stopped_because;
       EXPECT_LE(result.iterations, 10) << dirichlet.size() << " markers";
       if (x_ref.empty()) x_ref = x;
@@ -351,6 +370,62 @@ TEST_P(MultigridTest, RefillEqualsNewHierarchy) {
   EXPECT_EQ(x, y);
 }
 
+// Seeded random problems, three seeds each: 1-, 2- and 3-D, uniform, graded
+// and random meshes, k random in [1, 2], Dirichlet boundary, V and F cycles,
+// both smoothers, a direct and a Krylov coarse solve. One cycle within
+// 1e-12 of the reference's (1e-9 with the Krylov coarse solve, which stops
+// at 1e-12 of its residual), and mg and mgcg with the reference's iteration
+// counts (within one) and solutions.
+TEST_P(MultigridTest, SeededProblemsSolveLikeReference) {
+  MultigridOptions f_cycle;
+  f_cycle.cycle = Cycle::f;
+  MultigridOptions jacobi;
+  jacobi.smoother = Smoother::jacobi;
+  MultigridOptions f_jacobi = jacobi;
+  f_jacobi.cycle = Cycle::f;
+  MultigridOptions krylov_coarse;
+  krylov_coarse.direct_solve_flops = 0;
+  krylov_coarse.max_levels = 3;
+  const std::vector<Case> cases = {
+      {{96}, Kind::uniform, true, {}},          {{64}, Kind::graded, true, f_jacobi},
+      {{32, 16}, Kind::uniform, true, f_cycle}, {{24, 24}, Kind::graded, true, {}},
+      {{32, 32}, Kind::random, true, jacobi},   {{8, 8, 16}, Kind::uniform, true, {}},
+      {{12, 8, 8}, Kind::graded, true, f_cycle}, {{16, 16, 16}, Kind::uniform, true, krylov_coarse},
+  };
+  for (const std::uint64_t seed : {1001u, 2002u, 3003u}) {
+    for (const Case& c : cases) {
+      const Problem problem = make_problem(make_mesh(c.cells, c.kind, seed), c.variable_k, seed);
+      const Multigrid<double> expected(problem.mesh, problem.a.matrix, problem.constrained, c.options,
+                                       Backend::reference);
+      const Multigrid<double> got(problem.mesh, problem.a.matrix, problem.constrained, c.options, backend());
+      const std::string what = std::to_string(problem.mesh.nodes()) + " nodes, seed " + std::to_string(seed);
+      ASSERT_EQ(got.levels(), expected.levels()) << what;
+      ASSERT_EQ(got.direct_coarse_solve(), expected.direct_coarse_solve()) << what;
+      const auto n = problem.b.size();
+      std::vector<double> x_got = random_vector<double>(n, seed + 7), x_expected = x_got;
+      got.cycle(problem.b, x_got);
+      expected.cycle(problem.b, x_expected);
+      EXPECT_LE(relative_difference(x_got, x_expected), got.direct_coarse_solve() ? 1e-12 : 1e-9) << what;
+
+      const SolverOptions options{.relative_tolerance = 1e-8, .max_iterations = 100};
+      std::vector<double> y(n, 0.0), y_ref(n, 0.0);
+      const SolveResult mg_got = mg_solve<double>(got, problem.b, y, options);
+      const SolveResult mg_expected = mg_solve<double>(expected, problem.b, y_ref, options);
+      ASSERT_TRUE(mg_got.converged) << what << ": " << mg_got.stopped_because;
+      EXPECT_NEAR(mg_got.iterations, mg_expected.iterations, 1) << what;
+      EXPECT_LE(relative_difference(y, y_ref), 1e-6) << what;
+
+      std::vector<double> z(n, 0.0), z_ref(n, 0.0);
+      const SolveResult cg_got = solve_mgcg(problem, got, z, 1e-10);
+      const SolveResult cg_expected = solve_mgcg(problem, expected, z_ref, 1e-10);
+      ASSERT_TRUE(cg_got.converged) << what << ": " << cg_got.stopped_because;
+      EXPECT_NEAR(cg_got.iterations, cg_expected.iterations, 1) << what;
+      EXPECT_LE(cg_got.final_residual, 2e-10 * cg_got.rhs_norm) << what;
+      EXPECT_LE(relative_difference(z, z_ref), 1e-8) << what;
+    }
+  }
+}
+
 TEST_P(MultigridTest, RejectsBadInput) {
   const Problem problem = make_problem(make_mesh({8, 8}, Kind::uniform), false, 61);
   const Mesh& mesh = problem.mesh;
@@ -393,10 +468,49 @@ TEST_P(MultigridTest, RejectsBadInput) {
 INSTANTIATE_TEST_SUITE_P(Backends, MultigridTest, ::testing::ValuesIn(trellis::testing::backends_under_test()),
                          trellis::testing::backend_test_name);
 
-TEST(MultigridCuda, IsUnavailable) {
+TEST(MultigridCuda, IsUnavailableWithoutDevice) {
+  if (cuda_usable()) GTEST_SKIP() << "a CUDA device is usable here";
   const Problem problem = make_problem(make_mesh({8}, Kind::uniform), false, 71);
   EXPECT_THROW(Multigrid<double>(problem.mesh, problem.a.matrix, problem.constrained, {}, Backend::cuda),
                BackendUnavailable);
+}
+
+// Device vectors: mg_solve and mgcg keep everything on the device, and a
+// host hierarchy refuses them.
+TEST(MultigridCuda, DeviceVectors) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  // Square cells, where a cycle contracts fast (on a graded 24x16x8 mesh 60
+  // cycles reached 6e-8 of the 2.5e-8 asked).
+  const Problem problem = make_problem(make_mesh({16, 16, 16}, Kind::uniform, 0, true), true, 73);
+  const Multigrid<double> mg(problem.mesh, problem.a.matrix, problem.constrained, {}, Backend::cuda);
+  const Multigrid<double> ref(problem.mesh, problem.a.matrix, problem.constrained, {}, Backend::reference);
+  const auto n = problem.b.size();
+  const DeviceArray<double> b = DeviceArray<double>::from_host(problem.b);
+  DeviceArray<double> x(n);
+  x.fill_zero();
+  const SolverOptions options{.relative_tolerance = 1e-9, .max_iterations = 60};
+  const SolveResult cycles = mg_solve<double>(mg, b, x, options);
+  std::vector<double> x_ref(n, 0.0);
+  const SolveResult expected = mg_solve<double>(ref, problem.b, x_ref, options);
+  ASSERT_TRUE(cycles.converged) << cycles.stopped_because;
+  EXPECT_NEAR(cycles.iterations, expected.iterations, 1);
+  ASSERT_EQ(cycles.residual_history.size(), static_cast<std::size_t>(cycles.iterations) + 1);
+  for (std::size_t k = 0; k < std::min(cycles.residual_history.size(), expected.residual_history.size()); ++k) {
+    EXPECT_NEAR(cycles.residual_history[k], expected.residual_history[k], 1e-9 * expected.residual_history[0]);
+  }
+  EXPECT_LE(relative_difference(x.to_host(), x_ref), 1e-7);
+
+  x.fill_zero();
+  const SolveResult krylov = mgcg<double>(mg.device_operator(), mg, b, x, options);
+  ASSERT_TRUE(krylov.converged) << krylov.stopped_because;
+  EXPECT_LE(krylov.iterations, 16);
+  EXPECT_LE(relative_difference(x.to_host(), x_ref), 1e-7);
+
+  const Multigrid<double> host(problem.mesh, problem.a.matrix, problem.constrained, {}, Backend::cpu);
+  EXPECT_THROW(mg_solve<double>(host, b, x, options), UsageError);
+  EXPECT_THROW(host.device_operator(), UsageError);
+  DeviceArray<double> short_x(5);
+  EXPECT_THROW(mg_solve<double>(mg, b, short_x, options), UsageError);
 }
 
 // The worked examples with --solver mg and mgcg: the errors of CG's
@@ -430,7 +544,30 @@ TEST(MultigridProblems, StudiesSolveWithMultigrid) {
     EXPECT_LT(convection_diffusion_study(options).rows.back().iterations, 12);
   }
   options.backend = Backend::cuda;
-  EXPECT_THROW(poisson_study(options), BackendUnavailable);
+  if (!cuda_usable()) {
+    EXPECT_THROW(poisson_study(options), BackendUnavailable);
+    return;
+  }
+  // On the device: the cpu study's errors and iteration counts.
+  for (const LinearSolver solver : {LinearSolver::mg, LinearSolver::mgcg}) {
+    options.solver = solver;
+    options.backend = Backend::cpu;
+    const ConvergenceStudy cpu_study = poisson_study(options);
+    options.backend = Backend::cuda;
+    const ConvergenceStudy study = poisson_study(options);
+    EXPECT_EQ(study.backend, Backend::cuda);
+    ASSERT_EQ(study.rows.size(), cpu_study.rows.size());
+    for (std::size_t i = 0; i < study.rows.size(); ++i) {
+      EXPECT_NEAR(study.rows[i].error_h, cpu_study.rows[i].error_h, 1e-3 * cpu_study.rows[i].error_h);
+      EXPECT_NEAR(study.rows[i].iterations, cpu_study.rows[i].iterations, 1);
+    }
+    EXPECT_LT(convection_diffusion_study(options).rows.back().iterations, 12);
+    ProblemOptions heat_options = options;
+    heat_options.cells = 4;
+    heat_options.levels = 2;
+    const ConvergenceStudy heat = heat_study(heat_options);
+    EXPECT_LT(heat.rows.back().error_h, heat.rows.front().error_h / 3);
+  }
 }
 
 // float hierarchies work too (the cycle in float, the sums of setup in double).

@@ -30,10 +30,10 @@ enum class MeshKind { uniform, nonuniform };
 // cg: the Krylov solver with Jacobi (CG; BiCGStab for convection-diffusion),
 // on any backend. mg: multigrid cycles alone; mgcg: the Krylov solver
 // preconditioned by one cycle (mgcg, or mg_bicgstab for convection-diffusion;
-// multigrid.hpp). mg and mgcg run
-// on reference or cpu (automatic means cpu; cuda throws BackendUnavailable);
-// the heat example builds the hierarchy once per mesh and refills it with
-// every step's matrix.
+// multigrid.hpp). Every solver runs on every backend (on cuda the
+// hierarchy is set up on the host and cycles on the device, and
+// mg_bicgstab iterates on the host); the heat example builds the hierarchy
+// once per mesh and refills it with every step's matrix.
 enum class LinearSolver { cg, mg, mgcg };
 enum class RhsProjection { automatic, nodal, cell_average };
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "../kernels.hpp"
+#include "rounding.cuh"
 #include "trellis/core/cuda_check.hpp"
 
 namespace trellis::grid::cuda {
@@ -21,11 +22,6 @@ constexpr int kThreads = 256;
 constexpr int kDiagonalBatch = 8;
 // Enough blocks to fill every SM many times over; larger matrices loop.
 constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 20;
-
-__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)

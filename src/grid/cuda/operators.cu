@@ -5,6 +5,7 @@
 
 #include "../atom_weights.hpp"
 #include "../kernels.hpp"
+#include "rounding.cuh"
 #include "trellis/core/cuda_check.hpp"
 
 namespace trellis::grid::cuda {
@@ -12,11 +13,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr std::int64_t kMaxBlocks = 65535;  // more nodes: the grid-stride loop covers them
-
-__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)

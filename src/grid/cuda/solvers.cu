@@ -1,4 +1,6 @@
-// CG and BiCGStab on the GPU with every scalar on the device.
+// CG and BiCGStab on the GPU with every scalar on the device, and the
+// multigrid drivers built from the same parts: cycles as the iteration
+// (stationary) and CG preconditioned by a cycle (flexible_cg).
 //
 // The host only enqueues: the operator's apply, fused vector kernels that
 // also leave per-block partial sums, and one-block "scalar" kernels that add
@@ -33,6 +35,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "../kernels.hpp"
@@ -184,16 +188,18 @@ __global__ void __launch_bounds__(kThreads)
   store_block_sums(sums, partials, storage);
 }
 
-// Partial sums {t.s, t.t}.
+// Partial sums {u.v, u.w}: {t.s, t.t} for BiCGStab, {r.z, r.z_previous}
+// for flexible CG.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    dot_pair(std::int32_t n, const T* t, const T* s, double* partials, const SolverState* state) {
+    dot_pair(std::int32_t n, const T* u, const T* v, const T* w, double* partials, const SolverState* state) {
   if (state->status != kRunning) return;
   __shared__ typename BlockReduce::TempStorage storage;
   double sums[2] = {0, 0};
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    sums[0] += static_cast<double>(t[i]) * s[i];
-    sums[1] += static_cast<double>(t[i]) * t[i];
+    const double ui = u[i];
+    sums[0] += ui * v[i];
+    sums[1] += ui * w[i];
   }
   store_block_sums(sums, partials, storage);
 }
@@ -433,6 +439,62 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// ---- multigrid: cycles as the iteration, and flexible CG ----------------------
+
+// Iteration k's residual norm from the partial sums of r.r; the stop test.
+__global__ void __launch_bounds__(kThreads)
+    residual_check(const double* partials, int blocks, SolverState* state, double* history, std::int32_t k) {
+  if (state->status != kRunning) return;
+  __shared__ typename BlockReduce::TempStorage storage;
+  double totals[1];
+  sum_partials(partials, blocks, totals, storage);
+  if (threadIdx.x != 0) return;
+  const double residual = sqrt(totals[0]);
+  state->iteration = k;
+  history[k] = residual;
+  if (!is_finite(residual)) state->status = code(SolverStop::non_finite_residual);
+  else if (residual <= state->threshold) state->status = code(SolverStop::converged);
+}
+
+// x += alpha p; r -= alpha q; partial sum r.r.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    flexible_update(std::int32_t n, const T* __restrict__ p, const T* __restrict__ q, T* __restrict__ x,
+                    T* __restrict__ r, double* partials, const SolverState* state) {
+  if (state->status != kRunning) return;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const auto alpha = static_cast<T>(state->alpha);
+  double sums[1] = {0};
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
+    x[i] += alpha * p[i];
+    const T residual = r[i] - alpha * q[i];
+    r[i] = residual;
+    sums[0] += static_cast<double>(residual) * residual;
+  }
+  store_block_sums(sums, partials, storage);
+}
+
+// beta = (r.z - r.z_previous) / rho, then rho = r.z (beta 0 on the first
+// direction, where z_previous is zero).
+__global__ void __launch_bounds__(kThreads) flexible_beta(const double* partials, int blocks, SolverState* state) {
+  if (state->status != kRunning) return;
+  __shared__ typename BlockReduce::TempStorage storage;
+  double totals[2];
+  sum_partials(partials, blocks, totals, storage);
+  if (threadIdx.x != 0) return;
+  state->beta = state->iteration == 0 ? 0.0 : (totals[0] - totals[1]) / state->rho;
+  state->rho = totals[0];
+}
+
+// p = z + beta p.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    flexible_direction(std::int32_t n, const T* __restrict__ z, T* __restrict__ p, const SolverState* state) {
+  if (state->status != kRunning) return;
+  const auto beta = static_cast<T>(state->beta);
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) p[i] = z[i] + beta * p[i];
+}
+
 // ---- diagonal extraction ----------------------------------------------------
 
 template <typename T>
@@ -515,6 +577,9 @@ class DeviceSolve {
     }
     return history_.data();
   }
+
+  // Reads the state now; true to stop.
+  bool stopped() { return pinned_.read(state(), stream_).status != kRunning; }
 
   // Every check_every iterations and at the last: read the state; true to stop.
   bool stopped_after(std::int32_t k) {
@@ -622,7 +687,7 @@ SolveResult device_bicgstab(const DeviceLinearOperator<T>& op, const T* b, T* x,
                      partials, state);
       TRELLIS_LAUNCH(bicgstab_check_s, 1, kThreads, 0, stream, partials, blocks, state, history, k);
       op.apply(s_hat, t.data(), stream);
-      TRELLIS_LAUNCH(dot_pair<T>, blocks, kThreads, 0, stream, n, t.data(), r.data(), partials, state);
+      TRELLIS_LAUNCH(dot_pair<T>, blocks, kThreads, 0, stream, n, t.data(), r.data(), t.data(), partials, state);
       TRELLIS_LAUNCH(bicgstab_omega, 1, kThreads, 0, stream, partials, blocks, state, history, k);
       TRELLIS_LAUNCH(bicgstab_step<T>, blocks, kThreads, 0, stream, n, p_hat.data(), s_hat, t.data(), r_hat.data(),
                      r.data(), x, partials, state, k);
@@ -631,6 +696,69 @@ SolveResult device_bicgstab(const DeviceLinearOperator<T>& op, const T* b, T* x,
     }
   }
   return solve.finish(t.data());
+}
+
+// A cycle costs dozens of launches and a stream wait at the coarsest
+// level, so the multigrid drivers read the state after every iteration
+// instead of running cycles past the stop.
+template <typename T>
+SolveResult device_stationary(const DeviceLinearOperator<T>& op, const std::function<void(T*, Stream)>& iterate,
+                              const T* b, T* x, const SolverOptions& options, Stream stream) {
+  DeviceSolve<T> solve(op, b, x, options, stream);
+  const std::int32_t n = solve.n();
+  const int blocks = solve.blocks();
+  DeviceArray<T> r(static_cast<std::size_t>(n));
+  DeviceArray<T> z(static_cast<std::size_t>(n));  // r again: the start test wants r.z > 0
+  if (solve.begin(nullptr, r.data(), z.data())) {
+    for (std::int32_t k = 1; k <= options.max_iterations; ++k) {
+      double* history = solve.history_for(k);
+      iterate(x, stream);
+      op.apply(x, r.data(), stream);
+      TRELLIS_LAUNCH(initial_residual<T>, blocks, kThreads, 0, stream, n, b, static_cast<const T*>(nullptr), r.data(),
+                     static_cast<T*>(nullptr), solve.partials());
+      TRELLIS_LAUNCH(residual_check, 1, kThreads, 0, stream, solve.partials(), blocks, solve.state(), history, k);
+      if (solve.stopped()) break;
+    }
+  }
+  return solve.finish(r.data());
+}
+
+template <typename T>
+SolveResult device_flexible_cg(const DeviceLinearOperator<T>& op,
+                               const std::function<void(const T*, T*, Stream)>& precondition, const T* b, T* x,
+                               const SolverOptions& options, Stream stream) {
+  DeviceSolve<T> solve(op, b, x, options, stream);
+  const std::int32_t n = solve.n();
+  const auto length = static_cast<std::size_t>(n);
+  const int blocks = solve.blocks();
+  DeviceArray<T> r(length), z(length), z_previous(length), p(length), q(length);
+  z_previous.fill_zero(stream);
+  p.fill_zero(stream);  // the first direction is z + 0 p
+  SolverState* state = solve.state();
+  double* partials = solve.partials();
+  auto next_direction = [&] {
+    precondition(r.data(), z.data(), stream);
+    TRELLIS_LAUNCH(dot_pair<T>, blocks, kThreads, 0, stream, n, r.data(), z.data(), z_previous.data(), partials,
+                   state);
+    TRELLIS_LAUNCH(flexible_beta, 1, kThreads, 0, stream, partials, blocks, state);
+    TRELLIS_LAUNCH(flexible_direction<T>, blocks, kThreads, 0, stream, n, z.data(), p.data(), state);
+  };
+  if (solve.begin(nullptr, r.data(), z.data())) {
+    next_direction();
+    for (std::int32_t k = 1; k <= options.max_iterations; ++k) {
+      double* history = solve.history_for(k);
+      op.apply(p.data(), q.data(), stream);
+      TRELLIS_LAUNCH(dot<T>, blocks, kThreads, 0, stream, n, p.data(), q.data(), partials, state);
+      TRELLIS_LAUNCH(cg_alpha, 1, kThreads, 0, stream, partials, blocks, state);
+      TRELLIS_LAUNCH(flexible_update<T>, blocks, kThreads, 0, stream, n, p.data(), q.data(), x, r.data(), partials,
+                     state);
+      TRELLIS_LAUNCH(residual_check, 1, kThreads, 0, stream, partials, blocks, state, history, k);
+      if (solve.stopped()) break;
+      std::swap(z, z_previous);
+      next_direction();
+    }
+  }
+  return solve.finish(q.data());
 }
 
 }  // namespace
@@ -650,6 +778,25 @@ SolveResult bicgstab(const DeviceLinearOperator<float>& op, const float* b, floa
 SolveResult bicgstab(const DeviceLinearOperator<double>& op, const double* b, double* x,
                      const SolverOptions& options, Stream stream) {
   return device_bicgstab(op, b, x, options, stream);
+}
+
+SolveResult stationary(const DeviceLinearOperator<float>& op, const std::function<void(float*, Stream)>& iterate,
+                       const float* b, float* x, const SolverOptions& options, Stream stream) {
+  return device_stationary(op, iterate, b, x, options, stream);
+}
+SolveResult stationary(const DeviceLinearOperator<double>& op, const std::function<void(double*, Stream)>& iterate,
+                       const double* b, double* x, const SolverOptions& options, Stream stream) {
+  return device_stationary(op, iterate, b, x, options, stream);
+}
+SolveResult flexible_cg(const DeviceLinearOperator<float>& op,
+                        const std::function<void(const float*, float*, Stream)>& precondition, const float* b,
+                        float* x, const SolverOptions& options, Stream stream) {
+  return device_flexible_cg(op, precondition, b, x, options, stream);
+}
+SolveResult flexible_cg(const DeviceLinearOperator<double>& op,
+                        const std::function<void(const double*, double*, Stream)>& precondition, const double* b,
+                        double* x, const SolverOptions& options, Stream stream) {
+  return device_flexible_cg(op, precondition, b, x, options, stream);
 }
 
 void csr_diagonal(const CsrView<float>& a, float* diagonal, Stream stream) {

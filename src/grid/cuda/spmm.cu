@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "../kernels.hpp"
+#include "rounding.cuh"
 #include "trellis/core/cuda_check.hpp"
 
 namespace trellis::grid::cuda {
@@ -33,11 +34,6 @@ constexpr int kWarpSize = 32;
 constexpr int kWarps = kThreads / kWarpSize;
 constexpr std::int32_t kMaxTile = 32;
 constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 20;
-
-__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
 
 // y = alpha * sum + beta * y, rounded like the reference; y unread when beta is 0.
 template <typename T>

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "../kernels.hpp"
+#include "rounding.cuh"
 #include "trellis/core/cuda_check.hpp"
 
 namespace trellis::grid::cuda {
@@ -29,12 +30,6 @@ constexpr int kRowsPerBlock = kThreads;
 constexpr int kStageCapacity = 2048;                    // products staged at once
 constexpr int kMaxStagedEntries = 4 * kStageCapacity;  // more: warp per row instead
 constexpr int kWarpSize = 32;
-
-// Correctly rounded arithmetic the compiler may not fuse into an FMA.
-__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
 
 // y = alpha * sum + beta * y, rounded like the reference; y unread when beta is 0.
 template <typename T>

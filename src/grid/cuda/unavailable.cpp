@@ -1,5 +1,6 @@
 // The cuda grid kernels in a build without CUDA: each says how to get them.
 #include "../kernels.hpp"
+#include "../multigrid_device.hpp"
 #include "trellis/core/error.hpp"
 
 namespace trellis::grid::cuda {
@@ -17,6 +18,10 @@ SolveResult cg(const DeviceLinearOperator<float>&, const float*, float*, const S
 SolveResult cg(const DeviceLinearOperator<double>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
 SolveResult bicgstab(const DeviceLinearOperator<float>&, const float*, float*, const SolverOptions&, Stream) { unavailable(); }
 SolveResult bicgstab(const DeviceLinearOperator<double>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
+SolveResult stationary(const DeviceLinearOperator<float>&, const std::function<void(float*, Stream)>&, const float*, float*, const SolverOptions&, Stream) { unavailable(); }
+SolveResult stationary(const DeviceLinearOperator<double>&, const std::function<void(double*, Stream)>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
+SolveResult flexible_cg(const DeviceLinearOperator<float>&, const std::function<void(const float*, float*, Stream)>&, const float*, float*, const SolverOptions&, Stream) { unavailable(); }
+SolveResult flexible_cg(const DeviceLinearOperator<double>&, const std::function<void(const double*, double*, Stream)>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
 void csr_diagonal(const CsrView<float>&, float*, Stream) { unavailable(); }
 void csr_diagonal(const CsrView<double>&, double*, Stream) { unavailable(); }
 void apply_atom(AtomKind, const float*, std::int32_t, std::int32_t, std::int32_t, const float*, float*, Stream) { unavailable(); }
@@ -29,6 +34,22 @@ void spmm(float, const CsrView<float>&, const float*, std::int32_t, float, float
 void spmm(double, const CsrView<double>&, const double*, std::int32_t, double, double*, Stream) { unavailable(); }
 void dia_spmv(float, const DiaView<float>&, const float*, float, float*, Stream) { unavailable(); }
 void dia_spmv(double, const DiaView<double>&, const double*, double, double*, Stream) { unavailable(); }
+
+// The multigrid cycle: the constructor says how to get it.
+template <typename T>
+struct MultigridCycle<T>::Impl {};
+template <typename T>
+MultigridCycle<T>::MultigridCycle(const std::vector<detail::HostLevelView<T>>&, Cycle, const detail::BandedLu*, bool) {
+  unavailable();
+}
+template <typename T>
+MultigridCycle<T>::~MultigridCycle() = default;
+template <typename T>
+void MultigridCycle<T>::cycle(const T*, T*, Stream) const { unavailable(); }
+template <typename T>
+const DeviceLinearOperator<T>& MultigridCycle<T>::finest_operator() const { unavailable(); }
+template class MultigridCycle<float>;
+template class MultigridCycle<double>;
 
 }  // namespace trellis::grid::cuda
 

@@ -27,10 +27,6 @@ FormSolver::FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearF
       solver_(options.solver),
       multigrid_options_(options.multigrid),
       backend_(resolve(backend)) {
-  if (solver_ != LinearSolver::cg && backend_ == Backend::cuda) {
-    throw BackendUnavailable("--solver mg and mgcg run on the reference and cpu backends (multigrid has no cuda "
-                             "implementation yet)");
-  }
   if (options.matrix_free) matrix_free_.emplace(mesh, form, dirichlet, AssemblyOptions{.symmetrize = true});
   host_matrix_ = assembly_.new_matrix();
   if (backend_ == Backend::cuda) {
@@ -46,6 +42,13 @@ FormSolver::FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearF
 FormSolver::~FormSolver() = default;
 
 namespace {
+
+// mg: a cycle that stops contracting shows within a few hundred cycles.
+SolverOptions cycle_options(const SolverOptions& options) {
+  SolverOptions cycles = options;
+  cycles.max_iterations = std::min(options.max_iterations, 500);
+  return cycles;
+}
 
 void require_converged(const SolveResult& result) {
   if (!result.converged) {
@@ -103,31 +106,54 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
     };
     op.diagonal = d.diagonal.data();
     device::synchronize(nullptr);
-  } else {
+  } else if (solver_ == LinearSolver::cg) {
     // Rebuilt every fill: the diagonal changes with the coefficients.
     d.csr = std::make_unique<DeviceCsrOperator<double>>(d.matrix.matrix, Preconditioner::jacobi);
     op = d.csr->op();
   }
-  result = krylov_ == Krylov::cg ? cg<double>(op, d.b, d.x, options) : bicgstab<double>(op, d.b, d.x, options);
+  if (solver_ != LinearSolver::cg) {
+    result = device_multigrid_solve(op, x, options);
+  } else {
+    result = krylov_ == Krylov::cg ? cg<double>(op, d.b, d.x, options) : bicgstab<double>(op, d.b, d.x, options);
+  }
   require_converged(result);
   d.x.copy_to_host(x);
   device::synchronize(nullptr);
   return result;
 }
 
-SolveResult FormSolver::multigrid_solve(const Coefficients<double>& coefficients, const std::vector<double>& b,
-                                       std::vector<double>& x, const SolverOptions& options) {
+// The hierarchy is set up on the host from the device fill's values and
+// uploaded; the cycles and CG run on the device. BiCGStab with a cycle
+// (convection) has no device driver: it iterates on the host, each cycle
+// copying its vectors to the device and back.
+SolveResult FormSolver::device_multigrid_solve(DeviceLinearOperator<double> op, std::vector<double>& x,
+                                               const SolverOptions& options) {
+  Device& d = *device_;
+  host_matrix_.matrix.values = d.matrix.matrix.values().to_host();
+  const Multigrid<double>& mg = hierarchy();
+  if (solver_ == LinearSolver::mg) return mg_solve<double>(mg, d.b, d.x, cycle_options(options));
+  if (!op.apply) op = mg.device_operator();
+  if (krylov_ == Krylov::cg) return mgcg<double>(op, mg, d.b, d.x, options);
+  std::vector<double> b = d.b.to_host();
+  SolveResult result =
+      mg_bicgstab<double>(csr_operator(host_matrix_.matrix, Preconditioner::none, Backend::cpu), mg, b, x, options);
+  d.x.copy_from_host(x);
+  return result;
+}
+
+const Multigrid<double>& FormSolver::hierarchy() {
   if (multigrid_) {
     multigrid_->refill(host_matrix_.matrix);
   } else {
     multigrid_.emplace(assembly_.mesh(), host_matrix_.matrix, assembly_.constrained(), multigrid_options_, backend_);
   }
-  if (solver_ == LinearSolver::mg) {
-    // A cycle that stops contracting shows within a few hundred cycles.
-    SolverOptions cycles = options;
-    cycles.max_iterations = std::min(options.max_iterations, 500);
-    return mg_solve<double>(*multigrid_, b, x, cycles);
-  }
+  return *multigrid_;
+}
+
+SolveResult FormSolver::multigrid_solve(const Coefficients<double>& coefficients, const std::vector<double>& b,
+                                       std::vector<double>& x, const SolverOptions& options) {
+  const Multigrid<double>& mg = hierarchy();
+  if (solver_ == LinearSolver::mg) return mg_solve<double>(mg, b, x, cycle_options(options));
   HostLinearOperator<double> op;
   if (matrix_free_) {
     op.size = assembly_.mesh().nodes();
@@ -137,8 +163,7 @@ SolveResult FormSolver::multigrid_solve(const Coefficients<double>& coefficients
   } else {
     op = csr_operator(host_matrix_.matrix, Preconditioner::none, backend_);
   }
-  return krylov_ == Krylov::cg ? mgcg<double>(op, *multigrid_, b, x, options)
-                               : mg_bicgstab<double>(op, *multigrid_, b, x, options);
+  return krylov_ == Krylov::cg ? mgcg<double>(op, mg, b, x, options) : mg_bicgstab<double>(op, mg, b, x, options);
 }
 
 }  // namespace trellis::grid::detail

@@ -2,7 +2,8 @@
 // backend, shared by the worked examples: the host path (reference or cpu:
 // host fill, CSR operator, host Krylov or multigrid) and the cuda path
 // (device fill from the resident tables, device CSR or matrix-free operator,
-// device Krylov, nothing on the host per iteration).
+// device Krylov or multigrid, nothing on the host per iteration but the
+// multigrid's coarse solve).
 #pragma once
 
 #include <cstdint>
@@ -41,8 +42,15 @@ class FormSolver {
 
  private:
   struct Device;
+  // The hierarchy of the matrix just filled (host_matrix_): built at the
+  // first solve, refilled at the next.
+  const Multigrid<double>& hierarchy();
   SolveResult multigrid_solve(const Coefficients<double>& coefficients, const std::vector<double>& b,
                               std::vector<double>& x, const SolverOptions& options);
+  // cuda: op is the matrix-free apply, or empty for the hierarchy's matrix;
+  // x is the host initial guess (device_->x holds it too).
+  SolveResult device_multigrid_solve(DeviceLinearOperator<double> op, std::vector<double>& x,
+                                     const SolverOptions& options);
   Assembly<double> assembly_;
   std::optional<MatrixFreeOperator<double>> matrix_free_;
   Krylov krylov_;

@@ -61,14 +61,7 @@ void check_options(const ProblemOptions& options) {
   }
 }
 
-Backend study_backend(const ProblemOptions& options) {
-  if (options.solver == LinearSolver::cg) return resolve(options.backend);
-  if (options.backend == Backend::cuda) {
-    throw BackendUnavailable("--solver mg and mgcg run on the reference and cpu backends (multigrid has no cuda "
-                             "implementation yet); use --backend cpu or --solver cg");
-  }
-  return options.backend == Backend::reference ? Backend::reference : Backend::cpu;
-}
+Backend study_backend(const ProblemOptions& options) { return resolve(options.backend); }
 
 std::vector<double> project_rhs(const ProblemOptions& options, const std::shared_ptr<const Mesh>& mesh,
                                 const std::function<double(const Point&)>& f) {

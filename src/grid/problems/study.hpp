@@ -12,8 +12,7 @@ namespace trellis::grid::detail {
 
 void check_options(const ProblemOptions& options);
 
-// The backend a study runs on: resolve(options.backend), except that
-// automatic means cpu for mg and mgcg (host-only; cuda throws BackendUnavailable).
+// The backend a study runs on: resolve(options.backend), whatever the solver.
 Backend study_backend(const ProblemOptions& options);
 
 // Fills the error columns of row from the nodal error R_h u - u_h.

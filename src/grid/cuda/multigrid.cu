@@ -1,0 +1,237 @@
+// The multigrid cycle on the GPU: every level's A, P and R uploaded once as
+// device CSR, the cycle on device vectors, the host only enqueueing.
+//
+// A residual is a copy of b and the device SpMV with alpha -1 and beta 1
+// (b - sum, as the reference rounds it); restriction and prolongation are
+// SpMVs with R and with P (beta 1 adds the correction); the smoothing step,
+// the constrained rows and the coarse correction are the three small kernels
+// here, rounded like the reference's loops (no fused multiply-add). The
+// coarsest level is solved by the host's banded LU factors (the residual
+// down, the correction up: one small copy each way and one wait) or by the
+// device Krylov solvers.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "../kernels.hpp"
+#include "../multigrid_device.hpp"
+#include "rounding.cuh"
+#include "trellis/core/cuda_check.hpp"
+#include "trellis/core/device.hpp"
+
+namespace trellis::grid::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr std::int64_t kMaxBlocks = 4096;  // more entries: the grid-stride loops cover them
+
+unsigned blocks_for(std::int64_t n) {
+  return static_cast<unsigned>(std::clamp<std::int64_t>((n + kThreads - 1) / kThreads, 1, kMaxBlocks));
+}
+
+__device__ __forceinline__ std::int64_t first_index() {
+  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
+
+// d = alpha d + beta D^-1 r; x += d (multigrid_rows.hpp's smoothing_entry).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    smoothing_step(std::int32_t n, T alpha, T beta, const T* __restrict__ inverse_diagonal, const T* __restrict__ r,
+                   T* __restrict__ d, T* __restrict__ x) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
+    const T step = add_rn(mul_rn(alpha, d[i]), mul_rn(beta, mul_rn(inverse_diagonal[i], r[i])));
+    d[i] = step;
+    x[i] = add_rn(x[i], step);
+  }
+}
+
+// x = b / a_ii on the constrained nodes (b where a_ii is 0), or x = b when
+// there is no diagonal (the levels below the finest, where a_ii is 1).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) set_constrained(std::int32_t count, const std::int32_t* __restrict__ nodes,
+                                                            const T* __restrict__ diagonal, const T* __restrict__ b,
+                                                            T* __restrict__ x) {
+  for (std::int64_t i = first_index(); i < count; i += grid_stride()) {
+    const std::int32_t node = nodes[i];
+    T value = b[node];
+    if (diagonal != nullptr && diagonal[i] != T(0)) value = value / diagonal[i];
+    x[node] = value;
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) add_correction(std::int32_t n, const T* __restrict__ e, T* __restrict__ x) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) x[i] = add_rn(x[i], e[i]);
+}
+
+template <typename T>
+DeviceLinearOperator<T> csr_apply(const CsrView<T>& a, const T* diagonal) {
+  DeviceLinearOperator<T> op;
+  op.size = a.rows;
+  op.apply = [a](const T* in, T* out, Stream stream) { spmv(T(1), a, in, T(0), out, stream); };
+  op.diagonal = diagonal;
+  return op;
+}
+
+template <typename T>
+struct DeviceLevel {
+  std::int32_t n = 0;
+  DeviceCsr<T> a;
+  DeviceCsr<T> p;
+  DeviceCsr<T> r;
+  std::int32_t constrained_count = 0;
+  DeviceArray<std::int32_t> constrained_nodes;
+  DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes
+  DeviceArray<T> inverse_diagonal;
+  std::vector<detail::SmoothingStep> steps;
+  // Right-hand side and iterate (levels below the finest), residual and
+  // smoother direction (zero at first: the first step reads 0 * d).
+  mutable DeviceArray<T> b, x, residual, direction;
+};
+
+}  // namespace
+
+template <typename T>
+struct MultigridCycle<T>::Impl {
+  std::vector<DeviceLevel<T>> levels;
+  Cycle kind = Cycle::v;
+  const detail::BandedLu* lu = nullptr;
+  bool coarse_symmetric = true;
+  DeviceArray<T> coarse_diagonal;  // Jacobi of the coarsest level's Krylov solve
+  DeviceLinearOperator<T> finest;
+  DeviceLinearOperator<T> coarsest;
+  mutable std::vector<T> host_residual, host_correction;  // the direct coarse solve's staging
+
+  void residual(const DeviceLevel<T>& level, const T* b, const T* x, T* r, Stream stream) const {
+    device::copy_on_device(r, b, sizeof(T) * static_cast<std::size_t>(level.n), stream);
+    spmv(T(-1), level.a.view(), x, T(1), r, stream);
+  }
+
+  void set(const DeviceLevel<T>& level, const T* b, T* x, Stream stream) const {
+    if (level.constrained_count == 0) return;
+    const T* diagonal = level.constrained_diagonal.empty() ? nullptr : level.constrained_diagonal.data();
+    TRELLIS_LAUNCH(set_constrained<T>, blocks_for(level.constrained_count), kThreads, 0, stream,
+                   level.constrained_count, level.constrained_nodes.data(), diagonal, b, x);
+  }
+
+  void smooth(const DeviceLevel<T>& level, const T* b, T* x, Stream stream) const {
+    for (const detail::SmoothingStep& step : level.steps) {
+      residual(level, b, x, level.residual.data(), stream);
+      TRELLIS_LAUNCH(smoothing_step<T>, blocks_for(level.n), kThreads, 0, stream, level.n,
+                     static_cast<T>(step.alpha), static_cast<T>(step.beta), level.inverse_diagonal.data(),
+                     static_cast<const T*>(level.residual.data()), level.direction.data(), x);
+    }
+  }
+
+  void coarse_solve(const T* b, T* x, Stream stream) const {
+    const DeviceLevel<T>& level = levels.back();
+    T* r = level.residual.data();
+    T* e = level.direction.data();
+    residual(level, b, x, r, stream);
+    if (lu != nullptr) {
+      device::copy_to_host(host_residual.data(), r, level.residual.bytes(), stream);
+      device::synchronize(stream);
+      lu->solve<T>(host_residual, host_correction);
+      device::copy_to_device(e, host_correction.data(), level.direction.bytes(), stream);
+    } else {
+      level.direction.fill_zero(stream);
+      const SolverOptions solve{.relative_tolerance = 1e-12, .max_iterations = 100000};
+      if (coarse_symmetric) cg(coarsest, r, e, solve, stream);
+      else bicgstab(coarsest, r, e, solve, stream);
+    }
+    TRELLIS_LAUNCH(add_correction<T>, blocks_for(level.n), kThreads, 0, stream, level.n, static_cast<const T*>(e), x);
+  }
+
+  void run(std::size_t l, Cycle cycle_kind, const T* b, T* x, Stream stream) const {
+    const DeviceLevel<T>& level = levels[l];
+    set(level, b, x, stream);
+    if (l + 1 == levels.size()) {
+      coarse_solve(b, x, stream);
+      set(level, b, x, stream);
+      return;
+    }
+    smooth(level, b, x, stream);
+    const DeviceLevel<T>& coarse = levels[l + 1];
+    residual(level, b, x, level.residual.data(), stream);
+    spmv(T(1), level.r.view(), level.residual.data(), T(0), coarse.b.data(), stream);
+    coarse.x.fill_zero(stream);
+    if (cycle_kind == Cycle::f) run(l + 1, Cycle::f, coarse.b.data(), coarse.x.data(), stream);
+    run(l + 1, Cycle::v, coarse.b.data(), coarse.x.data(), stream);
+    spmv(T(1), level.p.view(), coarse.x.data(), T(1), x, stream);
+    smooth(level, b, x, stream);
+    set(level, b, x, stream);
+  }
+};
+
+template <typename T>
+MultigridCycle<T>::MultigridCycle(const std::vector<detail::HostLevelView<T>>& levels, Cycle kind,
+                                  const detail::BandedLu* lu, bool coarse_symmetric)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.kind = kind;
+  s.lu = lu;
+  s.coarse_symmetric = coarse_symmetric;
+  s.levels.resize(levels.size());
+  std::vector<T> finest_diagonal;  // alive until the uploads below have finished
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    const detail::HostLevelView<T>& host = levels[l];
+    DeviceLevel<T>& level = s.levels[l];
+    const auto n = static_cast<std::size_t>(host.a->rows);
+    level.n = host.a->rows;
+    level.a = DeviceCsr<T>(*host.a);
+    if (l + 1 < levels.size()) {
+      level.p = DeviceCsr<T>(*host.p);
+      level.r = DeviceCsr<T>(*host.r);
+      level.inverse_diagonal = DeviceArray<T>::from_host(*host.inverse_diagonal);
+      level.steps = host.steps;
+    }
+    const std::vector<std::int32_t>& nodes = *host.constrained_nodes;
+    level.constrained_count = static_cast<std::int32_t>(nodes.size());
+    level.constrained_nodes = DeviceArray<std::int32_t>::from_host(nodes);
+    if (l == 0 && !nodes.empty()) {
+      // Duplicates summed, as the host cycle sums them.
+      for (const std::int32_t node : nodes) {
+        T diagonal = 0;
+        for (RowOffset k = host.a->row_offsets[node]; k < host.a->row_offsets[node + 1]; ++k) {
+          if (host.a->col_indices[k] == node) diagonal += host.a->values[k];
+        }
+        finest_diagonal.push_back(diagonal);
+      }
+      level.constrained_diagonal = DeviceArray<T>::from_host(finest_diagonal);
+    }
+    if (l > 0) level.b = DeviceArray<T>(n), level.x = DeviceArray<T>(n);
+    level.residual = DeviceArray<T>(n);
+    level.direction = DeviceArray<T>(n);
+    level.direction.fill_zero();
+  }
+  const DeviceLevel<T>& coarsest = s.levels.back();
+  if (lu == nullptr) {
+    s.coarse_diagonal = DeviceArray<T>(static_cast<std::size_t>(coarsest.n));
+    csr_diagonal(coarsest.a.view(), s.coarse_diagonal.data(), nullptr);
+  } else {
+    s.host_residual.resize(static_cast<std::size_t>(coarsest.n));
+    s.host_correction.resize(static_cast<std::size_t>(coarsest.n));
+  }
+  s.finest = csr_apply<T>(s.levels.front().a.view(), nullptr);
+  s.coarsest = csr_apply<T>(coarsest.a.view(), lu == nullptr ? s.coarse_diagonal.data() : nullptr);
+  device::synchronize(nullptr);
+}
+
+template <typename T>
+MultigridCycle<T>::~MultigridCycle() = default;
+
+template <typename T>
+void MultigridCycle<T>::cycle(const T* b, T* x, Stream stream) const {
+  impl_->run(0, impl_->kind, b, x, stream);
+}
+
+template <typename T>
+const DeviceLinearOperator<T>& MultigridCycle<T>::finest_operator() const {
+  return impl_->finest;
+}
+
+template class MultigridCycle<float>;
+template class MultigridCycle<double>;
+
+}  // namespace trellis::grid::cuda
