@@ -130,7 +130,7 @@ void batched(const SsspBenchmarkOptions& options, Table& table, Progress& progre
 SsspBenchmarkTables run_sssp_benchmark(const SsspBenchmarkOptions& options) {
   if (options.repeats <= 0) throw UsageError(fmt::format("--repeats must be positive, got {}", options.repeats));
   for (Backend b : options.backends) {
-    if (b == Backend::cuda) resolve(b);
+    if (b == Backend::cuda || b == Backend::vulkan) resolve(b);  // vulkan: no benchmark row yet, a clear error
   }
   for (int k : options.batch_sizes) {
     if (k <= 0) throw UsageError(fmt::format("batch sizes must be positive, got {}", k));

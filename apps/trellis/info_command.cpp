@@ -4,13 +4,15 @@
 
 #include "commands.hpp"
 #include "trellis/core/device.hpp"
+#include "trellis/core/vulkan.hpp"
 #include "trellis/core/version.hpp"
 
 namespace trellis::cli {
 
 void print_info() {
   fmt::print("trellis {}\n", kVersion);
-  fmt::print("backends compiled in: reference, cpu{}\n", cuda_compiled() ? ", cuda" : "");
+  fmt::print("backends compiled in: reference, cpu{}{}\n", cuda_compiled() ? ", cuda" : "",
+             vulkan_compiled() ? ", vulkan" : "");
   std::string usable;
   for (Backend b : available_backends()) usable += (usable.empty() ? "" : ", ") + std::string(to_string(b));
   fmt::print("backends usable now:  {}\n", usable);
@@ -20,14 +22,26 @@ void print_info() {
   auto devices = list_devices(&reason);
   if (devices.empty()) {
     fmt::print("CUDA devices:         none ({})\n", reason);
-    return;
+  } else {
+    fmt::print("CUDA devices:         {}\n", devices.size());
   }
-  fmt::print("CUDA devices:         {}\n", devices.size());
   for (const DeviceInfo& d : devices) {
     fmt::print("  [{}] {}: compute capability {}.{}, {} SMs, {} MiB memory ({} MiB free), {} MiB L2, "
                "{} KiB shared memory per block\n",
                d.index, d.name, d.compute_major, d.compute_minor, d.multiprocessors, d.total_memory >> 20,
                d.free_memory >> 20, d.l2_cache >> 20, d.shared_memory_per_block_optin >> 10);
+  }
+  auto vulkan_devices = list_vulkan_devices(&reason);
+  if (vulkan_devices.empty()) {
+    fmt::print("Vulkan devices:       none ({})\n", reason);
+  } else {
+    fmt::print("Vulkan devices:       {} (the vulkan backend runs on [0]; TRELLIS_VULKAN_DEVICE picks another)\n",
+               vulkan_devices.size());
+  }
+  for (const VulkanDeviceInfo& d : vulkan_devices) {
+    fmt::print("  [{}] {} ({}): Vulkan {}, subgroup size {}, {} KiB shared memory, fp64 {}{}\n", d.index, d.name,
+               d.type, d.api_version, d.subgroup_size, d.shared_memory >> 10, d.float64 ? "yes" : "no",
+               d.driver.empty() ? "" : ", driver " + d.driver);
   }
 }
 

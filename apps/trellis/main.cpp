@@ -17,8 +17,8 @@ int main(int argc, char** argv) {
                "trellis"};
   app.set_version_flag("--version", std::string("trellis ") + trellis::kVersion);
   app.add_option("--backend", globals.backend, "Backend to run: auto (cuda if a device is usable, else cpu), "
-                                               "reference, cpu or cuda")
-      ->check(CLI::IsMember({"auto", "automatic", "reference", "ref", "cpu", "cuda"}))
+                                               "reference, cpu, cuda or vulkan (the kernels docs/vulkan.md lists)")
+      ->check(CLI::IsMember({"auto", "automatic", "reference", "ref", "cpu", "cuda", "vulkan"}))
       ->capture_default_str();
   app.add_flag("-q,--quiet", globals.quiet, "No progress output on stderr");
   app.require_subcommand(1);

@@ -45,7 +45,8 @@ std::vector<std::int32_t> SubjectScorer::scores(std::span<const Residue> query) 
     case Backend::reference: reference::sw_scores(query, state.subjects, state.scoring, scores); break;
     case Backend::cpu: cpu::sw_scores(query, state.subjects, state.scoring, scores); break;
     case Backend::cuda: state.device->scores(query, scores); break;
-    case Backend::automatic: throw Error("automatic was not resolved to a backend");  // unreachable
+    case Backend::automatic:
+    case Backend::vulkan: throw Error("the backend was not resolved");  // unreachable: resolve() never returns them
   }
   return scores;
 }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "trellis/core/device.hpp"
+#include "trellis/core/vulkan.hpp"
 #include "trellis/core/error.hpp"
 
 namespace trellis {
@@ -13,6 +14,7 @@ std::string_view to_string(Backend backend) noexcept {
     case Backend::reference: return "reference";
     case Backend::cpu: return "cpu";
     case Backend::cuda: return "cuda";
+    case Backend::vulkan: return "vulkan";
   }
   return "unknown";
 }
@@ -22,7 +24,8 @@ Backend parse_backend(std::string_view name) {
   if (name == "reference" || name == "ref") return Backend::reference;
   if (name == "cpu") return Backend::cpu;
   if (name == "cuda") return Backend::cuda;
-  throw UsageError("unknown backend '" + std::string(name) + "' (expected auto, reference, cpu or cuda)");
+  if (name == "vulkan") return Backend::vulkan;
+  throw UsageError("unknown backend '" + std::string(name) + "' (expected auto, reference, cpu, cuda or vulkan)");
 }
 
 bool cuda_usable() {
@@ -34,7 +37,28 @@ bool cuda_usable() {
 std::vector<Backend> available_backends() {
   std::vector<Backend> backends{Backend::reference, Backend::cpu};
   if (cuda_usable()) backends.push_back(Backend::cuda);
+  if (vulkan_usable()) backends.push_back(Backend::vulkan);
   return backends;
+}
+
+bool vulkan_usable() {
+  // Asked once: enumeration creates a Vulkan instance (loads every driver).
+  static const bool usable = vulkan_compiled() && !list_vulkan_devices().empty();
+  return usable;
+}
+
+Backend resolve_with_vulkan(Backend requested) {
+  if (requested != Backend::vulkan) return resolve(requested);
+  if (!vulkan_compiled()) {
+    throw BackendUnavailable(
+        "the vulkan backend was requested, but this build of trellis has no Vulkan support "
+        "(rebuild with the Vulkan headers and glslc installed, Debian: libvulkan-dev glslc, or -DTRELLIS_VULKAN=ON)");
+  }
+  std::string reason;
+  if (list_vulkan_devices(&reason).empty()) {
+    throw BackendUnavailable("the vulkan backend was requested, but no Vulkan compute device is usable: " + reason);
+  }
+  return Backend::vulkan;
 }
 
 Backend resolve(Backend requested) {
@@ -54,6 +78,10 @@ Backend resolve(Backend requested) {
       }
       return Backend::cuda;
     }
+    case Backend::vulkan:
+      resolve_with_vulkan(requested);  // throws when vulkan cannot run at all, which says more
+      throw BackendUnavailable(
+          "the vulkan backend does not implement this operation yet (docs/vulkan.md lists the kernels it has)");
   }
   throw UsageError("invalid backend value");
 }

@@ -476,7 +476,8 @@ void Assembly<T>::refill(const Coefficients<T>& coefficients, AssembledMatrix<T>
       out.lift.values = device_matrix.lift.values().to_host();
       return;
     }
-    case Backend::automatic: break;
+    case Backend::automatic:
+    case Backend::vulkan: break;  // resolve() never returns them
   }
   throw Error("refill: unresolved backend");
 }
@@ -518,7 +519,8 @@ void Assembly<T>::assemble_rhs(const Coefficients<T>& coefficients, std::span<co
       device::synchronize(nullptr);
       return;
     }
-    case Backend::automatic: break;
+    case Backend::automatic:
+    case Backend::vulkan: break;  // resolve() never returns them
   }
   throw Error("assemble_rhs: unresolved backend");
 }

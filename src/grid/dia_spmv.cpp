@@ -34,7 +34,8 @@ void dia_spmv(T alpha, const DiaMatrix<T>& a, std::span<const T> x, T beta, std:
       device::synchronize(nullptr);
       return;
     }
-    case Backend::automatic: break;  // resolve() never returns it
+    case Backend::automatic:
+    case Backend::vulkan: break;  // resolve() never returns them
   }
   throw Error("dia_spmv: unresolved backend");
 }

@@ -294,7 +294,8 @@ T max_norm(std::span<const T> u, const Marker* marker, Backend backend) {
       return static_cast<T>(
           cuda::max_abs(device_u.data(), marker != nullptr ? device_list.data() : nullptr, count, nullptr));
     }
-    case Backend::automatic: break;  // resolve() never returns it
+    case Backend::automatic:
+    case Backend::vulkan: break;  // resolve() never returns them
   }
   throw Error("max_norm: unresolved backend");
 }

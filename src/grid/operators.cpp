@@ -162,7 +162,8 @@ void apply(const Operator& op, const Mesh& mesh, std::span<const T> u, std::span
       device::synchronize(nullptr);
       return;
     }
-    case Backend::automatic: break;  // resolve() never returns it
+    case Backend::automatic:
+    case Backend::vulkan: break;  // resolve() never returns them
   }
   throw Error("apply: unresolved backend");
 }

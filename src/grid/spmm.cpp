@@ -46,7 +46,8 @@ void spmm(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::spa
       device::synchronize(nullptr);
       return;
     }
-    case Backend::automatic: break;  // resolve() never returns it
+    case Backend::automatic:
+    case Backend::vulkan: break;  // resolve() never returns them
   }
   throw Error("spmm: unresolved backend");
 }

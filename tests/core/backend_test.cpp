@@ -16,7 +16,8 @@ TEST(Backend, ParsesNamesAndAliases) {
   EXPECT_EQ(parse_backend("ref"), Backend::reference);
   EXPECT_EQ(parse_backend("cpu"), Backend::cpu);
   EXPECT_EQ(parse_backend("cuda"), Backend::cuda);
-  for (Backend b : {Backend::automatic, Backend::reference, Backend::cpu, Backend::cuda}) {
+  EXPECT_EQ(parse_backend("vulkan"), Backend::vulkan);
+  for (Backend b : {Backend::automatic, Backend::reference, Backend::cpu, Backend::cuda, Backend::vulkan}) {
     EXPECT_EQ(parse_backend(to_string(b)), b);
   }
 }
@@ -28,6 +29,7 @@ TEST(Backend, RejectsUnknownNamesListingTheChoices) {
   } catch (const UsageError& error) {
     EXPECT_NE(std::string(error.what()).find("'tpu'"), std::string::npos);
     EXPECT_NE(std::string(error.what()).find("cuda"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("vulkan"), std::string::npos);
   }
   EXPECT_THROW(parse_backend(""), UsageError);
   EXPECT_THROW(parse_backend("CPU"), UsageError);

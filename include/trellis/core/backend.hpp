@@ -7,13 +7,16 @@
 
 namespace trellis {
 
-// reference: scalar oracle; cpu: multithreaded/SIMD; cuda: NVIDIA GPU.
-// automatic resolves to cuda when a usable device exists, else cpu.
-enum class Backend { automatic, reference, cpu, cuda };
+// reference: scalar oracle; cpu: multithreaded/SIMD; cuda: NVIDIA GPU;
+// vulkan: any Vulkan 1.1 compute device (AMD, Intel, Apple through MoltenVK,
+// NVIDIA, Mesa's lavapipe on the CPU), for the kernels docs/vulkan.md lists.
+// automatic resolves to cuda when a usable device exists, else cpu; it never
+// picks vulkan.
+enum class Backend { automatic, reference, cpu, cuda, vulkan };
 
 std::string_view to_string(Backend backend) noexcept;
 
-// Parses "auto"/"automatic", "reference"/"ref", "cpu", "cuda"; throws UsageError
+// Parses "auto"/"automatic", "reference"/"ref", "cpu", "cuda", "vulkan"; throws UsageError
 // naming the accepted values otherwise.
 Backend parse_backend(std::string_view name);
 
@@ -23,12 +26,24 @@ bool cuda_compiled() noexcept;
 // True when CUDA is compiled in and at least one device can be used.
 bool cuda_usable();
 
-// Backends that would run right now, in the order reference, cpu, cuda.
+// True when the Vulkan backend was compiled into this build.
+bool vulkan_compiled() noexcept;
+
+// True when Vulkan is compiled in and a compute device can be used.
+bool vulkan_usable();
+
+// Backends that would run right now, in the order reference, cpu, cuda, vulkan.
 std::vector<Backend> available_backends();
 
 // Turns a request into the backend that will run. automatic becomes cuda or
 // cpu; cuda without a build or a device throws BackendUnavailable saying which
-// (never a silent fallback).
+// (never a silent fallback). vulkan throws BackendUnavailable too: entry
+// points with a vulkan kernel call resolve_with_vulkan instead, so an entry
+// point without one can never run another backend in its place.
 Backend resolve(Backend requested);
+
+// resolve() for the entry points that have a vulkan kernel: vulkan stays
+// vulkan when a device is usable, else BackendUnavailable says why.
+Backend resolve_with_vulkan(Backend requested);
 
 }  // namespace trellis
