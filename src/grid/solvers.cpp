@@ -1,7 +1,8 @@
 // Krylov solvers: argument checks, the backend switch, the CSR operators and
 // the host drivers of CG and BiCGStab, which run on the reference or cpu
 // vector kernels. The cuda drivers (cuda/solvers.cu) follow the same steps
-// and the same stopping rules with their scalars on the device.
+// and the same stopping rules with their scalars on the device, and so does
+// the vulkan CG (vulkan/cg.cpp) with its scalars read by the host.
 #include "trellis/grid/solvers.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +12,8 @@
 #include <optional>
 
 #include "kernels.hpp"
+#include "solver_start.hpp"
+#include "vulkan/kernels.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/spmv.hpp"
 
@@ -56,6 +59,10 @@ Backend host_backend(const char* what, Backend backend) {
     case Backend::automatic:
     case Backend::cpu: return Backend::cpu;
     case Backend::cuda: break;
+    case Backend::vulkan:
+      throw UsageError(fmt::format("{}: host operators run on the reference or cpu backend; for vulkan, solve a "
+                                   "CsrMatrix with cg(a, b, x, preconditioner, options, Backend::vulkan)",
+                                   what));
   }
   throw UsageError(fmt::format("{}: host operators run on the reference or cpu backend; for cuda, solve with a "
                                "DeviceLinearOperator (DeviceCsrOperator builds one from a DeviceCsr)",
@@ -174,34 +181,31 @@ void describe(SolveResult& result, const SolverOptions& options) {
   }
 }
 
+// A's diagonal, duplicates summed.
+template <typename T>
+std::vector<T> host_diagonal(const CsrMatrix<T>& a) {
+  std::vector<T> diagonal(static_cast<std::size_t>(a.rows), T(0));
+  for (std::int32_t row = 0; row < a.rows; ++row) {
+    for (RowOffset k = a.row_offsets[row]; k < a.row_offsets[row + 1]; ++k) {
+      if (a.col_indices[k] == row) diagonal[row] += a.values[k];
+    }
+  }
+  return diagonal;
+}
+
 template <typename T>
 const T* diagonal_or_null(const HostLinearOperator<T>& op) {
   return op.diagonal.empty() ? nullptr : op.diagonal.data();
 }
 
 template <typename T>
-bool diagonal_usable(const HostLinearOperator<T>& op) {
-  return std::all_of(op.diagonal.begin(), op.diagonal.end(), [](T d) { return d != T(0) && std::isfinite(d); });
+bool diagonal_usable(std::span<const T> diagonal) {
+  return std::all_of(diagonal.begin(), diagonal.end(), [](T d) { return d != T(0) && std::isfinite(d); });
 }
 
-// The decision before the first iteration from sums = {r.r, r.z, b.b}; the
-// cuda drivers make the same one on the device. Fills the result's norms.
-std::optional<SolverStop> check_start(const double* sums, bool preconditioner_usable, const SolverOptions& options,
-                                      SolveResult& result, double& threshold) {
-  const double rr = sums[0];
-  const double rz = sums[1];
-  const double bb = sums[2];
-  result.rhs_norm = std::sqrt(bb);
-  result.initial_residual = std::sqrt(rr);
-  result.residual_history = {result.initial_residual};
-  threshold = options.relative_tolerance * result.rhs_norm;
-  if (!std::isfinite(bb)) return SolverStop::non_finite_input;
-  if (!preconditioner_usable) return SolverStop::unusable_preconditioner;
-  if (bb == 0) return SolverStop::zero_rhs;
-  if (!std::isfinite(rr) || !std::isfinite(rz)) return SolverStop::non_finite_input;
-  if (result.initial_residual <= threshold) return SolverStop::converged;
-  if (rz == 0) return SolverStop::rho_breakdown;
-  return std::nullopt;
+template <typename T>
+bool diagonal_usable(const HostLinearOperator<T>& op) {
+  return diagonal_usable<T>(op.diagonal);
 }
 
 template <typename T>
@@ -368,14 +372,7 @@ HostLinearOperator<T> csr_operator(const CsrMatrix<T>& a, Preconditioner precond
   op.apply = [matrix = &a, chosen](std::span<const T> x, std::span<T> y) {
     spmv<T>(T(1), *matrix, x, T(0), y, chosen);
   };
-  if (preconditioner == Preconditioner::jacobi) {
-    op.diagonal.assign(static_cast<std::size_t>(a.rows), T(0));
-    for (std::int32_t row = 0; row < a.rows; ++row) {
-      for (RowOffset k = a.row_offsets[row]; k < a.row_offsets[row + 1]; ++k) {
-        if (a.col_indices[k] == row) op.diagonal[row] += a.values[k];
-      }
-    }
-  }
+  if (preconditioner == Preconditioner::jacobi) op.diagonal = host_diagonal(a);
   return op;
 }
 
@@ -402,6 +399,24 @@ SolveResult cg(const HostLinearOperator<T>& op, std::type_identity_t<std::span<c
   check_options("cg", options);
   const HostKernels<T> kernels = host_kernels<T>(host_backend("cg", backend));
   SolveResult result = op.size == 0 ? empty_system() : host_cg<T>(op, b, x, options, kernels);
+  describe(result, options);
+  return result;
+}
+
+template <typename T>
+SolveResult cg(const CsrMatrix<T>& a, std::type_identity_t<std::span<const T>> b, std::type_identity_t<std::span<T>> x,
+               Preconditioner preconditioner, const SolverOptions& options, Backend backend) {
+  if (backend != Backend::vulkan) {
+    return cg(csr_operator(a, preconditioner, backend), b, x, options, backend);  // its checks and errors
+  }
+  resolve_with_vulkan(backend);
+  if (a.rows != a.cols) throw UsageError(fmt::format("cg: the matrix must be square, got {}x{}", a.rows, a.cols));
+  check_sizes("cg", a.rows, true, b.size(), x.size());
+  check_options("cg", options);
+  const std::vector<T> diagonal = preconditioner == Preconditioner::jacobi ? host_diagonal(a) : std::vector<T>();
+  SolveResult result = a.rows == 0 ? empty_system()
+                                   : vulkan::cg(a.view(), b.data(), x.data(), diagonal,
+                                                diagonal_usable<T>(diagonal), options);
   describe(result, options);
   return result;
 }
@@ -444,6 +459,8 @@ SolveResult bicgstab(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b,
                              std::type_identity_t<std::span<T>>, const SolverOptions&, Backend);                 \
   template SolveResult bicgstab<T>(const HostLinearOperator<T>&, std::type_identity_t<std::span<const T>>,       \
                                    std::type_identity_t<std::span<T>>, const SolverOptions&, Backend);           \
+  template SolveResult cg<T>(const CsrMatrix<T>&, std::type_identity_t<std::span<const T>>,                      \
+                             std::type_identity_t<std::span<T>>, Preconditioner, const SolverOptions&, Backend); \
   template SolveResult cg<T>(const DeviceLinearOperator<T>&, const DeviceArray<T>&, DeviceArray<T>&,             \
                              const SolverOptions&, Stream);                                                      \
   template SolveResult bicgstab<T>(const DeviceLinearOperator<T>&, const DeviceArray<T>&, DeviceArray<T>&,       \

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "kernels.hpp"
+#include "vulkan/kernels.hpp"
 #include "trellis/core/error.hpp"
 
 namespace trellis::grid {
@@ -21,7 +22,7 @@ void check_shape(std::int32_t rows, std::int32_t cols, std::size_t x_size, std::
 template <typename T>
 void spmv(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::span<T> y, Backend backend) {
   check_shape(a.rows, a.cols, x.size(), y.size());
-  switch (resolve(backend)) {
+  switch (resolve_with_vulkan(backend)) {
     case Backend::reference: reference::spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr); return;
     case Backend::cpu: cpu::spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr); return;
     case Backend::cuda: {
@@ -34,6 +35,7 @@ void spmv(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::spa
       device::synchronize(nullptr);
       return;
     }
+    case Backend::vulkan: vulkan::spmv(alpha, a.view(), x.data(), beta, y.data()); return;
     case Backend::automatic: break;  // resolve() never returns it
   }
   throw Error("spmv: unresolved backend");

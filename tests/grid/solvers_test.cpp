@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/backends.hpp"
+#include "support/random_values.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/solvers.hpp"
 #include "trellis/grid/spmv.hpp"
@@ -22,6 +23,9 @@
 
 namespace trellis::grid {
 namespace {
+
+using testing::max_abs;
+using testing::max_difference;
 
 enum class Method { cg, bicgstab };
 
@@ -166,20 +170,6 @@ Solved<T> solve(Method method, Backend backend, const CsrMatrix<T>& a, Precondit
     solved.x = std::move(x);
   }
   return solved;
-}
-
-template <typename T>
-double max_abs(const std::vector<T>& v) {
-  double m = 0;
-  for (T e : v) m = std::max(m, std::abs(static_cast<double>(e)));
-  return m;
-}
-
-template <typename T>
-double max_difference(const std::vector<T>& a, const std::vector<T>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(static_cast<double>(a[i]) - b[i]));
-  return m;
 }
 
 template <typename T>

@@ -125,6 +125,17 @@ SolveResult bicgstab(const HostLinearOperator<T>& op, std::type_identity_t<std::
                      std::type_identity_t<std::span<T>> x, const SolverOptions& options = {},
                      Backend backend = Backend::cpu);
 
+// CG on an assembled square CSR matrix with host vectors, on any host backend
+// (as cg(csr_operator(a, preconditioner, backend), ...); automatic means cpu)
+// or on vulkan, where A and the vectors are uploaded once and every step runs
+// on the Vulkan device with the same stopping rules. Throws as the host cg
+// does (UsageError for cuda: solve with a DeviceLinearOperator), and
+// BackendUnavailable where vulkan cannot run.
+template <typename T>
+SolveResult cg(const CsrMatrix<T>& a, std::type_identity_t<std::span<const T>> b, std::type_identity_t<std::span<T>> x,
+               Preconditioner preconditioner = Preconditioner::jacobi, const SolverOptions& options = {},
+               Backend backend = Backend::cpu);
+
 // Device solves on stream; b and x stay on the device. Returns after the
 // solve has finished (the result is on the host).
 template <typename T>
