@@ -82,11 +82,13 @@ function(trellis_vulkan_sources)
   if(NOT TRELLIS_HAVE_VULKAN)
     target_sources(trellis_core PRIVATE ${src}/core/vulkan/unavailable.cpp)
     target_sources(trellis_grid PRIVATE ${src}/grid/vulkan/unavailable.cpp)
+    target_sources(trellis_graph PRIVATE ${src}/graph/vulkan/unavailable.cpp)
     return()
   endif()
   set(shaders "")
   _trellis_vulkan_shader(shaders grid/vulkan/spmv "f32:REAL=float" "f64:REAL=double,REAL_IS_DOUBLE")
   _trellis_vulkan_shader(shaders grid/vulkan/cg_vectors "f32:REAL=float" "f64:REAL=double,REAL_IS_DOUBLE")
+  _trellis_vulkan_shader(shaders graph/vulkan/bellman_ford)
   add_custom_target(trellis_vulkan_shaders DEPENDS ${shaders})
 
   target_sources(trellis_core PRIVATE
@@ -96,8 +98,9 @@ function(trellis_vulkan_sources)
     ${src}/core/vulkan/kernel.cpp
     ${src}/core/vulkan/devices.cpp)
   target_sources(trellis_grid PRIVATE ${src}/grid/vulkan/spmv.cpp ${src}/grid/vulkan/cg.cpp)
+  target_sources(trellis_graph PRIVATE ${src}/graph/vulkan/bellman_ford.cpp)
   target_link_libraries(trellis_core PRIVATE ${CMAKE_DL_LIBS})
-  foreach(library trellis_core trellis_grid)
+  foreach(library trellis_core trellis_grid trellis_graph)
     # The Vulkan headers are a build-time need only (the loader is opened at
     # run time), so they stay off the installed targets' interface.
     target_include_directories(${library} SYSTEM PRIVATE ${TRELLIS_VULKAN_INCLUDE_DIR})

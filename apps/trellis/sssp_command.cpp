@@ -143,7 +143,7 @@ void add_sssp_command(CLI::App& app, const GlobalOptions& globals) {
   command->target_option = sssp->add_option("-t,--target", command->target,
                                             "Stop once this node is settled and report it");
   sssp->add_option("--algorithm", command->algorithm,
-                   "auto, dijkstra (reference), delta-stepping (cpu, cuda), bellman-ford or spfa (cuda)")
+                   "auto, dijkstra (reference), delta-stepping (cpu, cuda), bellman-ford (cuda, vulkan) or spfa (cuda)")
       ->capture_default_str();
   sssp->add_option("--delta", command->delta, "Delta-stepping bucket width (0: from the weights)")
       ->capture_default_str();

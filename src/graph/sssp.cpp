@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "kernels.hpp"
+#include "vulkan/kernels.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/core/pinned_array.hpp"
 #include "trellis/core/timer.hpp"
@@ -53,6 +54,7 @@ SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested, NodeId
         // tiles may no longer fit (bench/results/sssp-2026-11-30h.md times
         // the algorithms on both sides).
         return cuda::fits_one_cluster(nodes) ? SsspAlgorithm::bellman_ford : SsspAlgorithm::spfa;
+      case Backend::vulkan: return SsspAlgorithm::bellman_ford;
       case Backend::automatic: break;
     }
   }
@@ -60,10 +62,11 @@ SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested, NodeId
       (backend == Backend::reference && requested == SsspAlgorithm::dijkstra) ||
       (backend == Backend::cpu && requested == SsspAlgorithm::delta_stepping) ||
       (backend == Backend::cuda && (requested == SsspAlgorithm::bellman_ford ||
-                                    requested == SsspAlgorithm::delta_stepping || requested == SsspAlgorithm::spfa));
+                                    requested == SsspAlgorithm::delta_stepping || requested == SsspAlgorithm::spfa)) ||
+      (backend == Backend::vulkan && requested == SsspAlgorithm::bellman_ford);
   if (!available) {
     throw UsageError(fmt::format("the {} backend has no {} (reference: dijkstra; cpu: delta-stepping; "
-                                 "cuda: bellman-ford, delta-stepping, spfa)",
+                                 "cuda: bellman-ford, delta-stepping, spfa; vulkan: bellman-ford)",
                                  to_string(backend), to_string(requested)));
   }
   return requested;
@@ -135,6 +138,7 @@ struct ShortestPaths::Impl {
   Weight delta;
   bool parents;
   std::optional<cuda::GraphOnDevice> device;
+  std::unique_ptr<vulkan::GraphOnDevice> vulkan_graph;  // vulkan: the graph, uploaded once
   std::vector<std::unique_ptr<cpu::TargetedSearch>> scratch;  // cpu paths(): one per thread, made on first use
   std::optional<CsrMatrix<Weight>> reversed;                   // cpu paths(): the in-edges, made on first use
   // cuda run_batch(): where a batch's distances and parents land, kept and
@@ -142,6 +146,8 @@ struct ShortestPaths::Impl {
   PinnedArray<Weight> staged_distances;
   PinnedArray<NodeId> staged_parents;
 
+  // The searches whose distances land on the host: reference, cpu, and
+  // vulkan (its engine returns them); parents are traced here for all three.
   SsspResult run_on_host(const SsspQuery& query) const {
     const CsrView<Weight> g = graph.csr.view();
     const SearchSpec search = spec_of(query);
@@ -150,7 +156,8 @@ struct ShortestPaths::Impl {
     result.algorithm = algorithm;
     result.distance.resize(static_cast<std::size_t>(graph.node_count()));
     SteadyTimer timer;
-    result.edges_relaxed = algorithm == SsspAlgorithm::dijkstra
+    result.edges_relaxed = vulkan_graph ? vulkan_graph->search(search, result.distance)
+                           : algorithm == SsspAlgorithm::dijkstra
                                ? reference::dijkstra(g, search, result.distance)
                                : cpu::delta_stepping(g, search, delta, result.distance);
     result.solve_ms = timer.elapsed_ms();
@@ -164,14 +171,16 @@ struct ShortestPaths::Impl {
 };
 
 ShortestPaths::ShortestPaths(const Graph& graph, const SsspOptions& options) {
-  const Backend backend = resolve(options.backend);
+  const Backend backend = resolve_with_vulkan(options.backend);
   const SsspAlgorithm algorithm = resolve_algorithm(backend, options.algorithm, graph.node_count());
   if (!(options.delta >= 0) || std::isinf(options.delta)) {
     throw UsageError(fmt::format("delta must be finite and non-negative (0 picks one), got {}", options.delta));
   }
   const Weight delta = options.delta > 0 ? options.delta : default_delta(graph.csr.view());
-  impl_ = std::unique_ptr<Impl>(new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt, {}, std::nullopt, {}, {}});
+  impl_ = std::unique_ptr<Impl>(
+      new Impl{graph, backend, algorithm, delta, options.parents, std::nullopt, nullptr, {}, std::nullopt, {}, {}});
   if (backend == Backend::cuda) impl_->device.emplace(graph.csr, graph.coordinates ? &*graph.coordinates : nullptr);
+  if (backend == Backend::vulkan) impl_->vulkan_graph = std::make_unique<vulkan::GraphOnDevice>(graph.csr);
 }
 
 ShortestPaths::~ShortestPaths() = default;
