@@ -13,9 +13,13 @@ namespace {
 
 }  // namespace
 
-TRELLIS_GRID_DECLARE_VULKAN_SPMV(float) { unavailable(); }
-TRELLIS_GRID_DECLARE_VULKAN_SPMV(double) { unavailable(); }
-TRELLIS_GRID_DECLARE_VULKAN_CG(float) { unavailable(); }
-TRELLIS_GRID_DECLARE_VULKAN_CG(double) { unavailable(); }
+void spmv(float, const CsrView<float>&, const float*, float, float*) { unavailable(); }
+void spmv(double, const CsrView<double>&, const double*, double, double*) { unavailable(); }
+SolveResult cg(const CsrView<float>&, const float*, float*, std::span<const float>, bool, const SolverOptions&) {
+  unavailable();
+}
+SolveResult cg(const CsrView<double>&, const double*, double*, std::span<const double>, bool, const SolverOptions&) {
+  unavailable();
+}
 
 }  // namespace trellis::grid::vulkan
