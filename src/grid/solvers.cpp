@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "kernels.hpp"
-#include "solver_start.hpp"
+#include "krylov_steps.hpp"
 #include "vulkan/kernels.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/spmv.hpp"
@@ -213,68 +213,62 @@ std::span<const T> as_const(std::span<T> x) {
   return {x.data(), x.size()};
 }
 
-// Ends a host solve: x = 0 for b = 0, the explicit residual ||b - A x||
-// (scratch is any vector of length n), converged and stop.
+// x = 0 for b = 0, then the explicit residual ||b - A x|| (scratch is any
+// vector of length n).
 template <typename T>
-void finish_host(const HostLinearOperator<T>& op, std::span<const T> b, std::span<T> x, SolverStop stop,
-                 const HostKernels<T>& kernels, std::vector<T>& scratch, SolveResult& result) {
+double final_residual(const HostLinearOperator<T>& op, std::span<const T> b, std::span<T> x, SolverStop stop,
+                      const HostKernels<T>& kernels, std::vector<T>& scratch) {
   if (stop == SolverStop::zero_rhs) std::fill(x.begin(), x.end(), T(0));
   op.apply(as_const(x), scratch);
   double sums[3];
   kernels.initial_residual(op.size, b.data(), nullptr, scratch.data(), nullptr, sums);
-  result.final_residual = std::sqrt(sums[0]);
+  return std::sqrt(sums[0]);
+}
+
+// Ends a host solve: the final residual, converged and stop.
+template <typename T>
+void finish_host(const HostLinearOperator<T>& op, std::span<const T> b, std::span<T> x, SolverStop stop,
+                 const HostKernels<T>& kernels, std::vector<T>& scratch, SolveResult& result) {
+  result.final_residual = final_residual(op, b, x, stop, kernels, scratch);
   result.stop = stop;
   result.converged = stop == SolverStop::converged || stop == SolverStop::zero_rhs;
 }
 
-// Preconditioned CG (Saad, Iterative Methods, alg. 9.1) with z = D^-1 r
-// never stored: it is recomputed where r is read.
+// CG's steps (krylov_steps.hpp, run_cg) on host vectors with one host
+// backend's kernels.
+template <typename T>
+struct HostCgSteps {
+  const HostLinearOperator<T>& op;
+  std::span<const T> b;
+  std::span<T> x;
+  const HostKernels<T>& kernels;
+  const T* diagonal = diagonal_or_null(op);
+  std::int32_t n = op.size;
+  std::vector<T> r = std::vector<T>(static_cast<std::size_t>(op.size));
+  std::vector<T> p = std::vector<T>(static_cast<std::size_t>(op.size));
+  std::vector<T> q = std::vector<T>(static_cast<std::size_t>(op.size));
+
+  void initial(double* sums) {
+    op.apply(as_const(x), r);
+    kernels.initial_residual(n, b.data(), diagonal, r.data(), p.data(), sums);
+  }
+  double direction_dot() {
+    op.apply(p, q);
+    return kernels.dot(n, p.data(), q.data());
+  }
+  void update_residual(double alpha, double* sums) {
+    kernels.cg_update_residual(n, alpha, q.data(), diagonal, r.data(), sums);
+  }
+  void axpy(double alpha) { kernels.axpy(n, alpha, p.data(), x.data()); }
+  void step(double alpha, double beta) { kernels.cg_step(n, alpha, beta, diagonal, r.data(), p.data(), x.data()); }
+  double finish(SolverStop stop) { return final_residual(op, b, x, stop, kernels, q); }
+};
+
 template <typename T>
 SolveResult host_cg(const HostLinearOperator<T>& op, std::span<const T> b, std::span<T> x,
                     const SolverOptions& options, const HostKernels<T>& kernels) {
-  const std::int32_t n = op.size;
-  const T* diagonal = diagonal_or_null(op);
-  std::vector<T> r(static_cast<std::size_t>(n));
-  std::vector<T> p(static_cast<std::size_t>(n));
-  std::vector<T> q(static_cast<std::size_t>(n));
-  SolveResult result;
-
-  op.apply(as_const(x), r);
-  double sums[3];
-  kernels.initial_residual(n, b.data(), diagonal, r.data(), p.data(), sums);
-  double threshold = 0;
-  std::optional<SolverStop> stop = check_start(sums, diagonal_usable(op), options, result, threshold);
-  double rho = sums[1];
-
-  for (std::int32_t k = 1; !stop && k <= options.max_iterations; ++k) {
-    op.apply(p, q);
-    const double pq = kernels.dot(n, p.data(), q.data());
-    if (!std::isfinite(pq)) stop = SolverStop::non_finite_residual;
-    else if (!(pq > 0)) stop = SolverStop::not_positive_definite;
-    if (stop) break;
-    const double alpha = rho / pq;
-    if (!std::isfinite(alpha)) {
-      stop = SolverStop::non_finite_residual;
-      break;
-    }
-    double updated[2];
-    kernels.cg_update_residual(n, alpha, q.data(), diagonal, r.data(), updated);
-    const double residual = std::sqrt(updated[0]);
-    result.iterations = k;
-    result.residual_history.push_back(residual);
-    if (!std::isfinite(updated[0]) || !std::isfinite(updated[1])) stop = SolverStop::non_finite_residual;
-    else if (residual <= threshold) stop = SolverStop::converged;
-    else if (updated[1] == 0) stop = SolverStop::rho_breakdown;
-    if (stop) {
-      kernels.axpy(n, alpha, p.data(), x.data());  // x catches up with r
-      break;
-    }
-    const double beta = updated[1] / rho;
-    rho = updated[1];
-    kernels.cg_step(n, alpha, beta, diagonal, r.data(), p.data(), x.data());
-  }
-  finish_host(op, b, x, stop.value_or(SolverStop::max_iterations), kernels, q, result);
-  return result;
+  HostCgSteps<T> steps{op, b, x, kernels};
+  return run_cg(steps, diagonal_usable(op), options);
 }
 
 // Right-preconditioned BiCGStab (van der Vorst 1992; Saad alg. 7.7 with M =

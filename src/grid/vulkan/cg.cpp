@@ -1,5 +1,5 @@
-// Preconditioned CG on the Vulkan device: the steps and stopping rules of the
-// host driver (solvers.cpp, host_cg), each vector step one dispatch of
+// Preconditioned CG on the Vulkan device: the host drivers' steps and
+// stopping rules (krylov_steps.hpp, run_cg), each vector step one dispatch of
 // cg_vectors.comp. The host reads the scalars (two submissions an iteration:
 // SpMV and p.q, then the residual update) and adds the workgroups' partial
 // sums in double, in a fixed order, so runs repeat bit for bit.
@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "../solver_start.hpp"
+#include "../krylov_steps.hpp"
 #include "csr_on_device.hpp"
 #include "kernels.hpp"
 #include "trellis/core/error.hpp"
@@ -88,84 +88,69 @@ struct Vectors {
   bool has_diagonal;
 };
 
+// CG's steps (run_cg) on the device. A step (x += alpha p, p = z + beta p)
+// waits to be recorded at the head of the next submission.
 template <typename T>
-SolveResult cg_of(const CsrView<T>& a, const T* b, T* x, std::span<const T> diagonal, bool diagonal_usable,
-                  const SolverOptions& options) {
-  check_precision<T>("cg");
-  vk::Context& context = vk::Context::get();
-  Vectors<T> v(a, b, x, diagonal);
-  SolveResult result;
-
-  double sums[3];
-  context.run([&](vk::Recorder& recorder) {
-    v.record_residual_product(recorder);
-    recorder.barrier();
-    v.record(recorder, Step::initial_residual);  // r = b - A x, p = z
-  });
-  v.sums(sums, 3);
-  double threshold = 0;
-  std::optional<SolverStop> stop = check_start(sums, diagonal_usable, options, result, threshold);
-  double rho = sums[1];
-
-  // The last iteration's x += alpha p, p = z + beta p, recorded at the head
-  // of the next submission.
+struct VulkanCgSteps {
+  vk::Context& context;
+  Vectors<T>& v;
   std::optional<std::pair<double, double>> pending_step;
-  auto record_pending = [&](vk::Recorder& recorder) {
+
+  void record_pending(vk::Recorder& recorder) {
     if (!pending_step) return;
     v.record(recorder, Step::step, pending_step->first, pending_step->second);
     recorder.barrier();
-  };
-
-  for (std::int32_t k = 1; !stop && k <= options.max_iterations; ++k) {
-    double pq = 0;
+    pending_step.reset();
+  }
+  void initial(double* sums) {
+    context.run([&](vk::Recorder& recorder) {
+      v.record_residual_product(recorder);
+      recorder.barrier();
+      v.record(recorder, Step::initial_residual);  // r = b - A x, p = z
+    });
+    v.sums(sums, 3);
+  }
+  double direction_dot() {
     context.run([&](vk::Recorder& recorder) {
       record_pending(recorder);
       v.record_direction_product(recorder);
       recorder.barrier();
       v.record(recorder, Step::dot);
     });
-    pending_step.reset();
+    double pq = 0;
     v.sums(&pq, 1);
-    if (!std::isfinite(pq)) stop = SolverStop::non_finite_residual;
-    else if (!(pq > 0)) stop = SolverStop::not_positive_definite;
-    if (stop) break;
-    const double alpha = rho / pq;
-    if (!std::isfinite(alpha)) {
-      stop = SolverStop::non_finite_residual;
-      break;
-    }
-    double updated[2];
-    context.run([&](vk::Recorder& recorder) { v.record(recorder, Step::update_residual, alpha); });
-    v.sums(updated, 2);
-    const double residual = std::sqrt(updated[0]);
-    result.iterations = k;
-    result.residual_history.push_back(residual);
-    if (!std::isfinite(updated[0]) || !std::isfinite(updated[1])) stop = SolverStop::non_finite_residual;
-    else if (residual <= threshold) stop = SolverStop::converged;
-    else if (updated[1] == 0) stop = SolverStop::rho_breakdown;
-    if (stop) {
-      context.run([&](vk::Recorder& recorder) { v.record(recorder, Step::axpy, alpha); });  // x catches up with r
-      break;
-    }
-    const double beta = updated[1] / rho;
-    rho = updated[1];
-    pending_step = {alpha, beta};
+    return pq;
   }
-  const SolverStop final_stop = stop.value_or(SolverStop::max_iterations);
-  const auto n = static_cast<std::size_t>(a.rows);
-  if (final_stop == SolverStop::zero_rhs) std::fill_n(v.x->template as<T>(), n, T(0));
-  // The explicit residual ||b - A x||.
-  context.run([&](vk::Recorder& recorder) {
-    record_pending(recorder);
-    v.record_residual_product(recorder);
-    recorder.barrier();
-    v.record(recorder, Step::initial_residual);
-  });
-  v.sums(sums, 1);
-  result.final_residual = std::sqrt(sums[0]);
-  result.stop = final_stop;
-  result.converged = final_stop == SolverStop::converged || final_stop == SolverStop::zero_rhs;
-  std::copy_n(v.x->template as<T>(), n, x);
+  void update_residual(double alpha, double* sums) {
+    context.run([&](vk::Recorder& recorder) { v.record(recorder, Step::update_residual, alpha); });
+    v.sums(sums, 2);
+  }
+  void axpy(double alpha) {
+    context.run([&](vk::Recorder& recorder) { v.record(recorder, Step::axpy, alpha); });
+  }
+  void step(double alpha, double beta) { pending_step = {alpha, beta}; }
+  double finish(SolverStop stop) {
+    if (stop == SolverStop::zero_rhs) std::fill_n(v.x->template as<T>(), v.n, T(0));
+    context.run([&](vk::Recorder& recorder) {
+      record_pending(recorder);
+      v.record_residual_product(recorder);
+      recorder.barrier();
+      v.record(recorder, Step::initial_residual);  // r = b - A x: its r.r
+    });
+    double rr = 0;
+    v.sums(&rr, 1);
+    return std::sqrt(rr);
+  }
+};
+
+template <typename T>
+SolveResult cg_of(const CsrView<T>& a, const T* b, T* x, std::span<const T> diagonal, bool diagonal_usable,
+                  const SolverOptions& options) {
+  check_precision<T>("cg");
+  Vectors<T> v(a, b, x, diagonal);
+  VulkanCgSteps<T> steps{vk::Context::get(), v, std::nullopt};
+  SolveResult result = run_cg(steps, diagonal_usable, options);
+  std::copy_n(v.x->template as<T>(), v.n, x);
   return result;
 }
 
