@@ -15,9 +15,9 @@ namespace trellis::grid::vulkan {
 #define TRELLIS_GRID_DECLARE_VULKAN_SPMV(T) \
   void spmv(T alpha, const ::trellis::CsrView<T>& a, const T* x, T beta, T* y)
 
-// Preconditioned CG on A (square) from x's initial guess, the reference
-// driver's steps and stopping rules (solvers.cpp, host_cg) with the vectors
-// on the device and the scalars' partial sums added on the host in double.
+// Preconditioned CG on A (square) from x's initial guess, the host drivers'
+// steps and stopping rules (krylov_steps.hpp, run_cg) with the vectors on
+// the device and the scalars' partial sums added on the host in double.
 // diagonal is A's diagonal for Jacobi, empty for none; diagonal_usable says
 // whether every entry is finite and non-zero. stop is filled,
 // stopped_because is left to the caller.
