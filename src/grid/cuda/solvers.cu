@@ -24,10 +24,10 @@
 //   r -= alpha q; r.r, r.z           read r, q, d; write r         3R 1W
 //   x += alpha p; p = z + beta p     read x, p, r, d; write x, p   4R 2W
 // that is 9 reads + 3 writes besides the apply (7 + 3 without Jacobi),
-// against 13 + 4 for unfused axpy/dot/scale calls. At 256^3 in fp64 (16.7 M
-// unknowns, 134 MB a vector) that is 1.6 GB, about 0.38 ms at 4.25 TB/s,
-// next to about 0.65 ms for the 7-point SpMV; the six or seven launches add
-// roughly 30 us. A BiCGStab iteration with Jacobi does two applies and
+// against 13 + 4 for unfused axpy/dot/scale calls: at 256^3 in fp64 (134 MB
+// a vector) the vector traffic is 1.6 GB an iteration, less than the 7-point
+// SpMV's (measured in bench/results/grid-2026-11-29.md). A BiCGStab
+// iteration with Jacobi does two applies and
 // 17 reads + 5 writes (direction 4R 1W, r_hat.v 2R, s 3R 2W, t.s and t.t 2R,
 // update of x and r with r_hat.r 6R 2W).
 #include <cub/block/block_reduce.cuh>
