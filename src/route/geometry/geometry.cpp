@@ -109,15 +109,23 @@ Separation grown_apart(const Closest& best, double first_radius, double second_r
   return {distance, rounded(0.5 * (best.on_first + best.on_second), origin)};
 }
 
+}  // namespace
+
+Box grown(Box box, double by) {
+  const auto d = static_cast<Coord>(std::ceil(by));
+  box.min.x -= d;
+  box.min.y -= d;
+  box.max.x += d;
+  box.max.y += d;
+  return box;
+}
+
+namespace {
+
 Box core_box(std::span<const Point> core, double radius) {
   Box box;
   for (const Point p : core) box.include(p);
-  const auto grow = static_cast<Coord>(std::ceil(radius));
-  box.min.x -= grow;
-  box.min.y -= grow;
-  box.max.x += grow;
-  box.max.y += grow;
-  return box;
+  return grown(box, radius);
 }
 
 }  // namespace

@@ -17,6 +17,9 @@ struct Primitive {
   Box box;  // the core's box grown by the radius
 };
 
+// A box grown by `by` on every side, rounded up to whole nanometres.
+Box grown(Box box, double by);
+
 Primitive disc(Point centre, double radius);
 Primitive capsule(Point a, Point b, double radius);
 Primitive filled_polygon(std::vector<Point> vertices, double radius);

@@ -46,14 +46,7 @@ std::vector<Primitive> stub_segments(Point from, std::optional<Point> bend, Poin
   return {geometry::capsule(from, *bend, radius), geometry::capsule(*bend, to, radius)};
 }
 
-Box grown(Box box, double by) {
-  const auto d = static_cast<Coord>(std::ceil(by));
-  box.min.x -= d;
-  box.min.y -= d;
-  box.max.x += d;
-  box.max.y += d;
-  return box;
-}
+using geometry::grown;
 
 bool single_layer(const Padstack& padstack) {
   return std::all_of(padstack.shapes.begin(), padstack.shapes.end(),
