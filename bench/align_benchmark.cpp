@@ -72,8 +72,7 @@ struct ParasailDatabase {
   std::vector<std::int64_t> offsets;
 
   explicit ParasailDatabase(const SequenceSet& database)
-      : letters(letters_of(database.all_residues())),
-        offsets(database.offsets().begin(), database.offsets().end()) {}
+      : letters(letters_of(database.all_residues())), offsets(database.offsets().begin(), database.offsets().end()) {}
   std::size_t size() const { return offsets.size() - 1; }
 };
 
@@ -96,7 +95,7 @@ ParasailScores parasail_scores(const std::string& query, const ParasailDatabase&
   for (std::int64_t s = 0; s < subjects; ++s) {
     const char* subject = database.letters.data() + database.offsets[static_cast<std::size_t>(s)];
     const int length = static_cast<int>(database.offsets[static_cast<std::size_t>(s) + 1] -
-                                         database.offsets[static_cast<std::size_t>(s)]);
+                                        database.offsets[static_cast<std::size_t>(s)]);
     if (length == 0 || query_length == 0) continue;
     parasail_result_t* scored = parasail_sw_striped_profile_16(profile, subject, length, kParasailOpen, kGapExtend);
     if (parasail_result_is_saturated(scored)) {
@@ -255,10 +254,10 @@ void bench_database(BenchmarkState& state, const std::string& name, const Sequen
     }
     const std::string query_id = state.queries.id(q);
     const auto length = static_cast<std::int64_t>(query.size());
-    state.tables.search.add_row({name, sequences, residues, query_id, length, engine_name,
-                                 number(engine_ms / 1000, 4), number(engine_gcups, 1),
-                                 number(engine_scoring_ms / 1000, 4), number(gcups(cells, engine_scoring_ms), 1),
-                                 versus, checks.empty() ? std::string("not checked") : join(checks, ", ")});
+    state.tables.search.add_row({name, sequences, residues, query_id, length, engine_name, number(engine_ms / 1000, 4),
+                                 number(engine_gcups, 1), number(engine_scoring_ms / 1000, 4),
+                                 number(gcups(cells, engine_scoring_ms), 1), versus,
+                                 checks.empty() ? std::string("not checked") : join(checks, ", ")});
     const std::string parasail_name = fmt::format("parasail ({} threads)", omp_get_max_threads());
     if (parasail_ms) {
       state.tables.search.add_row({name, sequences, residues, query_id, length, parasail_name,
@@ -285,8 +284,7 @@ void bench_database(BenchmarkState& state, const std::string& name, const Sequen
   const double whole_ms = timer.elapsed_ms();
   std::int64_t reported = 0;
   for (const auto& per_query : hits) reported += static_cast<std::int64_t>(per_query.size());
-  const double cells =
-      static_cast<double>(state.queries.total_residues()) * static_cast<double>(residues);
+  const double cells = static_cast<double>(state.queries.total_residues()) * static_cast<double>(residues);
   state.tables.whole_search.add_row({name, sequences, residues, static_cast<std::int64_t>(state.queries.size()),
                                      engine_name, number(whole_ms / 1000, 3), number(gcups(cells, whole_ms), 1),
                                      reported});
@@ -301,8 +299,8 @@ void bench_peak(BenchmarkState& state, const std::array<double, align::kAlphabet
     const std::int64_t query_length = options.peak_query_length > 0 ? options.peak_query_length : length;
     const SequenceSet database =
         random_database(options.peak_count, length, composition, mix(options.seed, static_cast<std::uint64_t>(length)));
-    const SequenceSet query_set = random_database(1, query_length, composition, mix(~std::uint64_t{options.seed},
-                                                                                   static_cast<std::uint64_t>(length)));
+    const SequenceSet query_set = random_database(
+        1, query_length, composition, mix(~std::uint64_t{options.seed}, static_cast<std::uint64_t>(length)));
     const std::span<const Residue> query = query_set.residues(0);
     align::SubjectScorer scorer(database, state.scoring, state.engine);
 
@@ -325,9 +323,8 @@ void bench_peak(BenchmarkState& state, const std::array<double, align::kAlphabet
     const Backend checker = state.engine == Backend::cpu ? Backend::reference : Backend::cpu;
     const std::size_t sample =
         std::min(database.size(), checker == Backend::cpu ? kPeakCheckedSubjects : kPeakCheckedByReference);
-    const std::vector<std::int32_t> expected =
-        align::local_alignment_scores(query, first_sequences(database, static_cast<std::int64_t>(sample)),
-                                      state.scoring, checker);
+    const std::vector<std::int32_t> expected = align::local_alignment_scores(
+        query, first_sequences(database, static_cast<std::int64_t>(sample)), state.scoring, checker);
     const std::vector<std::int32_t> measured(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(sample));
     const std::string check =
         check_text(fmt::format("{}, first {}:", to_string(checker), sample), count_differences(measured, expected));
@@ -419,7 +416,8 @@ std::array<double, align::kAlphabetSize> residue_composition(const SequenceSet& 
   }
   std::array<double, align::kAlphabetSize> fractions{};
   const double total = static_cast<double>(std::max<std::int64_t>(1, set.total_residues()));
-  for (int r = 0; r < align::kAlphabetSize; ++r) fractions[static_cast<std::size_t>(r)] = static_cast<double>(counts[static_cast<std::size_t>(r)]) / total;
+  for (int r = 0; r < align::kAlphabetSize; ++r)
+    fractions[static_cast<std::size_t>(r)] = static_cast<double>(counts[static_cast<std::size_t>(r)]) / total;
   return fractions;
 }
 
@@ -489,11 +487,10 @@ void bench_streaming(BenchmarkState& state, const std::string& name, const Seque
     const double resident_ms = time_scores(resident, query);
     const double streamed_ms = time_scores(streamed, query);
     const bool matches = resident.scores(query) == streamed.scores(query);
-    state.tables.streaming.add_row({name, fmt::format("{:.2f} GB", static_cast<double>(budget) / 1e9),
-                                    state.queries.id(q), static_cast<std::int64_t>(query.size()),
-                                    number(resident_ms / 1000, 4), number(cells / resident_ms / 1e6, 1),
-                                    number(streamed_ms / 1000, 4), number(cells / streamed_ms / 1e6, 1),
-                                    std::string(matches ? "yes" : "NO")});
+    state.tables.streaming.add_row(
+        {name, fmt::format("{:.2f} GB", static_cast<double>(budget) / 1e9), state.queries.id(q),
+         static_cast<std::int64_t>(query.size()), number(resident_ms / 1000, 4), number(cells / resident_ms / 1e6, 1),
+         number(streamed_ms / 1000, 4), number(cells / streamed_ms / 1e6, 1), std::string(matches ? "yes" : "NO")});
     if (!matches) throw Error(fmt::format("{}: streamed scores differ from resident ones", name));
   }
 }
@@ -502,10 +499,10 @@ AlignBenchmarkTables run_align_benchmark(const AlignBenchmarkOptions& options) {
   if (options.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", options.top));
   if (options.peak_count < 0) throw UsageError("--peak-count must be at least 0");
   const std::filesystem::path dir = mmseqs2_examples_dir(options.data_dir);
-  const Backend engine = options.backend == Backend::automatic ? (cuda_usable() ? Backend::cuda : Backend::cpu)
-                                                               : resolve(options.backend);
+  const Backend engine =
+      options.backend == Backend::automatic ? (cuda_usable() ? Backend::cuda : Backend::cpu) : resolve(options.backend);
   BenchmarkState state{options, engine, align::Scoring(align::builtin_matrix("BLOSUM62"), {kGapOpen, kGapExtend}),
-                       {}, {}, {}};
+                       {},      {},     {}};
 
   const SequenceSet full_database = align::read_fasta_file(dir / "DB.fasta.gz");
   const SequenceSet query_file = align::read_fasta_file(dir / "QUERY.fasta.gz");

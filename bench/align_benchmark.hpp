@@ -35,13 +35,13 @@ struct AlignBenchmarkOptions {
   std::vector<std::int64_t> database_sizes{750, 5000, 20000};  // first N sequences of DB.fasta.gz
   std::vector<std::int64_t> query_lengths{144, 350, 464, 1000, 2005, 5478};
   std::int64_t shuffled_residues = 200'000'000;  // 0: no shuffled database
-  std::int64_t peak_count = 1'000'000;            // 0: no peak table
+  std::int64_t peak_count = 1'000'000;           // 0: no peak table
   std::vector<std::int64_t> peak_lengths{128, 256, 512, 1024, 2048};
   std::int64_t peak_query_length = 0;  // 0: as long as the subjects
   std::uint32_t seed = 1;
-  int repeats = 3;                    // timed engine runs after one warm-up
-  double parasail_max_cells = 2e12;   // larger rows skip parasail (every default row runs it)
-  std::int32_t top = 10;              // hits ranked and traced back per query
+  int repeats = 3;                       // timed engine runs after one warm-up
+  double parasail_max_cells = 2e12;      // larger rows skip parasail (every default row runs it)
+  std::int32_t top = 10;                 // hits ranked and traced back per query
   Backend backend = Backend::automatic;  // the engine: cuda where usable, else cpu
   bool quiet = false;
 };
@@ -49,13 +49,13 @@ struct AlignBenchmarkOptions {
 struct AlignBenchmarkTables {
   Table queries{{"target length", "query", "length", "taken from"}};
   Table databases{{"database", "sequences", "residues", "made from"}};
-  Table search{{"database", "sequences", "residues", "query", "length", "engine", "seconds", "GCUPS",
-                "scores s", "GCUPS scores only", "vs parasail", "matches"}};
+  Table search{{"database", "sequences", "residues", "query", "length", "engine", "seconds", "GCUPS", "scores s",
+                "GCUPS scores only", "vs parasail", "matches"}};
   Table whole_search{{"database", "sequences", "residues", "queries", "engine", "seconds", "GCUPS", "hits"}};
   Table streaming{{"database", "device budget", "query", "length", "resident s", "resident GCUPS", "streamed s",
                    "streamed GCUPS", "same scores"}};
-  Table peak{{"subject length", "sequences", "residues", "query length", "engine", "seconds", "GCUPS", "TCUPS",
-              "matches"}};
+  Table peak{
+      {"subject length", "sequences", "residues", "query length", "engine", "seconds", "GCUPS", "TCUPS", "matches"}};
   std::vector<std::string> notes;
 };
 
@@ -86,8 +86,7 @@ ChosenQuery choose_query(const align::SequenceSet& queries, const align::Sequenc
 // Copies of `source`'s sequences in order, each with its residues shuffled
 // (Fisher-Yates, seeded), cycling through `source` until at least
 // min_residues are held. Copy r of sequence "id" is named "id.shuffledR".
-align::SequenceSet shuffled_database(const align::SequenceSet& source, std::int64_t min_residues,
-                                     std::uint32_t seed);
+align::SequenceSet shuffled_database(const align::SequenceSet& source, std::int64_t min_residues, std::uint32_t seed);
 
 // Fraction of each residue code among all residues of the set.
 std::array<double, align::kAlphabetSize> residue_composition(const align::SequenceSet& set);

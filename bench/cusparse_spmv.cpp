@@ -62,18 +62,16 @@ CusparseSpmv<T>::CusparseSpmv(const CsrMatrix<T>& a, const std::vector<T>& x) : 
     s.offsets_32 = DeviceArray<std::int32_t>::from_host(offsets);
     s.columns_32 = DeviceArray<std::int32_t>::from_host(a.col_indices);
     TRELLIS_CUDA_CHECK(cudaDeviceSynchronize());  // host copies die at scope end
-    check(cusparseCreateCsr(&s.matrix, s.rows, s.cols, s.nnz, s.offsets_32.data(), s.columns_32.data(),
-                            s.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                            value_type),
+    check(cusparseCreateCsr(&s.matrix, s.rows, s.cols, s.nnz, s.offsets_32.data(), s.columns_32.data(), s.values.data(),
+                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type),
           "cusparseCreateCsr");
   } else {
     std::vector<std::int64_t> columns(a.col_indices.begin(), a.col_indices.end());
     s.offsets_64 = DeviceArray<std::int64_t>::from_host(a.row_offsets);
     s.columns_64 = DeviceArray<std::int64_t>::from_host(columns);
     TRELLIS_CUDA_CHECK(cudaDeviceSynchronize());
-    check(cusparseCreateCsr(&s.matrix, s.rows, s.cols, s.nnz, s.offsets_64.data(), s.columns_64.data(),
-                            s.values.data(), CUSPARSE_INDEX_64I, CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO,
-                            value_type),
+    check(cusparseCreateCsr(&s.matrix, s.rows, s.cols, s.nnz, s.offsets_64.data(), s.columns_64.data(), s.values.data(),
+                            CUSPARSE_INDEX_64I, CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO, value_type),
           "cusparseCreateCsr");
   }
   check(cusparseCreateDnVec(&s.x_desc, s.cols, s.x.data(), value_type), "cusparseCreateDnVec");
@@ -81,8 +79,8 @@ CusparseSpmv<T>::CusparseSpmv(const CsrMatrix<T>& a, const std::vector<T>& x) : 
   T alpha = 1;
   T beta = 0;
   std::size_t workspace_bytes = 0;
-  check(cusparseSpMV_bufferSize(s.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, s.matrix, s.x_desc, &beta,
-                                s.y_desc, value_type, CUSPARSE_SPMV_ALG_DEFAULT, &workspace_bytes),
+  check(cusparseSpMV_bufferSize(s.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, s.matrix, s.x_desc, &beta, s.y_desc,
+                                value_type, CUSPARSE_SPMV_ALG_DEFAULT, &workspace_bytes),
         "cusparseSpMV_bufferSize");
   s.workspace = DeviceArray<unsigned char>(workspace_bytes);
 }

@@ -23,9 +23,9 @@ class CusparseSpmv {
   CusparseSpmv(const CusparseSpmv&) = delete;
   CusparseSpmv& operator=(const CusparseSpmv&) = delete;
 
-  double run_ms();                 // one product, its device time
-  std::vector<T> result() const;   // y after the last run
-  std::size_t bytes_moved() const; // A once, x once, y written once
+  double run_ms();                  // one product, its device time
+  std::vector<T> result() const;    // y after the last run
+  std::size_t bytes_moved() const;  // A once, x once, y written once
   bool uses_32bit_offsets() const;
 
  private:

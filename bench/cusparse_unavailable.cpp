@@ -16,13 +16,21 @@ CusparseSpmv<T>::CusparseSpmv(const CsrMatrix<T>&, const std::vector<T>&) {
 template <typename T>
 CusparseSpmv<T>::~CusparseSpmv() = default;
 template <typename T>
-double CusparseSpmv<T>::run_ms() { return 0; }
+double CusparseSpmv<T>::run_ms() {
+  return 0;
+}
 template <typename T>
-std::vector<T> CusparseSpmv<T>::result() const { return {}; }
+std::vector<T> CusparseSpmv<T>::result() const {
+  return {};
+}
 template <typename T>
-std::size_t CusparseSpmv<T>::bytes_moved() const { return 0; }
+std::size_t CusparseSpmv<T>::bytes_moved() const {
+  return 0;
+}
 template <typename T>
-bool CusparseSpmv<T>::uses_32bit_offsets() const { return false; }
+bool CusparseSpmv<T>::uses_32bit_offsets() const {
+  return false;
+}
 
 template class CusparseSpmv<float>;
 template class CusparseSpmv<double>;

@@ -95,9 +95,11 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
   const double contributions = static_cast<double>(assembly.contributions());
   const double positions = static_cast<double>(host.matrix.nnz() + host.lift.nnz());
   const double refill_bytes = contributions * (sizeof(double) + sizeof(std::int32_t)) +
-                              positions * (sizeof(std::int64_t) + sizeof(double)) + static_cast<double>(n) * sizeof(double);
-  const double atomic_bytes = contributions * (sizeof(double) + sizeof(std::int32_t) + sizeof(std::int64_t) + sizeof(double)) +
-                              positions * sizeof(double);
+                              positions * (sizeof(std::int64_t) + sizeof(double)) +
+                              static_cast<double>(n) * sizeof(double);
+  const double atomic_bytes =
+      contributions * (sizeof(double) + sizeof(std::int32_t) + sizeof(std::int64_t) + sizeof(double)) +
+      positions * sizeof(double);
   auto add_assembly_row = [&](const std::string& what, double ms, double bytes, double speedup) {
     tables.assembly.add_row({problem.name, what, static_cast<std::int64_t>(host.matrix.nnz()),
                              static_cast<std::int64_t>(assembly.contributions()), number(ms, 3),
@@ -138,7 +140,8 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
     assembly.refill(device_coefficients, device);  // uploads the tables once
     device::synchronize(nullptr);
     const double upload_ms = upload_timer.elapsed_ms();
-    const double gather_ms = median_device_ms(kWarmups, options.repeats, [&] { assembly.refill(device_coefficients, device); });
+    const double gather_ms =
+        median_device_ms(kWarmups, options.repeats, [&] { assembly.refill(device_coefficients, device); });
     const double gather_error = max_relative_difference(device.matrix.values().to_host(), host.matrix.values);
     const double atomic_ms = median_device_ms(kWarmups, options.repeats, [&] {
       assembly.refill(device_coefficients, device, nullptr, RefillMethod::atomic);
@@ -177,7 +180,8 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
       Coefficients<double> c(problem.mesh, variable_k ? 1 : 0);
       if (variable_k) c.set(0, std::span<const double>(problem.k));
       DeviceCoefficients<double> device_c(c);
-      const double ms = median_device_ms(kWarmups, options.repeats, [&] { apply_op.apply(device_c, device_x, device_y); });
+      const double ms =
+          median_device_ms(kWarmups, options.repeats, [&] { apply_op.apply(device_c, device_x, device_y); });
       std::vector<double> expected = y_csr;
       if (!variable_k) {
         const Assembly<double> plain_assembly(problem.mesh, constant, LinearForm(), dirichlet, {.symmetrize = true});
@@ -194,8 +198,7 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
       const std::string kernel = variable_k     ? "matrix-free, variable k"
                                  : uniform_path ? "matrix-free, constant k (uniform path)"
                                                 : "matrix-free, constant k";
-      tables.matrix_free.add_row({problem.name, kernel,
-                                  number(ms, 4), number(gbs(bytes, ms), 0),
+      tables.matrix_free.add_row({problem.name, kernel, number(ms, 4), number(gbs(bytes, ms), 0),
                                   number(100 * gbs(bytes, ms) / kCopyBandwidthGBs, 1), number(cusparse_ms, 4),
                                   number(cusparse_ms / ms, 2), scientific(error, 1)});
     }
@@ -212,11 +215,10 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
     MatrixFreeOperator<double> mf(problem.mesh, variable, dirichlet, {.symmetrize = true});
     const std::vector<double> diagonal = mf.diagonal(coefficients);
     auto device_diagonal = DeviceArray<double>::from_host(diagonal);
-    DeviceLinearOperator<double> mf_op{static_cast<std::int32_t>(n),
-                                       [&](const double* in, double* out, Stream stream) {
-                                         mf.apply(device_coefficients, in, out, stream);
-                                       },
-                                       device_diagonal.data()};
+    DeviceLinearOperator<double> mf_op{
+        static_cast<std::int32_t>(n),
+        [&](const double* in, double* out, Stream stream) { mf.apply(device_coefficients, in, out, stream); },
+        device_diagonal.data()};
     const SolverOptions solver_options{.relative_tolerance = kCgTolerance, .max_iterations = 100000, .check_every = 50};
     for (int matrix_free = 0; matrix_free < 2; ++matrix_free) {
       DeviceArray<double> device_x0(n);

@@ -18,9 +18,9 @@
 namespace trellis::bench {
 
 struct GridBenchmarkOptions {
-  std::int32_t size = 256;       // cells per axis of the 3-D problem (nodes: size + 1... see below)
-  std::int32_t size_2d = 4096;   // cells per axis of the 2-D problem
-  int repeats = 20;              // timed device runs; host refills run ceil(repeats / 5)
+  std::int32_t size = 256;              // cells per axis of the 3-D problem (nodes: size + 1... see below)
+  std::int32_t size_2d = 4096;          // cells per axis of the 2-D problem
+  int repeats = 20;                     // timed device runs; host refills run ceil(repeats / 5)
   std::int32_t cpu_cg_iterations = 50;  // cpu CG runs this many iterations (timed per iteration)
   bool quiet = false;
 };

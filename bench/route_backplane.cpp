@@ -141,14 +141,20 @@ route::Board backplane_board(const BackplaneSpec& spec) {
   // right-most top one.
   const Coord connector_width = spec.pin_columns * kColumnPitch;
   for (int k = 0; k < spec.connectors_per_edge; ++k) {
-    board.components.push_back({fmt::format("J{}", k + 1), 0,
-                                Point{kEdgeToFirstColumn + k * connector_width, kEdgeToFirstRow}, route::Side::front,
-                                0, {}});
+    board.components.push_back({fmt::format("J{}", k + 1),
+                                0,
+                                Point{kEdgeToFirstColumn + k * connector_width, kEdgeToFirstRow},
+                                route::Side::front,
+                                0,
+                                {}});
   }
   for (int k = 0; k < spec.connectors_per_edge; ++k) {
-    board.components.push_back({fmt::format("J{}", spec.connectors_per_edge + k + 1), 0,
+    board.components.push_back({fmt::format("J{}", spec.connectors_per_edge + k + 1),
+                                0,
                                 Point{width - kEdgeToFirstColumn - k * connector_width, height - kEdgeToFirstRow},
-                                route::Side::front, 180, {}});
+                                route::Side::front,
+                                180,
+                                {}});
   }
 
   const std::vector<int> top_pin = permutation(spec.nets, spec.seed);

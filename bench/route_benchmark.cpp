@@ -29,8 +29,8 @@ namespace trellis::bench {
 namespace {
 
 namespace fs = std::filesystem;
-using route::millimetres;
 using route::Board;
+using route::millimetres;
 
 constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 constexpr const char* kUnroutedSuffix = ".unrouted.dsn";
@@ -625,10 +625,11 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       // no second routing on a finer one.
       router_options.refine_pitch = false;
       const auto progress = [&](const route::RouteIteration& it) {
-        log.line("{}: iteration {}: {} nets routed, {} connections searched, {} overused nodes, {} failed connections, "
-                 "{:.2f} s",
-                 label, it.iteration, it.nets_routed, it.connections_searched, it.overused_nodes, it.failed_connections,
-                 it.seconds);
+        log.line(
+            "{}: iteration {}: {} nets routed, {} connections searched, {} overused nodes, {} failed connections, "
+            "{:.2f} s",
+            label, it.iteration, it.nets_routed, it.connections_searched, it.overused_nodes, it.failed_connections,
+            it.seconds);
       };
       const route::RouteResult result = route::route_board(board, router_options, progress);
       SteadyTimer drc_timer;
@@ -717,16 +718,15 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
   }
   const Log log(options.quiet);
   std::vector<std::string>& notes = tables.notes;
-  notes.push_back(
-      fmt::format("PathFinder at most {} iterations, default lattice pitch (wire width + clearance){}{}; "
-                  "router s: route_board's own time (lattice, negotiation and geometry).",
-                  options.max_iterations,
-                  options.concurrent_nets == 0
-                      ? std::string()
-                      : fmt::format(", {} concurrent nets after the first iteration{}", options.concurrent_nets,
-                                    options.concurrency_follows_overuse ? " (fewer as overuse falls)" : ""),
-                  options.cleanup_passes == 1 ? std::string()
-                                              : fmt::format(", {} clean-up passes", options.cleanup_passes)));
+  notes.push_back(fmt::format(
+      "PathFinder at most {} iterations, default lattice pitch (wire width + clearance){}{}; "
+      "router s: route_board's own time (lattice, negotiation and geometry).",
+      options.max_iterations,
+      options.concurrent_nets == 0
+          ? std::string()
+          : fmt::format(", {} concurrent nets after the first iteration{}", options.concurrent_nets,
+                        options.concurrency_follows_overuse ? " (fewer as overuse falls)" : ""),
+      options.cleanup_passes == 1 ? std::string() : fmt::format(", {} clean-up passes", options.cleanup_passes)));
   if (!boards.empty()) {
     route_boards(boards, backends, options, log, tables);
     notes.push_back(fmt::format("Boards from {}.", dir.string()));

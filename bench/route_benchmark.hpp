@@ -33,11 +33,11 @@ struct RouteBenchmarkOptions {
   // Folder with pcbench/, dac2020/ and kicad/; empty: ../shared/boards from
   // the current directory (an error when it is missing).
   std::string boards_dir;
-  std::vector<Backend> backends;  // empty: cpu, and cuda when usable
-  int max_iterations = 50;        // PathFinder iterations at most, boards and backplane
-  int concurrent_nets = 0;        // RouterOptions::concurrent_nets, boards and backplane
+  std::vector<Backend> backends;             // empty: cpu, and cuda when usable
+  int max_iterations = 50;                   // PathFinder iterations at most, boards and backplane
+  int concurrent_nets = 0;                   // RouterOptions::concurrent_nets, boards and backplane
   bool concurrency_follows_overuse = false;  // RouterOptions::concurrency_follows_overuse
-  int cleanup_passes = 1;         // RouterOptions::cleanup_passes, boards and backplane
+  int cleanup_passes = 1;                    // RouterOptions::cleanup_passes, boards and backplane
   // Board filters: case-insensitive substrings of SUITE/BOARD (such as
   // "pcbench/tdstat_TDstatv2"); empty: all boards. The backplane runs either
   // way; filters that all match "backplane" run it alone.

@@ -43,8 +43,8 @@ double max_relative_error(const CsrMatrix<T>& a, const std::vector<T>& x, const 
 template <typename T>
 std::size_t trellis_bytes(const CsrMatrix<T>& a) {
   return static_cast<std::size_t>(a.nnz()) * (sizeof(T) + sizeof(ColumnIndex)) +
-         (static_cast<std::size_t>(a.rows) + 1) * sizeof(RowOffset) +
-         static_cast<std::size_t>(a.cols) * sizeof(T) + static_cast<std::size_t>(a.rows) * sizeof(T);
+         (static_cast<std::size_t>(a.rows) + 1) * sizeof(RowOffset) + static_cast<std::size_t>(a.cols) * sizeof(T) +
+         static_cast<std::size_t>(a.rows) * sizeof(T);
 }
 
 struct Measurement {
@@ -65,11 +65,12 @@ void run_precision(const SpmvBenchmarkOptions& options, const std::string& preci
 
   const int host_repeats = std::max(1, (options.repeats + 9) / 10);
   auto wants = [&](Backend b) {
-    return options.backends.empty() || std::find(options.backends.begin(), options.backends.end(), b) !=
-                                           options.backends.end();
+    return options.backends.empty() ||
+           std::find(options.backends.begin(), options.backends.end(), b) != options.backends.end();
   };
   const bool with_cuda = cuda_usable() && wants(Backend::cuda);
-  std::size_t steps = 1 + (wants(Backend::reference) ? host_repeats - 1 : 0) + (wants(Backend::cpu) ? host_repeats : 0) +
+  std::size_t steps = 1 + (wants(Backend::reference) ? host_repeats - 1 : 0) +
+                      (wants(Backend::cpu) ? host_repeats : 0) +
                       (with_cuda ? 2 * static_cast<std::size_t>(options.repeats) : 0);
   Progress progress(fmt::format("spmv {} {}^3", precision, n), steps, options.quiet);
 
@@ -145,12 +146,15 @@ Table run_spmv_benchmark(const SpmvBenchmarkOptions& options) {
     // A clear error now, not a silently missing row (vulkan has no benchmark row yet).
     if (b == Backend::cuda || b == Backend::vulkan) resolve(b);
   }
-  Table table({"backend", "precision", "grid", "nnz", "time ms (median)", "GFLOP/s", "GB/s", "% of copy BW",
-               "max rel. error"});
+  Table table(
+      {"backend", "precision", "grid", "nnz", "time ms (median)", "GFLOP/s", "GB/s", "% of copy BW", "max rel. error"});
   for (const std::string& precision : options.precisions) {
-    if (precision == "double") run_precision<double>(options, precision, table);
-    else if (precision == "float") run_precision<float>(options, precision, table);
-    else throw UsageError("unknown precision '" + precision + "' (expected double or float)");
+    if (precision == "double")
+      run_precision<double>(options, precision, table);
+    else if (precision == "float")
+      run_precision<float>(options, precision, table);
+    else
+      throw UsageError("unknown precision '" + precision + "' (expected double or float)");
   }
   return table;
 }

@@ -12,10 +12,10 @@
 namespace trellis::bench {
 
 struct SpmvBenchmarkOptions {
-  std::int32_t size = 256;                 // grid points per dimension
+  std::int32_t size = 256;  // grid points per dimension
   std::vector<std::string> precisions{"double", "float"};
-  int repeats = 50;                        // timed device runs; host backends run ceil(repeats/10)
-  std::vector<Backend> backends;           // empty: every available backend
+  int repeats = 50;               // timed device runs; host backends run ceil(repeats/10)
+  std::vector<Backend> backends;  // empty: every available backend
   bool quiet = false;
 };
 

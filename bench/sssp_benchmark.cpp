@@ -135,18 +135,24 @@ SsspBenchmarkTables run_sssp_benchmark(const SsspBenchmarkOptions& options) {
   for (int k : options.batch_sizes) {
     if (k <= 0) throw UsageError(fmt::format("batch sizes must be positive, got {}", k));
   }
-  const std::vector<std::string> columns{"graph",           "nodes", "edges", "backend / algorithm",
-                                         "time us (median)", "edges relaxed", "GTEPS (graph edges / time)",
-                                         "distance", "bitwise = reference"};
+  const std::vector<std::string> columns{"graph",
+                                         "nodes",
+                                         "edges",
+                                         "backend / algorithm",
+                                         "time us (median)",
+                                         "edges relaxed",
+                                         "GTEPS (graph edges / time)",
+                                         "distance",
+                                         "bitwise = reference"};
   SsspBenchmarkTables tables{Table(columns),
                              Table({"backend / algorithm", "K queries", "first call ms", "wall ms (median of 3 more)",
                                     "queries / s (median)", "last = reference"}),
                              Table(columns)};
   const std::size_t per_graph = contenders(options).size();
-  Progress progress("sssp benchmark",
-                    per_graph * (options.presets.size() + options.large_presets.size()) +
-                        per_graph * options.batch_sizes.size(),
-                    options.quiet);
+  Progress progress(
+      "sssp benchmark",
+      per_graph * (options.presets.size() + options.large_presets.size()) + per_graph * options.batch_sizes.size(),
+      options.quiet);
   // An empty name (--large "") leaves that table empty.
   for (const std::string& name : options.presets) {
     if (!name.empty()) corner_to_corner(name, options, tables.corner_to_corner, progress);

@@ -15,7 +15,7 @@ struct SsspBenchmarkOptions {
   std::vector<std::string> presets{"seed-2k", "seed-8k", "seed-30k", "seed-60k", "seed-180k", "seed-401k"};
   std::vector<int> batch_sizes{1, 4, 16, 64, 256, 1024};
   std::vector<std::string> large_presets{"backplane", "board-1.2m"};
-  int repeats = 20;  // timed device runs per row; host backends run ceil(repeats / 10) times
+  int repeats = 20;               // timed device runs per row; host backends run ceil(repeats / 10) times
   std::vector<Backend> backends;  // empty: every available backend
   bool quiet = false;
 };

@@ -53,8 +53,10 @@ double max_relative_error(const CsrMatrix<T>& a, const std::vector<T>& x, const 
       }
       const std::size_t at = static_cast<std::size_t>(j) * rows + static_cast<std::size_t>(row);
       const double diff = std::abs(static_cast<double>(y[at]) - y_ref[at]);
-      if (std::isnan(diff)) any_nan = true;
-      else worst = std::max(worst, scale > 0 ? diff / scale : diff);
+      if (std::isnan(diff))
+        any_nan = true;
+      else
+        worst = std::max(worst, scale > 0 ? diff / scale : diff);
     }
   }
   return any_nan ? std::numeric_limits<double>::infinity() : worst;
@@ -114,8 +116,8 @@ Table run_structured_benchmark(const CsrMatrix<T>& a, const std::string& matrix_
     const double ms = median_device_ms(
         kWarmups, options.repeats, [&] { grid::spmv<T>(T(1), device_a, device_x, T(0), device_y); },
         [&] { progress.advance(); });
-    measured.push_back({"CSR SpMV (trellis)", 1, ms, csr_bytes(a, 1),
-                        max_relative_error(a, x, device_y.to_host(), y_ref, 1)});
+    measured.push_back(
+        {"CSR SpMV (trellis)", 1, ms, csr_bytes(a, 1), max_relative_error(a, x, device_y.to_host(), y_ref, 1)});
   }
 
   double cusparse_ms = std::numeric_limits<double>::quiet_NaN();
@@ -128,9 +130,9 @@ Table run_structured_benchmark(const CsrMatrix<T>& a, const std::string& matrix_
       progress.advance();
     }
     cusparse_ms = median(times);
-    measured.push_back({anchor.uses_32bit_offsets() ? "CSR SpMV (cuSPARSE, 32-bit offsets)"
-                                                    : "CSR SpMV (cuSPARSE, 64-bit indices)",
-                        1, cusparse_ms, anchor.bytes_moved(), max_relative_error(a, x, anchor.result(), y_ref, 1)});
+    measured.push_back(
+        {anchor.uses_32bit_offsets() ? "CSR SpMV (cuSPARSE, 32-bit offsets)" : "CSR SpMV (cuSPARSE, 64-bit indices)", 1,
+         cusparse_ms, anchor.bytes_moved(), max_relative_error(a, x, anchor.result(), y_ref, 1)});
   } else {
     progress.advance(static_cast<std::uint64_t>(options.repeats));
   }
@@ -164,8 +166,8 @@ Table run_structured_benchmark(const CsrMatrix<T>& a, const std::string& matrix_
   }
   progress.finish();
 
-  Table table({"kernel", "matrix", "precision", "rows", "nnz", "time ms (median)", "ms per rhs", "GB/s",
-               "% of copy BW", "speed-up per rhs vs cuSPARSE", "max rel. error"});
+  Table table({"kernel", "matrix", "precision", "rows", "nnz", "time ms (median)", "ms per rhs", "GB/s", "% of copy BW",
+               "speed-up per rhs vs cuSPARSE", "max rel. error"});
   for (const Measurement& m : measured) {
     const double per_rhs = m.ms / m.right_hand_sides;
     const double gbs = static_cast<double>(m.bytes) / (m.ms * 1e-3) * 1e-9;

@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
   const SolveResult result = cg<double>(csr_operator(system.matrix), b, x, {.relative_tolerance = 1e-10});
   std::vector<double> error(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) error[i] = g[i] - x[i];
-  std::printf("%d x %d cells, %d unknowns, %lld matrix entries, CG %s in %d iterations\n", cells, cells,
-              mesh->nodes(), static_cast<long long>(system.matrix.nnz()), result.converged ? "converged" : "stopped",
+  std::printf("%d x %d cells, %d unknowns, %lld matrix entries, CG %s in %d iterations\n", cells, cells, mesh->nodes(),
+              static_cast<long long>(system.matrix.nnz()), result.converged ? "converged" : "stopped",
               result.iterations);
   std::printf("error: normh %.3e, discrete H1 %.3e, max %.3e\n", norm_h<double>(*mesh, error),
               h1_norm<double>(*mesh, error), max_norm<double>(error));

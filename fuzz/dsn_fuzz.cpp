@@ -25,7 +25,8 @@ void check_board(const trellis::route::Board& board) {
   trellis::fuzz::check_board_indices(board);
   for (const Net& net : board.nets) {
     for (const PinRef& pin : net.pins) {
-      if (!inside_boundary(board, pin_position(board, pin))) bug("a connected pin off the board was accepted", net.name);
+      if (!inside_boundary(board, pin_position(board, pin)))
+        bug("a connected pin off the board was accepted", net.name);
     }
   }
 }

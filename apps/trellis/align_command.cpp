@@ -153,9 +153,9 @@ void run_search(const SearchCommand& command, const GlobalOptions& globals) {
     std::fprintf(stderr, "%s\n",
                  fmt::format("{} queries against {} sequences ({} residues; read in {:.1f} ms), {} {}/{}: {} hits "
                              "in {:.3f} s ({:.2f} GCUPS)",
-                             queries.size(), database.size(), database.total_residues(), read_ms,
-                             scoring.matrix.name(), scoring.gaps.open, scoring.gaps.extend, reported,
-                             search_ms / 1000, search_ms > 0 ? cells / (search_ms * 1e6) : 0.0)
+                             queries.size(), database.size(), database.total_residues(), read_ms, scoring.matrix.name(),
+                             scoring.gaps.open, scoring.gaps.extend, reported, search_ms / 1000,
+                             search_ms > 0 ? cells / (search_ms * 1e6) : 0.0)
                      .c_str());
   }
 }
@@ -207,20 +207,23 @@ void add_align_command(CLI::App& app, const GlobalOptions& globals) {
       "Gaps in BLAST's convention: a gap of length k costs open + k * extend.");
   search->add_option("-q,--query", command->query_path, "Query sequences (FASTA, FASTA.gz or a prepared database)")
       ->required();
-  search->add_option("-d,--db", command->database_path,
-                     "Database sequences (FASTA, FASTA.gz or a prepared database from trellis align makedb)")
+  search
+      ->add_option("-d,--db", command->database_path,
+                   "Database sequences (FASTA, FASTA.gz or a prepared database from trellis align makedb)")
       ->required();
-  search->add_option("--matrix", command->matrix,
-                     "A built-in matrix (BLOSUM45, BLOSUM50, BLOSUM62, BLOSUM80, PAM30, PAM70, PAM250) or an "
-                     "NCBI-format matrix file")
+  search
+      ->add_option("--matrix", command->matrix,
+                   "A built-in matrix (BLOSUM45, BLOSUM50, BLOSUM62, BLOSUM80, PAM30, PAM70, PAM250) or an "
+                   "NCBI-format matrix file")
       ->capture_default_str();
   command->gap_open_option = search->add_option(
       "--gap-open", command->gap_open, "Gap open penalty (default: BLAST's for the matrix, 11 for a matrix file)");
   command->gap_extend_option = search->add_option(
       "--gap-extend", command->gap_extend, "Gap extend penalty (default: BLAST's for the matrix, 1 for a matrix file)");
   search->add_option("--top", command->top, "Most hits reported per query")->capture_default_str();
-  search->add_option("--evalue", command->max_evalue,
-                     "Report hits with an E-value up to this (ignored without statistics)")
+  search
+      ->add_option("--evalue", command->max_evalue,
+                   "Report hits with an E-value up to this (ignored without statistics)")
       ->capture_default_str();
   search
       ->add_option("--statistics", command->statistics,
@@ -229,14 +232,16 @@ void add_align_command(CLI::App& app, const GlobalOptions& globals) {
                    "with OLD_FSC set), or none (rank by score, no E-values)")
       ->check(CLI::IsMember({"spouge", "karlin-altschul", "none"}))
       ->capture_default_str();
-  command->database_size_option = search->add_option(
-      "--dbsize", command->database_size,
-      "Database size in residues for the E-values, as blastp's -dbsize (default: the database's)");
+  command->database_size_option =
+      search->add_option("--dbsize", command->database_size,
+                         "Database size in residues for the E-values, as blastp's -dbsize (default: the database's)");
   command->columns_option =
-      search->add_option("--columns", command->columns,
-                         "Tabular columns by BLAST's names, comma- or space-separated: std (qaccver saccver pident "
-                         "length mismatch gapopen qstart qend sstart send evalue bitscore), qseqid, sseqid, score, qlen, slen, "
-                         "nident, positive, ppos, gaps, qcovs, qcovhsp, qseq, sseq, stitle")
+      search
+          ->add_option(
+              "--columns", command->columns,
+              "Tabular columns by BLAST's names, comma- or space-separated: std (qaccver saccver pident "
+              "length mismatch gapopen qstart qend sstart send evalue bitscore), qseqid, sseqid, score, qlen, slen, "
+              "nident, positive, ppos, gaps, qcovs, qcovhsp, qseq, sseq, stitle")
           ->capture_default_str();
   command->format_option = search->add_option("--format", command->format, "tsv (BLAST's outfmt 6), pairwise or json")
                                ->check(CLI::IsMember({"tsv", "pairwise", "json"}))

@@ -137,8 +137,7 @@ void run_align(const AlignCommand& command, const GlobalOptions& globals) {
   } else {
     text = "## Queries (nearest length in QUERY.fasta.gz; DB.fasta.gz where none is within 10%)\n\n" +
            tables.queries.to_markdown() + "\n## Databases\n\n" + tables.databases.to_markdown() +
-           "\n## Search, one query at a time against the resident database\n\n" +
-           tables.search.to_markdown() +
+           "\n## Search, one query at a time against the resident database\n\n" + tables.search.to_markdown() +
            "\n## One search() call per database, all queries\n\n" + tables.whole_search.to_markdown();
     if (!tables.streaming.rows().empty()) {
       text += "\n## The shuffled database streamed through a quarter of its device layout\n\n" +
@@ -176,13 +175,14 @@ void run_route(const RouteCommand& command, const GlobalOptions& globals) {
   } else {
     // With --only backplane the boards table is empty and left out.
     if (!tables.boards.rows().empty()) {
-      text += "## Boards: PathFinder beside the human routing and FreeRouting 1.9.0\n\n" +
-              tables.boards.to_markdown() + "\n";
+      text += "## Boards: PathFinder beside the human routing and FreeRouting 1.9.0\n\n" + tables.boards.to_markdown() +
+              "\n";
     }
     if (options.backplane) {
-      text += "## Synthetic backplanes: 18 layers, 512 two-pin nets, about 450,000 and 560,000 lattice grid "
-              "nodes\n\n" +
-              tables.backplane.to_markdown() + "\n";
+      text +=
+          "## Synthetic backplanes: 18 layers, 512 two-pin nets, about 450,000 and 560,000 lattice grid "
+          "nodes\n\n" +
+          tables.backplane.to_markdown() + "\n";
     }
     text += "## Notes\n\n";
     for (const std::string& note : tables.notes) text += "- " + note + "\n";
@@ -202,8 +202,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       "CSR SpMV y = A x on a 3-D 7-point Laplacian: reference, cpu, cuda and cuSPARSE; median time, GFLOP/s, "
       "GB/s and the error against reference. With --backend other than auto, only that backend (and the "
       "reference result it is checked against).");
-  cmd->add_option("--size", spmv->options.size, "Grid points per dimension (size^3 unknowns)")
-      ->capture_default_str();
+  cmd->add_option("--size", spmv->options.size, "Grid points per dimension (size^3 unknowns)")->capture_default_str();
   cmd->add_option("--precision", spmv->precision, "double, float or both")
       ->check(CLI::IsMember({"double", "float", "both"}))
       ->capture_default_str();
@@ -222,7 +221,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       "Shortest paths corner to corner on routing lattices for every backend and algorithm (time, edges "
       "relaxed, GTEPS as graph edges over time, bitwise check against Dijkstra), batched queries per second, "
       "and the large boards. Times are the search itself (CUDA events on the device, graph resident).");
-  sssp_cmd->add_option("--presets", sssp->options.presets, "Lattice presets for the first table (see trellis graph gen --list-presets)")
+  sssp_cmd
+      ->add_option("--presets", sssp->options.presets,
+                   "Lattice presets for the first table (see trellis graph gen --list-presets)")
       ->delimiter(',')
       ->capture_default_str();
   sssp_cmd->add_option("--batch-sizes", sssp->options.batch_sizes, "K values for the batched table")
@@ -231,8 +232,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
   sssp_cmd->add_option("--large", sssp->options.large_presets, "Presets for the large-board table")
       ->delimiter(',')
       ->capture_default_str();
-  sssp_cmd->add_option("--repeats", sssp->options.repeats,
-                       "Timed device runs per row after a warm-up; host backends run ceil(repeats/10) times")
+  sssp_cmd
+      ->add_option("--repeats", sssp->options.repeats,
+                   "Timed device runs per row after a warm-up; host backends run ceil(repeats/10) times")
       ->capture_default_str();
   sssp_cmd->add_option("--format", sssp->format, "markdown or json")
       ->check(CLI::IsMember({"markdown", "json"}))
@@ -247,13 +249,14 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       "forms. Sparse kernels (our CSR, cuSPARSE, DIA, SpMM), the matrix-free apply, assembly setup and refill "
       "(cpu, cuda gather and atomic) and Jacobi CG, with bytes moved against the copy bandwidth.");
   grid_cmd->add_option("--size", grid->options.size, "Nodes per axis of the 3-D problem")->capture_default_str();
-  grid_cmd->add_option("--size-2d", grid->options.size_2d, "Nodes per axis of the 2-D problem")
+  grid_cmd->add_option("--size-2d", grid->options.size_2d, "Nodes per axis of the 2-D problem")->capture_default_str();
+  grid_cmd
+      ->add_option("--repeats", grid->options.repeats,
+                   "Timed device runs after 2 warm-ups; host refills run ceil(repeats/5) times")
       ->capture_default_str();
-  grid_cmd->add_option("--repeats", grid->options.repeats,
-                       "Timed device runs after 2 warm-ups; host refills run ceil(repeats/5) times")
-      ->capture_default_str();
-  grid_cmd->add_option("--cpu-cg-iterations", grid->options.cpu_cg_iterations,
-                       "Iterations of the timed cpu CG (compared per iteration)")
+  grid_cmd
+      ->add_option("--cpu-cg-iterations", grid->options.cpu_cg_iterations,
+                   "Iterations of the timed cpu CG (compared per iteration)")
       ->capture_default_str();
   grid_cmd->add_option("--format", grid->format, "markdown or json")
       ->check(CLI::IsMember({"markdown", "json"}))
@@ -278,23 +281,26 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
   align_cmd->add_option("--queries", align->options.query_lengths, "Target query lengths")
       ->delimiter(',')
       ->capture_default_str();
-  align_cmd->add_option("--shuffled-residues", align->options.shuffled_residues,
-                        "Residues of the shuffled database at least (0: none)")
+  align_cmd
+      ->add_option("--shuffled-residues", align->options.shuffled_residues,
+                   "Residues of the shuffled database at least (0: none)")
       ->capture_default_str();
   align_cmd->add_option("--peak-count", align->options.peak_count, "Sequences per peak database (0: no peak table)")
       ->capture_default_str();
   align_cmd->add_option("--peak-length", align->options.peak_lengths, "Sequence lengths of the peak databases")
       ->delimiter(',')
       ->capture_default_str();
-  align_cmd->add_option("--peak-query-length", align->options.peak_query_length,
-                        "Query length for the peak table (0: as long as the subjects)")
+  align_cmd
+      ->add_option("--peak-query-length", align->options.peak_query_length,
+                   "Query length for the peak table (0: as long as the subjects)")
       ->capture_default_str();
   align_cmd->add_option("--seed", align->options.seed, "Seed of the shuffled and random databases")
       ->capture_default_str();
   align_cmd->add_option("--repeats", align->options.repeats, "Timed engine runs per row after one warm-up")
       ->capture_default_str();
-  align_cmd->add_option("--parasail-max-cells", align->options.parasail_max_cells,
-                        "Rows with more cells (query x database residues) skip parasail")
+  align_cmd
+      ->add_option("--parasail-max-cells", align->options.parasail_max_cells,
+                   "Rows with more cells (query x database residues) skip parasail")
       ->capture_default_str();
   align_cmd->add_option("--top", align->options.top, "Hits ranked and traced back per query")->capture_default_str();
   align_cmd->add_option("--format", align->format, "markdown or json")
@@ -313,24 +319,27 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
   route_cmd->add_option("--boards", route->options.boards_dir,
                         "Folder with pcbench/, dac2020/ and kicad/ (default: ../shared/boards from the current "
                         "directory)");
-  route_cmd->add_option("--only", route->options.only,
-                        "Route only boards whose SUITE/NAME (pcbench/..., dac2020/..., kicad/...) contains one of "
-                        "these, case-insensitive; the backplanes run either way, alone with --only backplane, and "
-                        "one alone with its whole name (e.g. backplane-18L-512nets-taller)")
+  route_cmd
+      ->add_option("--only", route->options.only,
+                   "Route only boards whose SUITE/NAME (pcbench/..., dac2020/..., kicad/...) contains one of "
+                   "these, case-insensitive; the backplanes run either way, alone with --only backplane, and "
+                   "one alone with its whole name (e.g. backplane-18L-512nets-taller)")
       ->delimiter(',');
   route_cmd->add_option("--max-iterations", route->options.max_iterations, "PathFinder iterations at most")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  route_cmd->add_option("--concurrent-nets", route->options.concurrent_nets,
-                        "After the first iteration, route this many nets at once against the same copper whatever "
-                        "their reaches (0: only nets whose reaches do not overlap)")
+  route_cmd
+      ->add_option("--concurrent-nets", route->options.concurrent_nets,
+                   "After the first iteration, route this many nets at once against the same copper whatever "
+                   "their reaches (0: only nets whose reaches do not overlap)")
       ->check(CLI::Range(0, 1 << 20))
       ->capture_default_str();
   route_cmd->add_flag("--concurrency-follows-overuse", route->options.concurrency_follows_overuse,
                       "With --concurrent-nets N: one concurrent net for every 8 nodes overused, at most N");
-  route_cmd->add_option("--cleanup-passes", route->options.cleanup_passes,
-                        "After the negotiation, passes routing each complete net again alone round the others' "
-                        "copper, kept where cheaper; 0: none")
+  route_cmd
+      ->add_option("--cleanup-passes", route->options.cleanup_passes,
+                   "After the negotiation, passes routing each complete net again alone round the others' "
+                   "copper, kept where cheaper; 0: none")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
   route_cmd->add_flag("--skip-backplane", route->skip_backplane, "Leave out the synthetic backplanes");

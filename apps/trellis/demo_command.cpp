@@ -67,14 +67,15 @@ void route_demo_board(const std::filesystem::path& out_dir, Backend backend) {
   route::write_routed_kicad_pcb(unrouted, board, routed.copper, routed_file);
   route::write_svg(board, copper, out_dir / "pic_programmer.svg");
   write_file_atomically(out_dir / "pic_programmer.report.json", route_report_json(board, routed, drc).dump(2) + "\n");
-  fmt::print("\nAutorouting {} (kicad-demos) with its tracks taken out, {} backend: {} of {} nets routed in {} "
-             "iterations, {:.3f} s; {:.1f} mm of wire (the human routing: {:.1f} mm), {} vias; design-rule check: "
-             "{} violations, {} unconnected nets. Written to {}: pic_programmer.kicad_pcb (without tracks), "
-             "pic_programmer.routed.kicad_pcb, pic_programmer.svg, pic_programmer.report.json\n",
-             board_file.filename().string(), to_string(routed.backend),
-             routed.nets_to_route - routed.unrouted_nets.size(), routed.nets_to_route, routed.iterations.size(),
-             routed.seconds, static_cast<double>(routed.wire_length) * 1e-6, static_cast<double>(human_wire) * 1e-6,
-             routed.via_count, drc.routing.size(), drc.unconnected.size(), out_dir.string());
+  fmt::print(
+      "\nAutorouting {} (kicad-demos) with its tracks taken out, {} backend: {} of {} nets routed in {} "
+      "iterations, {:.3f} s; {:.1f} mm of wire (the human routing: {:.1f} mm), {} vias; design-rule check: "
+      "{} violations, {} unconnected nets. Written to {}: pic_programmer.kicad_pcb (without tracks), "
+      "pic_programmer.routed.kicad_pcb, pic_programmer.svg, pic_programmer.report.json\n",
+      board_file.filename().string(), to_string(routed.backend), routed.nets_to_route - routed.unrouted_nets.size(),
+      routed.nets_to_route, routed.iterations.size(), routed.seconds, static_cast<double>(routed.wire_length) * 1e-6,
+      static_cast<double>(human_wire) * 1e-6, routed.via_count, drc.routing.size(), drc.unconnected.size(),
+      out_dir.string());
 }
 
 }  // namespace
@@ -109,11 +110,12 @@ void add_demo_command(CLI::App& app, const GlobalOptions& globals) {
     graph::ShortestPaths engine(lattice, sssp_options);
     engine.run(query);  // warm-up
     graph::SsspResult result = engine.run(query);
-    fmt::print("\nShortest path corner to corner on {} ({} nodes, {} edges): {} {} took {:.3f} ms; "
-               "distance {}, {} nodes on the path, {} edge relaxations\n",
-               preset.name, lattice.node_count(), lattice.edge_count(), to_string(result.backend),
-               graph::to_string(result.algorithm), result.solve_ms, result.distance[query.target],
-               graph::path_to(result, query.target).size(), result.edges_relaxed);
+    fmt::print(
+        "\nShortest path corner to corner on {} ({} nodes, {} edges): {} {} took {:.3f} ms; "
+        "distance {}, {} nodes on the path, {} edge relaxations\n",
+        preset.name, lattice.node_count(), lattice.edge_count(), to_string(result.backend),
+        graph::to_string(result.algorithm), result.solve_ms, result.distance[query.target],
+        graph::path_to(result, query.target).size(), result.edges_relaxed);
 
     // Bramble's test problem on refined meshes: second order in the discrete H1 norm.
     grid::ProblemOptions poisson;
@@ -150,9 +152,10 @@ void add_demo_command(CLI::App& app, const GlobalOptions& globals) {
     SteadyTimer timer;
     const auto hits = align::search(queries, database, scoring, search_options);
     const double ms = timer.elapsed_ms();
-    fmt::print("\nSmith-Waterman search, BLOSUM62 11/1: 10 queries against the mmseqs2 example database ({} "
-               "sequences, {} residues) on the {} backend, best hit per query (BLAST tabular):\n\n",
-               database.size(), database.total_residues(), to_string(resolve(backend)));
+    fmt::print(
+        "\nSmith-Waterman search, BLOSUM62 11/1: 10 queries against the mmseqs2 example database ({} "
+        "sequences, {} residues) on the {} backend, best hit per query (BLAST tabular):\n\n",
+        database.size(), database.total_residues(), to_string(resolve(backend)));
     std::fflush(stdout);
     align::write_tabular(std::cout, hits, queries, database, align::standard_columns());
     std::cout.flush();

@@ -31,8 +31,8 @@ namespace trellis::cli {
 namespace {
 
 using route::Board;
-using route::millimetres;
 using route::DrcReport;
+using route::millimetres;
 using route::Violation;
 
 struct DrcCommand {
@@ -47,9 +47,10 @@ void write_violations(std::ostream& out, const Board& board, const char* title, 
   out << title << " (" << list.size() << ")\n";
   for (const Violation& v : list) {
     out << fmt::format("  {:<9} {:<8} at ({:.4f}, {:.4f}) mm: {} [{}] and {} [{}]: {:.4f} mm, needs {:.4f} mm\n",
-                       route::to_string(v.kind), layer_name(board, v.layer), millimetres(static_cast<double>(v.position.x)),
-                       millimetres(static_cast<double>(v.position.y)), v.first.name, v.first.net_name, v.second.name,
-                       v.second.net_name, millimetres(v.measured), millimetres(static_cast<double>(v.required)));
+                       route::to_string(v.kind), layer_name(board, v.layer),
+                       millimetres(static_cast<double>(v.position.x)), millimetres(static_cast<double>(v.position.y)),
+                       v.first.name, v.first.net_name, v.second.name, v.second.net_name, millimetres(v.measured),
+                       millimetres(static_cast<double>(v.required)));
   }
 }
 
@@ -84,7 +85,8 @@ void run(const DrcCommand& command, const GlobalOptions& globals) {
       command.routes_path.empty()
           ? route::check_design_rules(board)
           : route::check_design_rules(
-                board, route::with_board_wiring(board, route::read_session(std::filesystem::path(command.routes_path), board)));
+                board, route::with_board_wiring(
+                           board, route::read_session(std::filesystem::path(command.routes_path), board)));
   const std::string text = command.json ? drc_report_json(board, report).dump(2) + "\n" : text_report(board, report);
   if (command.output.empty()) {
     std::fputs(text.c_str(), stdout);
@@ -98,9 +100,8 @@ void run(const DrcCommand& command, const GlobalOptions& globals) {
                  fmt::format("drc {}{}{}: {} routing violations, {} input conflicts, {} of {} nets unconnected "
                              "({} pads, {} wires, {} vias; {:.1f} ms)",
                              command.board_path, command.routes_path.empty() ? "" : " + ", command.routes_path,
-                             report.routing.size(), report.input_conflicts.size(),
-                             report.unconnected.size(), report.nets_checked, report.pads, report.wires, report.vias,
-                             report.seconds * 1e3)
+                             report.routing.size(), report.input_conflicts.size(), report.unconnected.size(),
+                             report.nets_checked, report.pads, report.wires, report.vias, report.seconds * 1e3)
                      .c_str());
   }
   if (command.fail_on_violations && (!report.routing.empty() || !report.unconnected.empty())) {
@@ -117,7 +118,8 @@ void add_drc_command(CLI::App& app, const GlobalOptions& globals) {
   CLI::App* drc = app.add_subcommand(
       "drc",
       "Design-rule check of a board (Specctra DSN, or KiCad .kicad_pcb with its .kicad_pro) and its wiring: "
-      "clearance between copper of different nets per layer (pads, wires, vias, keepouts, outline) and connectivity of every net. Lists violations introduced by "
+      "clearance between copper of different nets per layer (pads, wires, vias, keepouts, outline) and connectivity of "
+      "every net. Lists violations introduced by "
       "the routing apart from conflicts already in the input. Without ROUTES the copper checked is the board's own "
       "wiring; with a Specctra session (.ses, a router's output) it is the board's wiring plus the session's routes "
       "(copper the session repeats from the board counted once).");

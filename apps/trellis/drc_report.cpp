@@ -11,8 +11,9 @@ using route::millimetres;
 using route::Violation;
 
 std::string layer_name(const Board& board, int layer) {
-  return layer >= 0 && static_cast<std::size_t>(layer) < board.layers.size() ? board.layers[static_cast<std::size_t>(layer)].name
-                                                                              : "?";
+  return layer >= 0 && static_cast<std::size_t>(layer) < board.layers.size()
+             ? board.layers[static_cast<std::size_t>(layer)].name
+             : "?";
 }
 
 namespace {

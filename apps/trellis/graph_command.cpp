@@ -106,8 +106,9 @@ void run_gen(const GenCommand& command) {
     return;
   }
   if (generators.empty()) {
-    throw UsageError("graph gen needs a generator: --preset NAME, --width W --height H --layers L, --rmat SCALE or "
-                     "--geometric N --radius R (--list-presets shows the presets)");
+    throw UsageError(
+        "graph gen needs a generator: --preset NAME, --width W --height H --layers L, --rmat SCALE or "
+        "--geometric N --radius R (--list-presets shows the presets)");
   }
   if (generators.size() > 1) {
     throw UsageError(fmt::format("graph gen takes one generator, not {} and {}", generators[0], generators[1]));
@@ -130,8 +131,8 @@ void run_gen(const GenCommand& command) {
   if (lattice_sized) {
     for (const CLI::Option* option : command.lattice_size_options) {
       if (!given(option)) {
-        throw UsageError(fmt::format("a lattice needs --width, --height and --layers; {} is missing",
-                                     option->get_name()));
+        throw UsageError(
+            fmt::format("a lattice needs --width, --height and --layers; {} is missing", option->get_name()));
       }
     }
   }
@@ -169,10 +170,14 @@ void run_gen(const GenCommand& command) {
 
 std::string format_name(graph::GraphFormat format) {
   switch (format) {
-    case graph::GraphFormat::dimacs: return "DIMACS";
-    case graph::GraphFormat::matrix_market: return "Matrix Market";
-    case graph::GraphFormat::edge_list: return "edge list";
-    case graph::GraphFormat::weighted_edge_list: return "weighted edge list";
+    case graph::GraphFormat::dimacs:
+      return "DIMACS";
+    case graph::GraphFormat::matrix_market:
+      return "Matrix Market";
+    case graph::GraphFormat::edge_list:
+      return "edge list";
+    case graph::GraphFormat::weighted_edge_list:
+      return "weighted edge list";
   }
   return "unknown";
 }
@@ -217,8 +222,8 @@ void print_stats_text(const std::string& file, graph::GraphFormat format, const 
   fmt::print("out-degree histogram:\n");
   Table table({"out-degree", "nodes", "share"});
   for (const DegreeBin& bin : degree_bins(stats.out_degree_histogram)) {
-    const std::string degrees = bin.low == bin.high ? fmt::format("{}", bin.low)
-                                                    : fmt::format("{}-{}", bin.low, bin.high);
+    const std::string degrees =
+        bin.low == bin.high ? fmt::format("{}", bin.low) : fmt::format("{}-{}", bin.low, bin.high);
     table.add_row({degrees, bin.nodes, number(100.0 * double(bin.nodes) / double(stats.nodes), 2)});
   }
   fmt::print("{}", table.to_markdown());
@@ -252,8 +257,9 @@ void print_stats_json(const std::string& file, graph::GraphFormat format, const 
 }  // namespace
 
 void add_graph_command(CLI::App& app, const GlobalOptions&) {
-  CLI::App* graph_app = app.add_subcommand("graph", "Make graphs (routing lattices, presets, random graphs) and "
-                                                    "summarise graph files");
+  CLI::App* graph_app = app.add_subcommand("graph",
+                                           "Make graphs (routing lattices, presets, random graphs) and "
+                                           "summarise graph files");
   graph_app->require_subcommand(1);
 
   auto gen = std::make_shared<GenCommand>();
@@ -262,13 +268,14 @@ void add_graph_command(CLI::App& app, const GlobalOptions&) {
       "Generate a graph and write it as DIMACS .gr. Choose one generator: --preset NAME, a lattice "
       "(--width W --height H --layers L), --rmat SCALE or --geometric N --radius R. The lattice options "
       "(--track-cost, --via-cost, --both-directions, --any-layer-vias, --obstacles) also modify a preset.");
-  gen->preset_option = gen_app->add_option("--preset", gen->preset, "A named lattice (see --list-presets)")
-                            ->type_name("NAME");
+  gen->preset_option =
+      gen_app->add_option("--preset", gen->preset, "A named lattice (see --list-presets)")->type_name("NAME");
   gen->lattice_size_options = {
       gen_app->add_option("--width", gen->lattice.width, "Lattice nodes along x")->type_name("W"),
       gen_app->add_option("--height", gen->lattice.height, "Lattice nodes along y")->type_name("H"),
-      gen_app->add_option("--layers", gen->lattice.layers,
-                          "Lattice layers (even layers route horizontally, odd ones vertically)")
+      gen_app
+          ->add_option("--layers", gen->lattice.layers,
+                       "Lattice layers (even layers route horizontally, odd ones vertically)")
           ->type_name("L"),
   };
   gen->lattice_modifier_options = {
@@ -280,30 +287,34 @@ void add_graph_command(CLI::App& app, const GlobalOptions&) {
                         "Tracks in both directions on every layer, not only the preferred one"),
       gen_app->add_flag("--any-layer-vias", gen->lattice.any_layer_vias,
                         "Vias between any two layers (blind and buried), not only adjacent ones"),
-      gen_app->add_option("--obstacles", gen->lattice.obstacle_fraction,
-                          "Fraction of nodes, in [0, 1), removed with their edges ((0,0) and "
-                          "(width-1,height-1) stay free on every layer)")
+      gen_app
+          ->add_option("--obstacles", gen->lattice.obstacle_fraction,
+                       "Fraction of nodes, in [0, 1), removed with their edges ((0,0) and "
+                       "(width-1,height-1) stay free on every layer)")
           ->type_name("F"),
   };
-  gen->rmat_option = gen_app->add_option("--rmat", gen->rmat_scale, "R-MAT graph with 2^SCALE nodes")->type_name("SCALE");
+  gen->rmat_option =
+      gen_app->add_option("--rmat", gen->rmat_scale, "R-MAT graph with 2^SCALE nodes")->type_name("SCALE");
   gen->edge_factor_option =
       gen_app->add_option("--edge-factor", gen->edge_factor, "R-MAT edges per node")->capture_default_str();
   gen->geometric_option =
       gen_app->add_option("--geometric", gen->geometric_nodes, "Random geometric graph of N points in the unit square")
-                              ->type_name("N");
-  gen->radius_option = gen_app->add_option("--radius", gen->radius, "Join geometric points closer than R")->type_name("R");
+          ->type_name("N");
+  gen->radius_option =
+      gen_app->add_option("--radius", gen->radius, "Join geometric points closer than R")->type_name("R");
   gen->seed_option =
       gen_app->add_option("--seed", gen->seed, "Seed for obstacles and random graphs")->capture_default_str();
   gen->output_option = gen_app->add_option("-o,--output", gen->output, "The .gr file to write (whole or not at all)")
-                              ->type_name("FILE.gr");
+                           ->type_name("FILE.gr");
   gen_app->add_flag("--list-presets", gen->list_presets, "Print the presets (name, size, nodes, edges) and exit");
   gen_app->callback([gen] { run_gen(*gen); });
 
   auto stats_file = std::make_shared<std::string>();
   auto stats_json = std::make_shared<bool>(false);
   CLI::App* stats_app = graph_app->add_subcommand(
-      "stats", "Summarise a graph file (.gr, .mtx, .el, .wel): nodes, edges, self-loops, zero weights, isolated "
-               "nodes, out-degrees and their histogram, weights");
+      "stats",
+      "Summarise a graph file (.gr, .mtx, .el, .wel): nodes, edges, self-loops, zero weights, isolated "
+      "nodes, out-degrees and their histogram, weights");
   stats_app->add_option("FILE", *stats_file, "The graph file")->required();
   stats_app->add_flag("--json", *stats_json, "Print JSON for scripts");
   stats_app->callback([stats_file, stats_json] {

@@ -38,15 +38,17 @@ Table::Number scientific(double value) { return {value, 3, true}; }
 
 Table convergence_table(const ConvergenceStudy& study) {
   const bool timed_steps = study.problem == "heat";
-  std::vector<std::string> columns = {"cells", "unknowns", "h", "error normh", "order", "error H1", "order",
-                                      "error max", "iterations"};
+  std::vector<std::string> columns = {"cells",    "unknowns", "h",         "error normh", "order",
+                                      "error H1", "order",    "error max", "iterations"};
   if (timed_steps) columns.push_back("steps");
   columns.insert(columns.end(), {"setup ms", "solve ms"});
   Table table(columns);
   for (const grid::ConvergenceRow& row : study.rows) {
-    std::vector<Table::Cell> cells = {std::int64_t{row.cells}, row.unknowns, scientific(row.h),
-                                      scientific(row.error_h), fixed(row.order_h, 2), scientific(row.error_h1),
-                                      fixed(row.order_h1, 2), scientific(row.error_max), row.iterations};
+    std::vector<Table::Cell> cells = {std::int64_t{row.cells}, row.unknowns,
+                                      scientific(row.h),       scientific(row.error_h),
+                                      fixed(row.order_h, 2),   scientific(row.error_h1),
+                                      fixed(row.order_h1, 2),  scientific(row.error_max),
+                                      row.iterations};
     if (timed_steps) cells.push_back(std::int64_t{row.steps});
     cells.push_back(fixed(row.setup_seconds * 1e3, 1));
     cells.push_back(fixed(row.solve_seconds * 1e3, 1));
@@ -69,9 +71,9 @@ void run(const std::string& problem, GridCommand& command, const GlobalOptions& 
   options.rhs = command.rhs == "nodal"     ? grid::RhsProjection::nodal
                 : command.rhs == "average" ? grid::RhsProjection::cell_average
                                            : grid::RhsProjection::automatic;
-  ConvergenceStudy study = problem == "poisson"  ? grid::poisson_study(options)
-                           : problem == "heat"   ? grid::heat_study(options)
-                                                 : grid::convection_diffusion_study(options);
+  ConvergenceStudy study = problem == "poisson" ? grid::poisson_study(options)
+                           : problem == "heat"  ? grid::heat_study(options)
+                                                : grid::convection_diffusion_study(options);
   if (!command.vtk.empty()) {
     std::vector<double> error(study.solution.size());
     for (std::size_t i = 0; i < error.size(); ++i) error[i] = study.exact[i] - study.solution[i];
@@ -83,20 +85,20 @@ void run(const std::string& problem, GridCommand& command, const GlobalOptions& 
     fmt::print("{}\n", table.to_json());
     return;
   }
-  std::string solver = command.solver == "cg" ? (problem == "convection" ? "BiCGStab with Jacobi" : "CG with Jacobi")
-                     : command.solver == "mg" ? fmt::format("multigrid, {}-cycle, {} smoother",
-                                                            to_string(options.multigrid.cycle), command.smoother)
-                                              : fmt::format("{} with a multigrid {}-cycle, {} smoother",
-                                                            problem == "convection" ? "BiCGStab" : "CG",
-                                                            to_string(options.multigrid.cycle), command.smoother);
+  std::string solver =
+      command.solver == "cg" ? (problem == "convection" ? "BiCGStab with Jacobi" : "CG with Jacobi")
+      : command.solver == "mg"
+          ? fmt::format("multigrid, {}-cycle, {} smoother", to_string(options.multigrid.cycle), command.smoother)
+          : fmt::format("{} with a multigrid {}-cycle, {} smoother", problem == "convection" ? "BiCGStab" : "CG",
+                        to_string(options.multigrid.cycle), command.smoother);
   fmt::print("{} on [0,1]^{}, {} mesh, {} backend{}, {}\n\n", study.problem, options.dim, command.mesh,
              to_string(study.backend), options.matrix_free ? ", matrix-free" : "", solver);
   fmt::print("{}", table.to_markdown());
   fmt::print("\nfitted order: normh {:.2f}, H1 {:.2f}\n", study.fitted_order_h, study.fitted_order_h1);
 }
 
-void add_problem(CLI::App& grid, const std::string& name, const std::string& description,
-                 const GlobalOptions& globals, int default_dim, int default_cells, int default_levels) {
+void add_problem(CLI::App& grid, const std::string& name, const std::string& description, const GlobalOptions& globals,
+                 int default_dim, int default_cells, int default_levels) {
   auto command = std::make_shared<GridCommand>();
   command->options.dim = default_dim;
   command->options.cells = default_cells;
@@ -142,8 +144,7 @@ void add_grid_command(CLI::App& app, const GlobalOptions& globals) {
   add_problem(*grid, "poisson", "-Lap u = f on [0,1]^d, u = exp(x+y+z), CG with Jacobi or multigrid", globals, 2, 8, 4);
   add_problem(*grid, "convection", "-Lap u + b.grad u = f, central differences, BiCGStab with Jacobi or multigrid",
               globals, 2, 8, 4);
-  add_problem(*grid, "heat", "u_t - k(t) Lap u = f, implicit Euler with dt = h^2, refill every step", globals, 2, 8,
-              3);
+  add_problem(*grid, "heat", "u_t - k(t) Lap u = f, implicit Euler with dt = h^2, refill every step", globals, 2, 8, 3);
 }
 
 }  // namespace trellis::cli

@@ -26,10 +26,11 @@ void print_info() {
     fmt::print("CUDA devices:         {}\n", devices.size());
   }
   for (const DeviceInfo& d : devices) {
-    fmt::print("  [{}] {}: compute capability {}.{}, {} SMs, {} MiB memory ({} MiB free), {} MiB L2, "
-               "{} KiB shared memory per block\n",
-               d.index, d.name, d.compute_major, d.compute_minor, d.multiprocessors, d.total_memory >> 20,
-               d.free_memory >> 20, d.l2_cache >> 20, d.shared_memory_per_block_optin >> 10);
+    fmt::print(
+        "  [{}] {}: compute capability {}.{}, {} SMs, {} MiB memory ({} MiB free), {} MiB L2, "
+        "{} KiB shared memory per block\n",
+        d.index, d.name, d.compute_major, d.compute_minor, d.multiprocessors, d.total_memory >> 20, d.free_memory >> 20,
+        d.l2_cache >> 20, d.shared_memory_per_block_optin >> 10);
   }
   auto vulkan_devices = list_vulkan_devices(&reason);
   if (vulkan_devices.empty()) {

@@ -13,11 +13,11 @@
 int main(int argc, char** argv) {
   using trellis::ExitCode;
   trellis::cli::GlobalOptions globals;
-  CLI::App app{"trellis: shortest paths, PCB routing, Smith-Waterman search and finite differences on GPUs",
-               "trellis"};
+  CLI::App app{"trellis: shortest paths, PCB routing, Smith-Waterman search and finite differences on GPUs", "trellis"};
   app.set_version_flag("--version", std::string("trellis ") + trellis::kVersion);
-  app.add_option("--backend", globals.backend, "Backend to run: auto (cuda if a device is usable, else cpu), "
-                                               "reference, cpu, cuda or vulkan (the kernels docs/vulkan.md lists)")
+  app.add_option("--backend", globals.backend,
+                 "Backend to run: auto (cuda if a device is usable, else cpu), "
+                 "reference, cpu, cuda or vulkan (the kernels docs/vulkan.md lists)")
       ->check(CLI::IsMember({"auto", "automatic", "reference", "ref", "cpu", "cuda", "vulkan"}))
       ->capture_default_str();
   app.add_flag("-q,--quiet", globals.quiet, "No progress output on stderr");

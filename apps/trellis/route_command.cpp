@@ -73,8 +73,7 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
                      .c_str());
   };
   const route::RouteResult result = route::route_board(board, options, progress);
-  const route::DrcReport drc =
-      route::check_design_rules(board, route::with_board_wiring(board, result.copper));
+  const route::DrcReport drc = route::check_design_rules(board, route::with_board_wiring(board, result.copper));
 
   if (!command.output.empty()) {
     if (route::is_kicad_board(command.output)) {
@@ -91,24 +90,26 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
 
   if (!globals.quiet) {
     for (const std::string& warning : result.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
-    std::fprintf(stderr, "%s\n",
-                 fmt::format("route {}: {} of {} nets routed{}, {} iterations, {:.1f} mm of wire, {} vias, "
-                             "DRC {} routing violations, {} unconnected nets ({} backend, lattice {} x {} x {} at {:.4f} mm, "
-                             "{:.2f} s)",
-                             command.board_path, result.nets_to_route - result.unrouted_nets.size(), result.nets_to_route,
-                             result.converged ? "" : " (not converged)", result.iterations.size(),
-                             millimetres(static_cast<double>(result.wire_length)), result.via_count, drc.routing.size(),
-                             drc.unconnected.size(), to_string(result.backend), result.lattice.columns, result.lattice.rows,
-                             result.lattice.layers, millimetres(static_cast<double>(result.lattice.pitch)), result.seconds)
-                     .c_str());
+    std::fprintf(
+        stderr, "%s\n",
+        fmt::format("route {}: {} of {} nets routed{}, {} iterations, {:.1f} mm of wire, {} vias, "
+                    "DRC {} routing violations, {} unconnected nets ({} backend, lattice {} x {} x {} at {:.4f} mm, "
+                    "{:.2f} s)",
+                    command.board_path, result.nets_to_route - result.unrouted_nets.size(), result.nets_to_route,
+                    result.converged ? "" : " (not converged)", result.iterations.size(),
+                    millimetres(static_cast<double>(result.wire_length)), result.via_count, drc.routing.size(),
+                    drc.unconnected.size(), to_string(result.backend), result.lattice.columns, result.lattice.rows,
+                    result.lattice.layers, millimetres(static_cast<double>(result.lattice.pitch)), result.seconds)
+            .c_str());
     for (const int net : result.unrouted_nets) {
       std::fprintf(stderr, "unrouted: %s\n", board.nets[static_cast<std::size_t>(net)].name.c_str());
     }
     for (const route::PourIsland& island : result.pour_joins) {
-      std::fprintf(stderr, "%s\n",
-                   fmt::format("joined by the {} pour on {}: {} pads", board.nets[static_cast<std::size_t>(island.net)].name,
-                               board.layers[static_cast<std::size_t>(island.layer)].name, island.pins.size())
-                       .c_str());
+      std::fprintf(
+          stderr, "%s\n",
+          fmt::format("joined by the {} pour on {}: {} pads", board.nets[static_cast<std::size_t>(island.net)].name,
+                      board.layers[static_cast<std::size_t>(island.layer)].name, island.pins.size())
+              .c_str());
     }
   }
 }
@@ -127,43 +128,51 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
                     "Routes: a Specctra session (.ses), or for a .kicad_pcb input a routed copy (.kicad_pcb)");
   route->add_option("--svg", command->svg, "Picture of the routed board (SVG)");
   route->add_option("--png", command->png, "Picture of the routed board (PNG, through cairo)");
-  route->add_option("--report", command->report, "Report (JSON): lattice, iterations, unrouted nets, wire length, vias, DRC");
+  route->add_option("--report", command->report,
+                    "Report (JSON): lattice, iterations, unrouted nets, wire length, vias, DRC");
   route->add_option("--max-iterations", command->max_iterations, "PathFinder iterations at most")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   route->add_option("--pitch", command->pitch_mm, "Lattice pitch in mm (default: wire width + clearance)");
   route->add_option("--via-cost", command->via_cost, "Cost of a via in grid steps")->capture_default_str();
-  route->add_option("--corners", command->corners,
-                    "45: cut right-angle corners at 45 degrees where the clearance allows; 90: keep them")
+  route
+      ->add_option("--corners", command->corners,
+                   "45: cut right-angle corners at 45 degrees where the clearance allows; 90: keep them")
       ->capture_default_str()
       ->check(CLI::IsMember({45, 90}));
-  route->add_option("--directions", command->directions,
-                    "Preferred layer directions: the board's (Specctra (direction ...)), horizontal and vertical "
-                    "alternating from the front layer, or none")
+  route
+      ->add_option("--directions", command->directions,
+                   "Preferred layer directions: the board's (Specctra (direction ...)), horizontal and vertical "
+                   "alternating from the front layer, or none")
       ->capture_default_str()
       ->check(CLI::IsMember({"board", "alternate", "none"}));
-  route->add_option("--against-cost", command->against_cost,
-                    "Cost of a grid step against its layer's preferred direction, in grid steps (at least 1)")
+  route
+      ->add_option("--against-cost", command->against_cost,
+                   "Cost of a grid step against its layer's preferred direction, in grid steps (at least 1)")
       ->capture_default_str();
-  route->add_option("--batch-size", command->batch_size,
-                    "Nets searched together at most when their reaches do not overlap (the same routes at any size)")
+  route
+      ->add_option("--batch-size", command->batch_size,
+                   "Nets searched together at most when their reaches do not overlap (the same routes at any size)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
-  route->add_option("--concurrent-nets", command->concurrent_nets,
-                    "After the first iteration, route this many nets at once against the same copper whatever "
-                    "their reaches (0: only nets whose reaches do not overlap, the same routes as one by one)")
+  route
+      ->add_option("--concurrent-nets", command->concurrent_nets,
+                   "After the first iteration, route this many nets at once against the same copper whatever "
+                   "their reaches (0: only nets whose reaches do not overlap, the same routes as one by one)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 20));
   route->add_flag("--concurrency-follows-overuse", command->concurrency_follows_overuse,
                   "With --concurrent-nets N: each iteration shares batches among one net for every "
                   "--overuse-per-concurrent-net nodes overused, at most N, down to one net after another");
-  route->add_option("--overuse-per-concurrent-net", command->overuse_per_concurrent_net,
-                    "Overused nodes per concurrent net with --concurrency-follows-overuse")
+  route
+      ->add_option("--overuse-per-concurrent-net", command->overuse_per_concurrent_net,
+                   "Overused nodes per concurrent net with --concurrency-follows-overuse")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 30));
-  route->add_option("--cleanup-passes", command->cleanup_passes,
-                    "After the negotiation, passes routing each complete net again alone round the others' "
-                    "copper, kept where cheaper (fewer steps and vias); 0: none")
+  route
+      ->add_option("--cleanup-passes", command->cleanup_passes,
+                   "After the negotiation, passes routing each complete net again alone round the others' "
+                   "copper, kept where cheaper (fewer steps and vias); 0: none")
       ->capture_default_str()
       ->check(CLI::Range(0, 100));
   route->callback([command, &globals] { run(*command, globals); });

@@ -40,10 +40,11 @@ route::RouterOptions router_options(const RouteSettings& settings, Backend backe
   options.cleanup_passes = settings.cleanup_passes;
   if (settings.pitch_mm != 0) {
     if (!(settings.pitch_mm > 0) || settings.pitch_mm > 100) {
-      throw UsageError(fmt::format("pitch must be a positive number of millimetres up to 100, got {}", settings.pitch_mm));
+      throw UsageError(
+          fmt::format("pitch must be a positive number of millimetres up to 100, got {}", settings.pitch_mm));
     }
-    options.pitch =
-        static_cast<route::Coord>(std::llround(settings.pitch_mm * static_cast<double>(route::kNanometresPerMillimetre)));
+    options.pitch = static_cast<route::Coord>(
+        std::llround(settings.pitch_mm * static_cast<double>(route::kNanometresPerMillimetre)));
   }
   return options;
 }

@@ -121,8 +121,7 @@ void run(const SsspCommand& command, const GlobalOptions& globals) {
                              to_string(result.backend), result.solve_ms, result.edges_relaxed, result.reached)
                      .c_str());
     if (target >= 0 && result.distance[target] == graph::kUnreachable) {
-      std::fprintf(stderr, "target %lld is unreachable from the source(s)\n",
-                   static_cast<long long>(command.target));
+      std::fprintf(stderr, "target %lld is unreachable from the source(s)\n", static_cast<long long>(command.target));
     }
   }
 }
@@ -140,8 +139,8 @@ void add_sssp_command(CLI::App& app, const GlobalOptions& globals) {
   sssp->add_option("-s,--source", command->sources, "Source node (repeat --source for a multi-source search)")
       ->required()
       ->allow_extra_args(false);  // one id per --source, so the graph may follow it
-  command->target_option = sssp->add_option("-t,--target", command->target,
-                                            "Stop once this node is settled and report it");
+  command->target_option =
+      sssp->add_option("-t,--target", command->target, "Stop once this node is settled and report it");
   sssp->add_option("--algorithm", command->algorithm,
                    "auto, dijkstra (reference), delta-stepping (cpu, cuda), bellman-ford (cuda, vulkan) or spfa (cuda)")
       ->capture_default_str();

@@ -42,11 +42,18 @@ std::vector<std::int32_t> SubjectScorer::scores(std::span<const Residue> query) 
   const State& state = *state_;
   std::vector<std::int32_t> scores(state.subjects.size());
   switch (state.backend) {
-    case Backend::reference: reference::sw_scores(query, state.subjects, state.scoring, scores); break;
-    case Backend::cpu: cpu::sw_scores(query, state.subjects, state.scoring, scores); break;
-    case Backend::cuda: state.device->scores(query, scores); break;
+    case Backend::reference:
+      reference::sw_scores(query, state.subjects, state.scoring, scores);
+      break;
+    case Backend::cpu:
+      cpu::sw_scores(query, state.subjects, state.scoring, scores);
+      break;
+    case Backend::cuda:
+      state.device->scores(query, scores);
+      break;
     case Backend::automatic:
-    case Backend::vulkan: throw Error("the backend was not resolved");  // unreachable: resolve() never returns them
+    case Backend::vulkan:
+      throw Error("the backend was not resolved");  // unreachable: resolve() never returns them
   }
   return scores;
 }

@@ -43,17 +43,15 @@ constexpr std::array<Residue, 256> kCodes = make_codes();
 
 Residue encode_residue(char letter) noexcept { return kCodes[static_cast<unsigned char>(letter)]; }
 
-char residue_letter(Residue code) noexcept {
-  return code < kAlphabetSize ? kAlphabetLetters[code] : '?';
-}
+char residue_letter(Residue code) noexcept { return code < kAlphabetSize ? kAlphabetLetters[code] : '?'; }
 
 std::vector<Residue> encode_protein(std::string_view letters) {
   std::vector<Residue> residues(letters.size());
   for (std::size_t i = 0; i < letters.size(); ++i) {
     residues[i] = encode_residue(letters[i]);
     if (residues[i] == kNotAResidue) {
-      throw UsageError(fmt::format("'{}' (byte 0x{:02x}) at position {} is not a protein residue letter",
-                                   letters[i], static_cast<unsigned char>(letters[i]), i + 1));
+      throw UsageError(fmt::format("'{}' (byte 0x{:02x}) at position {} is not a protein residue letter", letters[i],
+                                   static_cast<unsigned char>(letters[i]), i + 1));
     }
   }
   return residues;

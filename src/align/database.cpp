@@ -315,9 +315,10 @@ class DatabaseDecoder {
                          index >= count_ ? "out of range" : "repeated"));
       }
       if (s > 0 && index < original_[s - 1] && length(s) == length(s - 1)) {
-        fail(fmt::format("corrupt original indices: stored sequences {} and {} have equal lengths but not their "
-                         "input order",
-                         s - 1, s));
+        fail(
+            fmt::format("corrupt original indices: stored sequences {} and {} have equal lengths but not their "
+                        "input order",
+                        s - 1, s));
       }
       seen[index] = true;
       original_[s] = index;

@@ -21,7 +21,7 @@ namespace fasta_detail {
 namespace {
 
 // Classes of bytes on a sequence line: residue codes 0..23, or one of these.
-constexpr std::uint8_t kBlank = 0xF0;    // space, tab, CR, VT, FF: ignored
+constexpr std::uint8_t kBlank = 0xF0;  // space, tab, CR, VT, FF: ignored
 constexpr std::uint8_t kNewline = 0xF1;
 constexpr std::uint8_t kInvalid = 0xFF;
 
@@ -152,9 +152,9 @@ void FastaParser::consume(std::string_view chunk) {
             const char* hint = c == '-'   ? " (gaps are not accepted: remove '-' from aligned FASTA)"
                                : c == '>' ? " ('>' starts a record only at the start of a line)"
                                           : "";
-            throw InputError(name_, line_,
-                             fmt::format("{} at column {} is not a protein residue letter{}", describe_byte(c),
-                                         column_of(i), hint));
+            throw InputError(
+                name_, line_,
+                fmt::format("{} at column {} is not a protein residue letter{}", describe_byte(c), column_of(i), hint));
           }
         }
         break;
@@ -224,7 +224,8 @@ class GzipReader {
     int code = Z_OK;
     const char* message = gzerror(file_, &code);
     if (code == Z_BUF_ERROR) truncated(line);
-    if (code == Z_ERRNO) throw InputError(name_, line, fmt::format("reading the file failed: {}", std::strerror(errno)));
+    if (code == Z_ERRNO)
+      throw InputError(name_, line, fmt::format("reading the file failed: {}", std::strerror(errno)));
     throw InputError(name_, line, fmt::format("corrupt gzip data ({})", message != nullptr ? message : "zlib error"));
   }
   [[noreturn]] void truncated(std::size_t line) {

@@ -54,9 +54,9 @@ constexpr std::array kFieldNames = std::to_array<FieldName>({
 // BLAST+ 2.12's std names the ids acc.ver; without parsed NCBI ids (as
 // here) they print the same as qseqid and sseqid.
 constexpr std::array kStandardColumns = {
-    TabularField::qaccver, TabularField::saccver, TabularField::pident, TabularField::length,
+    TabularField::qaccver,  TabularField::saccver, TabularField::pident, TabularField::length,
     TabularField::mismatch, TabularField::gapopen, TabularField::qstart, TabularField::qend,
-    TabularField::sstart, TabularField::send, TabularField::evalue, TabularField::bitscore,
+    TabularField::sstart,   TabularField::send,    TabularField::evalue, TabularField::bitscore,
 };
 
 std::string known_field_names() {
@@ -79,36 +79,57 @@ double percent_of_columns(std::int64_t count, std::int64_t columns) {
   return columns == 0 ? 0.0 : 100.0 * static_cast<double>(count) / static_cast<double>(columns);
 }
 
-std::string tabular_value(TabularField field, const Hit& hit, const SequenceSet& queries,
-                          const SequenceSet& database) {
+std::string tabular_value(TabularField field, const Hit& hit, const SequenceSet& queries, const SequenceSet& database) {
   const Alignment& a = hit.alignment;
   switch (field) {
     case TabularField::qseqid:
-    case TabularField::qaccver: return queries.id(hit.query);
+    case TabularField::qaccver:
+      return queries.id(hit.query);
     case TabularField::sseqid:
-    case TabularField::saccver: return database.id(hit.subject);
-    case TabularField::pident: return fmt::format("{:.3f}", a.percent_identity());
-    case TabularField::length: return fmt::format("{}", a.length);
-    case TabularField::mismatch: return fmt::format("{}", a.mismatches);
-    case TabularField::gapopen: return fmt::format("{}", a.gap_opens);
-    case TabularField::qstart: return fmt::format("{}", a.query_start);
-    case TabularField::qend: return fmt::format("{}", a.query_end);
-    case TabularField::sstart: return fmt::format("{}", a.subject_start);
-    case TabularField::send: return fmt::format("{}", a.subject_end);
-    case TabularField::evalue: return format_evalue(hit.evalue);
-    case TabularField::bitscore: return format_bit_score(hit.bit_score);
-    case TabularField::score: return fmt::format("{}", hit.score);
-    case TabularField::qlen: return fmt::format("{}", queries.length(hit.query));
-    case TabularField::slen: return fmt::format("{}", database.length(hit.subject));
-    case TabularField::nident: return fmt::format("{}", a.identities);
-    case TabularField::positive: return fmt::format("{}", a.positives);
-    case TabularField::ppos: return fmt::format("{:.2f}", percent_of_columns(a.positives, a.length));
-    case TabularField::gaps: return fmt::format("{}", a.gaps);
+    case TabularField::saccver:
+      return database.id(hit.subject);
+    case TabularField::pident:
+      return fmt::format("{:.3f}", a.percent_identity());
+    case TabularField::length:
+      return fmt::format("{}", a.length);
+    case TabularField::mismatch:
+      return fmt::format("{}", a.mismatches);
+    case TabularField::gapopen:
+      return fmt::format("{}", a.gap_opens);
+    case TabularField::qstart:
+      return fmt::format("{}", a.query_start);
+    case TabularField::qend:
+      return fmt::format("{}", a.query_end);
+    case TabularField::sstart:
+      return fmt::format("{}", a.subject_start);
+    case TabularField::send:
+      return fmt::format("{}", a.subject_end);
+    case TabularField::evalue:
+      return format_evalue(hit.evalue);
+    case TabularField::bitscore:
+      return format_bit_score(hit.bit_score);
+    case TabularField::score:
+      return fmt::format("{}", hit.score);
+    case TabularField::qlen:
+      return fmt::format("{}", queries.length(hit.query));
+    case TabularField::slen:
+      return fmt::format("{}", database.length(hit.subject));
+    case TabularField::nident:
+      return fmt::format("{}", a.identities);
+    case TabularField::positive:
+      return fmt::format("{}", a.positives);
+    case TabularField::ppos:
+      return fmt::format("{:.2f}", percent_of_columns(a.positives, a.length));
+    case TabularField::gaps:
+      return fmt::format("{}", a.gaps);
     // One alignment per subject: its coverage is the subject's.
     case TabularField::qcovs:
-    case TabularField::qcovhsp: return fmt::format("{}", query_coverage(a, queries.length(hit.query)));
-    case TabularField::qseq: return a.query_aligned;
-    case TabularField::sseq: return a.subject_aligned;
+    case TabularField::qcovhsp:
+      return fmt::format("{}", query_coverage(a, queries.length(hit.query)));
+    case TabularField::qseq:
+      return a.query_aligned;
+    case TabularField::sseq:
+      return a.subject_aligned;
     case TabularField::stitle: {
       const std::string& description = database.description(hit.subject);
       return description.empty() ? "N/A" : description;
@@ -143,8 +164,8 @@ void write_tabular_lines(std::ostream& out, const std::vector<Hit>& query_hits, 
 std::int64_t percent_of(std::int64_t part, std::int64_t whole) {
   if (whole <= 0) return 0;
   if (part == whole) return 100;
-  return std::min<std::int64_t>(99, static_cast<std::int64_t>(0.5 + 100.0 * static_cast<double>(part) /
-                                                                       static_cast<double>(whole)));
+  return std::min<std::int64_t>(
+      99, static_cast<std::int64_t>(0.5 + 100.0 * static_cast<double>(part) / static_cast<double>(whole)));
 }
 
 std::string title_of(const SequenceSet& set, std::size_t index) {
@@ -269,9 +290,10 @@ TabularFormat parse_outfmt(std::string_view spec) {
   const std::string_view rest = begin == std::string_view::npos ? std::string_view() : spec.substr(begin);
   const std::string_view number = rest.substr(0, rest.find_first_of(" \t"));
   if (number != "6" && number != "7") {
-    throw UsageError(fmt::format("--outfmt '{}' is not supported: it takes 6 (tabular) or 7 (tabular with comment "
-                                 "lines), optionally followed by column names",
-                                 spec));
+    throw UsageError(
+        fmt::format("--outfmt '{}' is not supported: it takes 6 (tabular) or 7 (tabular with comment "
+                    "lines), optionally followed by column names",
+                    spec));
   }
   TabularFormat format;
   format.comments = number == "7";
@@ -298,7 +320,8 @@ void write_tabular_commented(std::ostream& out, const std::vector<std::vector<Hi
     fields += field_label(field);
   }
   for (std::size_t q = 0; q < queries.size() && q < hits.size(); ++q) {
-    std::string header = fmt::format("# {}\n# Query: {}\n# Database: {}\n", program, title_of(queries, q), database_name);
+    std::string header =
+        fmt::format("# {}\n# Query: {}\n# Database: {}\n", program, title_of(queries, q), database_name);
     // BLAST names the fields only when there are hits.
     if (!hits[q].empty()) header += fmt::format("# Fields: {}\n", fields);
     header += fmt::format("# {} hits found\n", hits[q].size());

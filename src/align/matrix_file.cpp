@@ -57,9 +57,9 @@ int letter_index(std::string_view token, const std::string& name, std::size_t li
   if (is_folded_letter(upper)) return kIgnoredColumn;
   const std::size_t index = kAlphabetLetters.find(upper);
   if (index == std::string_view::npos) {
-    throw InputError(name, line,
-                     fmt::format("{} is not a residue letter (expected letters of {} as {})", shown(token),
-                                 kAlphabetLetters, role));
+    throw InputError(
+        name, line,
+        fmt::format("{} is not a residue letter (expected letters of {} as {})", shown(token), kAlphabetLetters, role));
   }
   return static_cast<int>(index);
 }
@@ -117,7 +117,8 @@ ScoringMatrix parse_matrix(std::string_view text, const std::string& name) {
     }
     if (row == kIgnoredColumn) {
       const auto letter = static_cast<std::size_t>((fields[0][0] & ~0x20) - 'A');
-      if (folded_row_seen[letter]) throw InputError(name, line_number, fmt::format("a second row {}", shown(fields[0])));
+      if (folded_row_seen[letter])
+        throw InputError(name, line_number, fmt::format("a second row {}", shown(fields[0])));
       folded_row_seen[letter] = true;
     } else if (has_row[static_cast<std::size_t>(row)]) {
       throw InputError(name, line_number, fmt::format("a second row {}", shown(fields[0])));
@@ -158,9 +159,9 @@ ScoringMatrix parse_matrix(std::string_view text, const std::string& name) {
                                  kAlphabetLetters));
   }
   if (!missing_rows.empty()) {
-    throw InputError(name, line_number,
-                     fmt::format("the file ends without rows for {} (every one of {} needs a row)", missing_rows,
-                                 kAlphabetLetters));
+    throw InputError(
+        name, line_number,
+        fmt::format("the file ends without rows for {} (every one of {} needs a row)", missing_rows, kAlphabetLetters));
   }
   return ScoringMatrix(name, scores, false);
 }

@@ -38,9 +38,10 @@ ScoringMatrix builtin_matrix(std::string_view name) {
 void validate(const GapPenalties& gaps) {
   for (const auto& [what, value] : {std::pair{"gap open", gaps.open}, std::pair{"gap extend", gaps.extend}}) {
     if (value < 0) {
-      throw UsageError(fmt::format("{} penalty {} is negative: penalties are costs, given as non-negative "
-                                   "numbers (a gap of length k costs open + k * extend)",
-                                   what, value));
+      throw UsageError(
+          fmt::format("{} penalty {} is negative: penalties are costs, given as non-negative "
+                      "numbers (a gap of length k costs open + k * extend)",
+                      what, value));
     }
     if (value > kMaxGapPenalty) {
       throw UsageError(fmt::format("{} penalty {} is too large (at most {})", what, value, kMaxGapPenalty));

@@ -42,10 +42,10 @@ std::optional<KarlinAltschul> search_parameters(const Scoring& scoring, EvalueSt
     for (const GapPenalties& gaps : published_gap_penalties(scoring.matrix.name())) {
       pairs.push_back(fmt::format("{}/{}", gaps.open, gaps.extend));
     }
-    throw UsageError(fmt::format("{} has no published statistics for gap open/extend {}/{} (it has them for {}); "
-                                 "search without statistics (--statistics none) for hits without E-values",
-                                 scoring.matrix.name(), scoring.gaps.open, scoring.gaps.extend,
-                                 fmt::join(pairs, ", ")));
+    throw UsageError(
+        fmt::format("{} has no published statistics for gap open/extend {}/{} (it has them for {}); "
+                    "search without statistics (--statistics none) for hits without E-values",
+                    scoring.matrix.name(), scoring.gaps.open, scoring.gaps.extend, fmt::join(pairs, ", ")));
   }
   return parameters;
 }
@@ -88,8 +88,7 @@ class EvalueModel {
         : model_(model),
           query_length_(query_length),
           search_space_(model.statistics_ == EvalueStatistics::karlin_altschul
-                            ? effective_search_space(model.parameters_, query_length, model.residues_,
-                                                     model.sequences_)
+                            ? effective_search_space(model.parameters_, query_length, model.residues_, model.sequences_)
                             : 0) {}
 
     double evalue(std::int32_t score, std::int64_t subject_length) const {
@@ -196,9 +195,8 @@ std::vector<std::vector<Hit>> search(const SequenceSet& queries, const SequenceS
       if (best_of_each[q].size() < candidates) continue;  // every subject above zero is there
       std::int32_t floor = best_of_each[q].front().score;
       for (const ScoredSubject& s : best_of_each[q]) floor = std::min(floor, s.score);
-      rank_every_score[q] = candidates_suffice(orders[q], top, floor, query_model, options.max_evalue, database.size())
-                                ? 0
-                                : 1;
+      rank_every_score[q] =
+          candidates_suffice(orders[q], top, floor, query_model, options.max_evalue, database.size()) ? 0 : 1;
     }
     for (std::size_t q = 0; q < queries.size(); ++q) {
       if (rank_every_score[q] != 0) {

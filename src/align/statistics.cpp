@@ -143,10 +143,9 @@ std::optional<KarlinAltschul> gapped_parameters(std::string_view builtin_matrix_
   if (ungapped == kUngapped.end()) return std::nullopt;
   for (const PublishedRow& row : kPublished) {
     if (row.matrix == builtin_matrix_name && row.open == gaps.open && row.extend == gaps.extend) {
-      return KarlinAltschul{row.lambda,     row.k,           row.h,
-                            row.alpha,      row.beta,        row.alpha_v,
-                            row.sigma,      ungapped->alpha, ungapped->alpha_v,
-                            static_cast<double>(row.open + row.extend)};
+      return KarlinAltschul{
+          row.lambda,  row.k,     row.h,           row.alpha,         row.beta,
+          row.alpha_v, row.sigma, ungapped->alpha, ungapped->alpha_v, static_cast<double>(row.open + row.extend)};
     }
   }
   return std::nullopt;

@@ -10,11 +10,16 @@ namespace trellis {
 
 std::string_view to_string(Backend backend) noexcept {
   switch (backend) {
-    case Backend::automatic: return "auto";
-    case Backend::reference: return "reference";
-    case Backend::cpu: return "cpu";
-    case Backend::cuda: return "cuda";
-    case Backend::vulkan: return "vulkan";
+    case Backend::automatic:
+      return "auto";
+    case Backend::reference:
+      return "reference";
+    case Backend::cpu:
+      return "cpu";
+    case Backend::cuda:
+      return "cuda";
+    case Backend::vulkan:
+      return "vulkan";
   }
   return "unknown";
 }
@@ -63,9 +68,11 @@ Backend resolve_with_vulkan(Backend requested) {
 
 Backend resolve(Backend requested) {
   switch (requested) {
-    case Backend::automatic: return cuda_usable() ? Backend::cuda : Backend::cpu;
+    case Backend::automatic:
+      return cuda_usable() ? Backend::cuda : Backend::cpu;
     case Backend::reference:
-    case Backend::cpu: return requested;
+    case Backend::cpu:
+      return requested;
     case Backend::cuda: {
       if (!cuda_compiled()) {
         throw BackendUnavailable(

@@ -23,11 +23,16 @@ namespace trellis::graph {
 
 std::string_view to_string(SsspAlgorithm algorithm) noexcept {
   switch (algorithm) {
-    case SsspAlgorithm::automatic: return "auto";
-    case SsspAlgorithm::dijkstra: return "dijkstra";
-    case SsspAlgorithm::bellman_ford: return "bellman-ford";
-    case SsspAlgorithm::delta_stepping: return "delta-stepping";
-    case SsspAlgorithm::spfa: return "spfa";
+    case SsspAlgorithm::automatic:
+      return "auto";
+    case SsspAlgorithm::dijkstra:
+      return "dijkstra";
+    case SsspAlgorithm::bellman_ford:
+      return "bellman-ford";
+    case SsspAlgorithm::delta_stepping:
+      return "delta-stepping";
+    case SsspAlgorithm::spfa:
+      return "spfa";
   }
   return "unknown";
 }
@@ -46,16 +51,20 @@ namespace {
 SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested, NodeId nodes) {
   if (requested == SsspAlgorithm::automatic) {
     switch (backend) {
-      case Backend::reference: return SsspAlgorithm::dijkstra;
-      case Backend::cpu: return SsspAlgorithm::delta_stepping;
+      case Backend::reference:
+        return SsspAlgorithm::dijkstra;
+      case Backend::cpu:
+        return SsspAlgorithm::delta_stepping;
       case Backend::cuda:
         // Bellman-Ford up to the sizes whose labels fit one cluster's shared
         // memory (one block, or a tiled search), SPFA beyond, where the
         // tiles may no longer fit (bench/results/sssp-2026-11-30h.md times
         // the algorithms on both sides).
         return cuda::fits_one_cluster(nodes) ? SsspAlgorithm::bellman_ford : SsspAlgorithm::spfa;
-      case Backend::vulkan: return SsspAlgorithm::bellman_ford;
-      case Backend::automatic: break;
+      case Backend::vulkan:
+        return SsspAlgorithm::bellman_ford;
+      case Backend::automatic:
+        break;
     }
   }
   const bool available =
@@ -65,9 +74,10 @@ SsspAlgorithm resolve_algorithm(Backend backend, SsspAlgorithm requested, NodeId
                                     requested == SsspAlgorithm::delta_stepping || requested == SsspAlgorithm::spfa)) ||
       (backend == Backend::vulkan && requested == SsspAlgorithm::bellman_ford);
   if (!available) {
-    throw UsageError(fmt::format("the {} backend has no {} (reference: dijkstra; cpu: delta-stepping; "
-                                 "cuda: bellman-ford, delta-stepping, spfa; vulkan: bellman-ford)",
-                                 to_string(backend), to_string(requested)));
+    throw UsageError(
+        fmt::format("the {} backend has no {} (reference: dijkstra; cpu: delta-stepping; "
+                    "cuda: bellman-ford, delta-stepping, spfa; vulkan: bellman-ford)",
+                    to_string(backend), to_string(requested)));
   }
   return requested;
 }
@@ -91,7 +101,8 @@ void check_query(const Graph& graph, const SsspQuery& query) {
     std::uint32_t any_bad = 0;
     for (const Weight c : query.node_cost) {
       const auto b = std::bit_cast<std::uint32_t>(c);
-      any_bad |= static_cast<std::uint32_t>((b & 0x7fffffffu) >= 0x7f800000u) | static_cast<std::uint32_t>(b > 0x80000000u);
+      any_bad |=
+          static_cast<std::uint32_t>((b & 0x7fffffffu) >= 0x7f800000u) | static_cast<std::uint32_t>(b > 0x80000000u);
     }
     if (any_bad != 0) {
       const auto bad = [](Weight c) { return !(c >= 0) || c == kUnreachable; };
@@ -138,9 +149,9 @@ struct ShortestPaths::Impl {
   Weight delta;
   bool parents;
   std::optional<cuda::GraphOnDevice> device;
-  std::unique_ptr<vulkan::GraphOnDevice> vulkan_graph;  // vulkan: the graph, uploaded once
+  std::unique_ptr<vulkan::GraphOnDevice> vulkan_graph;        // vulkan: the graph, uploaded once
   std::vector<std::unique_ptr<cpu::TargetedSearch>> scratch;  // cpu paths(): one per thread, made on first use
-  std::optional<CsrMatrix<Weight>> reversed;                   // cpu paths(): the in-edges, made on first use
+  std::optional<CsrMatrix<Weight>> reversed;                  // cpu paths(): the in-edges, made on first use
   // cuda run_batch(): where a batch's distances and parents land, kept and
   // grown from call to call (page-locked: one copy at the link's full rate).
   PinnedArray<Weight> staged_distances;
@@ -194,8 +205,7 @@ std::vector<SsspResult> ShortestPaths::run_batch(std::span<const SsspQuery> quer
   for (const SsspQuery& q : queries) check_query(impl_->graph, q);
   std::vector<SsspResult> results;
   results.reserve(queries.size());
-  if (impl_->backend == Backend::cpu && queries.size() > 1 &&
-      impl_->graph.csr.view().nnz < cpu::kEdgesForAllCores) {
+  if (impl_->backend == Backend::cpu && queries.size() > 1 && impl_->graph.csr.view().nnz < cpu::kEdgesForAllCores) {
     // Searches too small to split among the cores run side by side instead,
     // one a thread.
     results.resize(queries.size());

@@ -23,13 +23,13 @@ inline constexpr std::uint32_t kRemoteHead = 0x80000000u;
 // nodes without edges), and the CSR in the new numbering.
 struct TiledGraph {
   int tiles = 0;
-  std::vector<NodeId> tile_first;     // tiles + 1 entries: tile t holds tiled ids [tile_first[t], tile_first[t + 1])
-  std::vector<NodeId> old_of_new;     // tile_first.back() entries; -1 for padding
-  std::vector<NodeId> new_of_old;     // one per node
-  std::vector<RowOffset> row_offsets; // tile_first.back() + 1 entries
-  std::vector<std::uint32_t> heads;   // encoded as above
+  std::vector<NodeId> tile_first;      // tiles + 1 entries: tile t holds tiled ids [tile_first[t], tile_first[t + 1])
+  std::vector<NodeId> old_of_new;      // tile_first.back() entries; -1 for padding
+  std::vector<NodeId> new_of_old;      // one per node
+  std::vector<RowOffset> row_offsets;  // tile_first.back() + 1 entries
+  std::vector<std::uint32_t> heads;    // encoded as above
   std::vector<Weight> weights;
-  NodeId largest_tile = 0;            // nodes, padding included
+  NodeId largest_tile = 0;  // nodes, padding included
   RowOffset most_tile_edges = 0;
 
   NodeId tiled_nodes() const { return tile_first.back(); }

@@ -26,8 +26,8 @@ namespace trellis::grid {
 using detail::MeshView;
 using detail::TableOutput;
 using detail::TableView;
-using detail::TermCode;
 using detail::term_codes;
+using detail::TermCode;
 
 // ---------------------------------------------------------------- coefficients
 
@@ -100,8 +100,8 @@ void DeviceCoefficients<T>::set(std::int32_t slot, const DeviceArray<T>& values,
   if (values.size() != static_cast<std::size_t>(nodes_)) {
     throw UsageError(fmt::format("coefficient slot {} needs {} node values, got {}", slot, nodes_, values.size()));
   }
-  device::copy_on_device(packed_.data() + 1 + static_cast<std::int64_t>(slot) * nodes_, values.data(),
-                         values.bytes(), stream);
+  device::copy_on_device(packed_.data() + 1 + static_cast<std::int64_t>(slot) * nodes_, values.data(), values.bytes(),
+                         stream);
 }
 
 // ---------------------------------------------------------------- setup
@@ -118,8 +118,9 @@ struct Table {
   std::vector<T> geometry;
 
   TableView<T> view() const {
-    return {outputs, static_cast<std::int64_t>(position.size()), offsets.data(), position.data(),
-            coefficient.data(), geometry.data()};
+    return {
+        outputs,        static_cast<std::int64_t>(position.size()), offsets.data(), position.data(), coefficient.data(),
+        geometry.data()};
   }
   std::size_t bytes() const {
     return offsets.size() * sizeof(std::int64_t) + position.size() * sizeof(std::int64_t) +
@@ -218,8 +219,8 @@ void multi_index_of(const MeshView<double>& mesh, std::int32_t node, std::int32_
 }
 
 void bilinear_row(const detail::HostMeshArrays<double>& arrays, const std::vector<TermCode>& terms,
-                  const std::vector<std::uint8_t>& constrained, bool symmetrize, std::int32_t nodes,
-                  std::int32_t row, RowParts& parts) {
+                  const std::vector<std::uint8_t>& constrained, bool symmetrize, std::int32_t nodes, std::int32_t row,
+                  RowParts& parts) {
   parts.matrix.clear();
   parts.lift.clear();
   parts.dropped.clear();
@@ -231,9 +232,12 @@ void bilinear_row(const detail::HostMeshArrays<double>& arrays, const std::vecto
                                 [&](std::int32_t col, std::int32_t slot, std::int32_t p, double g) {
                                   const std::int32_t coefficient = slot < 0 ? 0 : 1 + slot * nodes + p;
                                   const RowEntry entry{col, coefficient, g};
-                                  if (row_constrained) parts.dropped.push_back(entry);
-                                  else if (symmetrize && constrained[static_cast<std::size_t>(col)]) parts.lift.push_back(entry);
-                                  else parts.matrix.push_back(entry);
+                                  if (row_constrained)
+                                    parts.dropped.push_back(entry);
+                                  else if (symmetrize && constrained[static_cast<std::size_t>(col)])
+                                    parts.lift.push_back(entry);
+                                  else
+                                    parts.matrix.push_back(entry);
                                 });
   if (row_constrained) parts.matrix.push_back({row, 0, 1.0});  // the identity row
   sort_and_merge(parts.matrix);
@@ -241,8 +245,7 @@ void bilinear_row(const detail::HostMeshArrays<double>& arrays, const std::vecto
 }
 
 void linear_row(const detail::HostMeshArrays<double>& arrays, const std::vector<TermCode>& terms,
-                const std::vector<std::uint8_t>& constrained, std::int32_t nodes, std::int32_t row,
-                RowParts& parts) {
+                const std::vector<std::uint8_t>& constrained, std::int32_t nodes, std::int32_t row, RowParts& parts) {
   parts.matrix.clear();
   parts.lift.clear();
   parts.dropped.clear();
@@ -414,13 +417,21 @@ template <typename T>
 Assembly<T>& Assembly<T>::operator=(Assembly&&) noexcept = default;
 
 template <typename T>
-const Mesh& Assembly<T>::mesh() const noexcept { return state_->mesh; }
+const Mesh& Assembly<T>::mesh() const noexcept {
+  return state_->mesh;
+}
 template <typename T>
-bool Assembly<T>::symmetrized() const noexcept { return state_->symmetrize; }
+bool Assembly<T>::symmetrized() const noexcept {
+  return state_->symmetrize;
+}
 template <typename T>
-const std::vector<std::uint8_t>& Assembly<T>::constrained() const noexcept { return state_->constrained; }
+const std::vector<std::uint8_t>& Assembly<T>::constrained() const noexcept {
+  return state_->constrained;
+}
 template <typename T>
-std::int32_t Assembly<T>::coefficient_slots() const noexcept { return state_->slots; }
+std::int32_t Assembly<T>::coefficient_slots() const noexcept {
+  return state_->slots;
+}
 template <typename T>
 std::int64_t Assembly<T>::contributions() const noexcept {
   return static_cast<std::int64_t>(state_->matrix_table.position.size());
@@ -467,7 +478,9 @@ void Assembly<T>::refill(const Coefficients<T>& coefficients, AssembledMatrix<T>
     case Backend::reference:
       reference::refill_gather(s.matrix_table.view(), coefficients.packed().data(), target, nullptr);
       return;
-    case Backend::cpu: cpu::refill_gather(s.matrix_table.view(), coefficients.packed().data(), target, nullptr); return;
+    case Backend::cpu:
+      cpu::refill_gather(s.matrix_table.view(), coefficients.packed().data(), target, nullptr);
+      return;
     case Backend::cuda: {
       DeviceCoefficients<T> device_coefficients(coefficients);
       DeviceAssembledMatrix<T> device_matrix = new_device_matrix();
@@ -477,7 +490,8 @@ void Assembly<T>::refill(const Coefficients<T>& coefficients, AssembledMatrix<T>
       return;
     }
     case Backend::automatic:
-    case Backend::vulkan: break;  // resolve() never returns them
+    case Backend::vulkan:
+      break;  // resolve() never returns them
   }
   throw Error("refill: unresolved backend");
 }
@@ -520,7 +534,8 @@ void Assembly<T>::assemble_rhs(const Coefficients<T>& coefficients, std::span<co
       return;
     }
     case Backend::automatic:
-    case Backend::vulkan: break;  // resolve() never returns them
+    case Backend::vulkan:
+      break;  // resolve() never returns them
   }
   throw Error("assemble_rhs: unresolved backend");
 }
@@ -571,8 +586,8 @@ void Assembly<T>::assemble_rhs(const DeviceCoefficients<T>& coefficients, const 
   check_matrix(s.pattern, s.lift_pattern, filled.matrix.nnz(), filled.lift.nnz());
   if (!s.device_rhs_table) {
     s.device_rhs_table = std::make_unique<DeviceTable<T>>(s.rhs_table, stream);
-    s.device_constrained = std::make_unique<DeviceArray<std::uint8_t>>(
-        DeviceArray<std::uint8_t>::from_host(s.constrained, stream));
+    s.device_constrained =
+        std::make_unique<DeviceArray<std::uint8_t>>(DeviceArray<std::uint8_t>::from_host(s.constrained, stream));
     device::synchronize(stream);
   }
   const TableOutput<T> target{b.data(), s.mesh.nodes(), nullptr};

@@ -24,14 +24,22 @@ struct AtomWeights {
 template <typename T>
 TRELLIS_HOST_DEVICE inline AtomWeights<T> atom_weights(AtomKind kind, const T* h, int i) {
   switch (kind) {
-    case AtomKind::backward_difference: return {T(1) / h[i], T(-1) / h[i], -1};
-    case AtomKind::forward_difference: return {T(-1) / h[i + 1], T(1) / h[i + 1], +1};
-    case AtomKind::backward_jump: return {T(1), T(-1), -1};
-    case AtomKind::forward_jump: return {T(-1), T(1), +1};
-    case AtomKind::backward_average: return {T(1) / T(2), T(1) / T(2), -1};
-    case AtomKind::forward_average: return {T(1) / T(2), T(1) / T(2), +1};
-    case AtomKind::backward_shift: return {T(0), T(1), -1};
-    case AtomKind::forward_shift: return {T(0), T(1), +1};
+    case AtomKind::backward_difference:
+      return {T(1) / h[i], T(-1) / h[i], -1};
+    case AtomKind::forward_difference:
+      return {T(-1) / h[i + 1], T(1) / h[i + 1], +1};
+    case AtomKind::backward_jump:
+      return {T(1), T(-1), -1};
+    case AtomKind::forward_jump:
+      return {T(-1), T(1), +1};
+    case AtomKind::backward_average:
+      return {T(1) / T(2), T(1) / T(2), -1};
+    case AtomKind::forward_average:
+      return {T(1) / T(2), T(1) / T(2), +1};
+    case AtomKind::backward_shift:
+      return {T(0), T(1), -1};
+    case AtomKind::forward_shift:
+      return {T(0), T(1), +1};
   }
   return {T(0), T(0), 0};
 }

@@ -56,9 +56,10 @@ DiaMatrix<T> dia_from_csr(const CsrMatrix<T>& a, std::int32_t max_diagonals) {
         }
         std::sort(all.begin(), all.end());
         const auto distinct = std::unique(all.begin(), all.end()) - all.begin();
-        throw UsageError(fmt::format("dia_from_csr: the {}x{} matrix has {} distinct diagonals, more than the {} "
-                                     "allowed",
-                                     a.rows, a.cols, distinct, max_diagonals));
+        throw UsageError(
+            fmt::format("dia_from_csr: the {}x{} matrix has {} distinct diagonals, more than the {} "
+                        "allowed",
+                        a.rows, a.cols, distinct, max_diagonals));
       }
     }
   }
@@ -102,9 +103,10 @@ template <typename T>
 void DeviceDia<T>::refill(const DiaMatrix<T>& host, Stream stream) {
   host.validate();
   if (host.rows != rows_ || host.cols != cols_ || host.offsets != host_offsets_) {
-    throw UsageError(fmt::format("DeviceDia::refill: a {}x{} matrix with {} diagonals cannot refill a {}x{} one with "
-                                 "{} (the shape and offsets must stay)",
-                                 host.rows, host.cols, host.offsets.size(), rows_, cols_, host_offsets_.size()));
+    throw UsageError(
+        fmt::format("DeviceDia::refill: a {}x{} matrix with {} diagonals cannot refill a {}x{} one with "
+                    "{} (the shape and offsets must stay)",
+                    host.rows, host.cols, host.offsets.size(), rows_, cols_, host_offsets_.size()));
   }
   values_.copy_from_host(host.values, stream);
 }

@@ -22,8 +22,12 @@ void dia_spmv(T alpha, const DiaMatrix<T>& a, std::span<const T> x, T beta, std:
   a.validate();
   check_shape(a.rows, a.cols, x.size(), y.size());
   switch (resolve(backend)) {
-    case Backend::reference: reference::dia_spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr); return;
-    case Backend::cpu: cpu::dia_spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr); return;
+    case Backend::reference:
+      reference::dia_spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr);
+      return;
+    case Backend::cpu:
+      cpu::dia_spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr);
+      return;
     case Backend::cuda: {
       DeviceDia<T> device_a(a);
       auto device_x = DeviceArray<T>::from_host(x);
@@ -35,7 +39,8 @@ void dia_spmv(T alpha, const DiaMatrix<T>& a, std::span<const T> x, T beta, std:
       return;
     }
     case Backend::automatic:
-    case Backend::vulkan: break;  // resolve() never returns them
+    case Backend::vulkan:
+      break;  // resolve() never returns them
   }
   throw Error("dia_spmv: unresolved backend");
 }
@@ -46,10 +51,9 @@ void dia_spmv(T alpha, const DeviceDia<T>& a, const DeviceArray<T>& x, T beta, D
   cuda::dia_spmv(alpha, a.view(), x.data(), beta, y.data(), stream);
 }
 
-template void dia_spmv<float>(float, const DiaMatrix<float>&, std::span<const float>, float, std::span<float>,
-                              Backend);
-template void dia_spmv<double>(double, const DiaMatrix<double>&, std::span<const double>, double,
-                               std::span<double>, Backend);
+template void dia_spmv<float>(float, const DiaMatrix<float>&, std::span<const float>, float, std::span<float>, Backend);
+template void dia_spmv<double>(double, const DiaMatrix<double>&, std::span<const double>, double, std::span<double>,
+                               Backend);
 template void dia_spmv<float>(float, const DeviceDia<float>&, const DeviceArray<float>&, float, DeviceArray<float>&,
                               Stream);
 template void dia_spmv<double>(double, const DeviceDia<double>&, const DeviceArray<double>&, double,

@@ -49,8 +49,8 @@ std::vector<TermCode> term_codes(const BilinearForm& form, int dim) {
 
 std::vector<TermCode> term_codes(const LinearForm& form, int dim) {
   if (form.terms().size() > static_cast<std::size_t>(kMaxTerms)) {
-    throw UsageError(fmt::format("a linear form may have at most {} terms, this one has {}", kMaxTerms,
-                                 form.terms().size()));
+    throw UsageError(
+        fmt::format("a linear form may have at most {} terms, this one has {}", kMaxTerms, form.terms().size()));
   }
   std::vector<TermCode> codes;
   for (const LinearTerm& term : form.terms()) {

@@ -14,12 +14,12 @@ namespace trellis::grid::detail {
 // A scatter table (assembly.hpp): contributions grouped by position.
 template <typename T>
 struct TableView {
-  std::int64_t outputs = 0;         // positions
-  std::int64_t contributions = 0;   // including dropped ones
-  const std::int64_t* offsets = nullptr;     // outputs + 1: position o sums offsets[o] .. offsets[o + 1] - 1
-  const std::int64_t* position = nullptr;    // per contribution: its position, or negative (dropped)
-  const std::int32_t* coefficient = nullptr; // per contribution: packed coefficient index (0 = the constant 1)
-  const T* geometry = nullptr;               // per contribution: its geometric factor
+  std::int64_t outputs = 0;                   // positions
+  std::int64_t contributions = 0;             // including dropped ones
+  const std::int64_t* offsets = nullptr;      // outputs + 1: position o sums offsets[o] .. offsets[o + 1] - 1
+  const std::int64_t* position = nullptr;     // per contribution: its position, or negative (dropped)
+  const std::int32_t* coefficient = nullptr;  // per contribution: packed coefficient index (0 = the constant 1)
+  const T* geometry = nullptr;                // per contribution: its geometric factor
 };
 
 // Positions below split are written to first[o], the others to second[o - split].
@@ -49,8 +49,9 @@ inline constexpr int kMaxCoefficientTermsPerAxis = 4;
 
 template <typename T>
 struct AxisProgram {
-  std::int32_t reach = 0;                // x is read at offsets -reach..reach along the axis
-  const T* constant_table = nullptr;     // 5 x extent (offset-major, so neighbouring rows read neighbouring values), or null
+  std::int32_t reach = 0;  // x is read at offsets -reach..reach along the axis
+  const T* constant_table =
+      nullptr;  // 5 x extent (offset-major, so neighbouring rows read neighbouring values), or null
   std::int32_t coefficient_terms = 0;
   const T* coefficient_table[kMaxCoefficientTermsPerAxis] = {};  // (2 x 3) x extent, offset-major
   std::int32_t coefficient_slot[kMaxCoefficientTermsPerAxis] = {};
@@ -94,7 +95,7 @@ template <typename T, int Dim>
 TRELLIS_HOST_DEVICE inline T uniform_interior_row(const UniformConstantForm<T>& form, T x_row, const T (&below)[3],
                                                   const T (&above)[3]) {
   T sum = 0;
-TRELLIS_UNROLL
+  TRELLIS_UNROLL
   for (int a = 0; a < Dim; ++a) {
     T acc = 0;
     acc += form.weight[a][0] * below[a];
@@ -112,12 +113,12 @@ template <typename T, int Dim>
 TRELLIS_HOST_DEVICE inline T uniform_row(const UniformConstantForm<T>& form, const MeshView<T>& mesh, bool symmetrized,
                                          const std::int32_t* r, std::int32_t row, const T* x) {
   bool boundary = false;
-TRELLIS_UNROLL
+  TRELLIS_UNROLL
   for (int a = 0; a < Dim; ++a) boundary = boundary || r[a] == 0 || r[a] == mesh.extent[a] - 1;
   if (boundary) return x[row];
   T below[3] = {T(0), T(0), T(0)};
   T above[3] = {T(0), T(0), T(0)};
-TRELLIS_UNROLL
+  TRELLIS_UNROLL
   for (int a = 0; a < Dim; ++a) {
     below[a] = symmetrized && r[a] == 1 ? T(0) : x[row - mesh.stride[a]];
     above[a] = symmetrized && r[a] == mesh.extent[a] - 2 ? T(0) : x[row + mesh.stride[a]];
@@ -128,7 +129,7 @@ TRELLIS_UNROLL
 // The form's terms and constraints as the matrix-free apply reads them.
 template <typename T>
 struct FormView {
-  SeparableForm<T> separable;  // filled where the form is separable and the tables are on hand
+  SeparableForm<T> separable;      // filled where the form is separable and the tables are on hand
   UniformConstantForm<T> uniform;  // usable where the separable form qualifies (see above)
   MeshView<T> mesh;
   TermCode terms[kMaxTerms];
@@ -215,16 +216,16 @@ TRELLIS_HOST_DEVICE inline T separable_row(const FormView<T>& form, const std::i
   const bool check_edges = flags & kNearEdgeNode;
   const std::int32_t nodes = mesh.extent[0] * mesh.extent[1] * mesh.extent[2];
   T hhalf[3];
-TRELLIS_UNROLL
+  TRELLIS_UNROLL
   for (int a = 0; a < 3; ++a) hhalf[a] = a < Dim ? mesh.hhalf[a][r[a]] : T(1);
   const T x_row = x[row];
   T sum = 0;
-TRELLIS_UNROLL
+  TRELLIS_UNROLL
   for (int a = 0; a < Dim; ++a) {
     const AxisProgram<T>& program = form.separable.axis[a];
     const std::int32_t stride = mesh.stride[a];
     T xs[5] = {T(0), T(0), x_row, T(0), T(0)};
-TRELLIS_UNROLL
+    TRELLIS_UNROLL
     for (int o = -Reach; o <= Reach; ++o) {
       if (o == 0) continue;
       const std::int32_t j = r[a] + o;
@@ -237,10 +238,10 @@ TRELLIS_UNROLL
     if (program.constant_table != nullptr) {
       const T* m = program.constant_table + r[a];
       const std::int32_t n = mesh.extent[a];
-TRELLIS_UNROLL
+      TRELLIS_UNROLL
       for (int o = 2 - Reach; o <= 2 + Reach; ++o) acc += m[o * n] * xs[o];
     }
-TRELLIS_UNROLL
+    TRELLIS_UNROLL
     for (int v = 0; v < (WithCoefficients ? kMaxCoefficientTermsPerAxis : 0); ++v) {
       if (v >= program.coefficient_terms) break;
       const std::int32_t n = mesh.extent[a];
@@ -251,11 +252,12 @@ TRELLIS_UNROLL
       const int shift = program.shift[v];
       const std::int32_t p = r[a] + shift;
       if (shift != 0 && p >= 0 && p < mesh.extent[a]) {
-        acc += c[row + shift * stride] * (e[3] * pick(xs, shift - 1) + e[4] * pick(xs, shift) + e[5] * pick(xs, shift + 1));
+        acc += c[row + shift * stride] *
+               (e[3] * pick(xs, shift - 1) + e[4] * pick(xs, shift) + e[5] * pick(xs, shift + 1));
       }
     }
     T others = T(1);
-TRELLIS_UNROLL
+    TRELLIS_UNROLL
     for (int b = 0; b < 3; ++b) others *= b == a ? T(1) : hhalf[b];
     sum += others * acc;
   }
@@ -273,29 +275,36 @@ void with_separable_shape(const FormView<T>& form, Run&& run) {
     coefficients = coefficients || form.separable.axis[a].coefficient_terms > 0;
   }
   auto by_dim = [&]<int Reach, bool WithCoefficients>() {
-    if (form.mesh.dim == 1) run.template operator()<1, Reach, WithCoefficients>();
-    else if (form.mesh.dim == 2) run.template operator()<2, Reach, WithCoefficients>();
-    else run.template operator()<3, Reach, WithCoefficients>();
+    if (form.mesh.dim == 1)
+      run.template operator()<1, Reach, WithCoefficients>();
+    else if (form.mesh.dim == 2)
+      run.template operator()<2, Reach, WithCoefficients>();
+    else
+      run.template operator()<3, Reach, WithCoefficients>();
   };
   if (reach <= 1) {
-    if (coefficients) by_dim.template operator()<1, true>();
-    else by_dim.template operator()<1, false>();
+    if (coefficients)
+      by_dim.template operator()<1, true>();
+    else
+      by_dim.template operator()<1, false>();
   } else {
-    if (coefficients) by_dim.template operator()<2, true>();
-    else by_dim.template operator()<2, false>();
+    if (coefficients)
+      by_dim.template operator()<2, true>();
+    else
+      by_dim.template operator()<2, false>();
   }
 }
 
 }  // namespace trellis::grid::detail
 
-#define TRELLIS_GRID_DECLARE_FORM_KERNELS(T)                                                                       \
-  void refill_gather(const ::trellis::grid::detail::TableView<T>& table, const T* coefficients,                   \
-                     const ::trellis::grid::detail::TableOutput<T>& out, ::trellis::Stream stream);               \
-  void refill_atomic(const ::trellis::grid::detail::TableView<T>& table, const T* coefficients,                   \
-                     const ::trellis::grid::detail::TableOutput<T>& out, ::trellis::Stream stream);               \
-  /* b[r] = g[r] on constrained rows, b[r] - sum_j lift[r][j] * g[j] elsewhere */                                  \
-  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,                   \
-                  const ::trellis::CsrView<T>& lift, T* b, ::trellis::Stream stream);                             \
+#define TRELLIS_GRID_DECLARE_FORM_KERNELS(T)                                                        \
+  void refill_gather(const ::trellis::grid::detail::TableView<T>& table, const T* coefficients,     \
+                     const ::trellis::grid::detail::TableOutput<T>& out, ::trellis::Stream stream); \
+  void refill_atomic(const ::trellis::grid::detail::TableView<T>& table, const T* coefficients,     \
+                     const ::trellis::grid::detail::TableOutput<T>& out, ::trellis::Stream stream); \
+  /* b[r] = g[r] on constrained rows, b[r] - sum_j lift[r][j] * g[j] elsewhere */                   \
+  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,     \
+                  const ::trellis::CsrView<T>& lift, T* b, ::trellis::Stream stream);               \
   void matrix_free_apply(const ::trellis::grid::detail::FormView<T>& form, const T* x, T* y, ::trellis::Stream stream)
 
 #define TRELLIS_GRID_DECLARE_ALL_FORM_KERNELS \

@@ -148,8 +148,7 @@ TRELLIS_HOST_DEVICE inline T test_weight(const MeshView<T>& mesh, const ChainCod
 // (multi-index): A[r][col] += c_slot(p) * g, slot -1 meaning no coefficient.
 template <typename T, typename Visit>
 TRELLIS_HOST_DEVICE inline void for_each_contribution(const MeshView<T>& mesh, const TermCode* terms,
-                                                      std::int32_t term_count, const std::int32_t* r,
-                                                      Visit&& visit) {
+                                                      std::int32_t term_count, const std::int32_t* r, Visit&& visit) {
   for (std::int32_t t = 0; t < term_count; ++t) {
     const TermCode& term = terms[t];
     std::int32_t points[kMaxStencil][3];

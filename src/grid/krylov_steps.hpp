@@ -53,8 +53,10 @@ SolveResult run_cg(Steps& steps, bool preconditioner_usable, const SolverOptions
   double rho = sums[1];
   for (std::int32_t k = 1; !stop && k <= options.max_iterations; ++k) {
     const double pq = steps.direction_dot();
-    if (!std::isfinite(pq)) stop = SolverStop::non_finite_residual;
-    else if (!(pq > 0)) stop = SolverStop::not_positive_definite;
+    if (!std::isfinite(pq))
+      stop = SolverStop::non_finite_residual;
+    else if (!(pq > 0))
+      stop = SolverStop::not_positive_definite;
     if (stop) break;
     const double alpha = rho / pq;
     if (!std::isfinite(alpha)) {
@@ -66,9 +68,12 @@ SolveResult run_cg(Steps& steps, bool preconditioner_usable, const SolverOptions
     const double residual = std::sqrt(updated[0]);
     result.iterations = k;
     result.residual_history.push_back(residual);
-    if (!std::isfinite(updated[0]) || !std::isfinite(updated[1])) stop = SolverStop::non_finite_residual;
-    else if (residual <= threshold) stop = SolverStop::converged;
-    else if (updated[1] == 0) stop = SolverStop::rho_breakdown;
+    if (!std::isfinite(updated[0]) || !std::isfinite(updated[1]))
+      stop = SolverStop::non_finite_residual;
+    else if (residual <= threshold)
+      stop = SolverStop::converged;
+    else if (updated[1] == 0)
+      stop = SolverStop::rho_breakdown;
     if (stop) {
       steps.axpy(alpha);  // x catches up with r
       break;

@@ -132,17 +132,27 @@ template <typename T>
 MatrixFreeOperator<T>& MatrixFreeOperator<T>::operator=(MatrixFreeOperator&&) noexcept = default;
 
 template <typename T>
-std::int32_t MatrixFreeOperator<T>::size() const noexcept { return state_->mesh.nodes(); }
+std::int32_t MatrixFreeOperator<T>::size() const noexcept {
+  return state_->mesh.nodes();
+}
 template <typename T>
-const Mesh& MatrixFreeOperator<T>::mesh() const noexcept { return state_->mesh; }
+const Mesh& MatrixFreeOperator<T>::mesh() const noexcept {
+  return state_->mesh;
+}
 template <typename T>
-const std::vector<std::uint8_t>& MatrixFreeOperator<T>::constrained() const noexcept { return state_->constrained; }
+const std::vector<std::uint8_t>& MatrixFreeOperator<T>::constrained() const noexcept {
+  return state_->constrained;
+}
 
 template <typename T>
-bool MatrixFreeOperator<T>::separable() const noexcept { return state_->separable.has_value(); }
+bool MatrixFreeOperator<T>::separable() const noexcept {
+  return state_->separable.has_value();
+}
 
 template <typename T>
-bool MatrixFreeOperator<T>::uses_uniform_constant_path() const noexcept { return state_->uniform.usable; }
+bool MatrixFreeOperator<T>::uses_uniform_constant_path() const noexcept {
+  return state_->uniform.usable;
+}
 
 template <typename T>
 void MatrixFreeOperator<T>::apply(const Coefficients<T>& coefficients, std::span<const T> x, std::span<T> y,
@@ -150,8 +160,8 @@ void MatrixFreeOperator<T>::apply(const Coefficients<T>& coefficients, std::span
   const State& s = *state_;
   require_same_mesh(s.mesh, coefficients.mesh(), "matrix-free apply");
   if (coefficients.slots() < s.slots) {
-    throw UsageError(fmt::format("the form reads {} coefficient slots, the coefficients hold {}", s.slots,
-                                 coefficients.slots()));
+    throw UsageError(
+        fmt::format("the form reads {} coefficient slots, the coefficients hold {}", s.slots, coefficients.slots()));
   }
   const auto n = static_cast<std::size_t>(s.mesh.nodes());
   if (x.size() != n || y.size() != n) {
@@ -177,14 +187,15 @@ void MatrixFreeOperator<T>::apply(const Coefficients<T>& coefficients, std::span
       return;
     }
     case Backend::automatic:
-    case Backend::vulkan: break;  // resolve() never returns them
+    case Backend::vulkan:
+      break;  // resolve() never returns them
   }
   throw Error("matrix-free apply: unresolved backend");
 }
 
 template <typename T>
-void MatrixFreeOperator<T>::apply(const DeviceCoefficients<T>& coefficients, const DeviceArray<T>& x,
-                                  DeviceArray<T>& y, Stream stream) const {
+void MatrixFreeOperator<T>::apply(const DeviceCoefficients<T>& coefficients, const DeviceArray<T>& x, DeviceArray<T>& y,
+                                  Stream stream) const {
   const State& s = *state_;
   const auto n = static_cast<std::size_t>(s.mesh.nodes());
   if (coefficients.nodes() != s.mesh.nodes() || coefficients.slots() < s.slots) {

@@ -115,7 +115,7 @@ Mesh1D Mesh1D::refined() const {
     fine.push_back(0.5 * (points_[i] + points_[i + 1]));
   }
   fine.push_back(points_.back());
-  validate_points(fine);  // a cell one ulp wide cannot be halved
+  validate_points(fine);                                   // a cell one ulp wide cannot be halved
   return Mesh1D(std::move(fine), 0.5 * uniform_spacing_);  // halving is exact
 }
 
@@ -236,8 +236,8 @@ Marker boundary_marker(const Mesh& mesh, std::string name) {
 void require_same_mesh(const Mesh& a, const Mesh& b, const char* what) {
   if (&a == &b || a == b) return;
   if (a.nodes() == b.nodes()) {
-    throw UsageError(fmt::format("{}: operands from different spaces (two different meshes of {} nodes)", what,
-                                 a.nodes()));
+    throw UsageError(
+        fmt::format("{}: operands from different spaces (two different meshes of {} nodes)", what, a.nodes()));
   }
   throw UsageError(
       fmt::format("{}: operands from different spaces (meshes of {} and {} nodes)", what, a.nodes(), b.nodes()));

@@ -20,9 +20,7 @@
 
 namespace trellis::grid {
 
-std::string_view to_string(Smoother smoother) noexcept {
-  return smoother == Smoother::jacobi ? "jacobi" : "chebyshev";
-}
+std::string_view to_string(Smoother smoother) noexcept { return smoother == Smoother::jacobi ? "jacobi" : "chebyshev"; }
 
 std::string_view to_string(Cycle cycle) noexcept { return cycle == Cycle::v ? "V" : "F"; }
 
@@ -87,7 +85,10 @@ double largest_tridiagonal_eigenvalue(const std::vector<double>& alpha, const st
   };
   for (int iteration = 0; iteration < 200 && hi - lo > 1e-12 * std::max(1.0, std::abs(hi)); ++iteration) {
     const double mid = (lo + hi) / 2;
-    if (below(mid) == m) hi = mid; else lo = mid;
+    if (below(mid) == m)
+      hi = mid;
+    else
+      lo = mid;
   }
   return hi;
 }
@@ -129,9 +130,10 @@ struct Multigrid<T>::State {
         if (level.a.col_indices[k] == row) diagonal += level.a.values[k];
       }
       if (diagonal == T(0) || !std::isfinite(static_cast<double>(diagonal))) {
-        throw UsageError(fmt::format("multigrid: the matrix has a zero or non-finite diagonal entry in free row {} "
-                                     "of level {} ({} nodes)",
-                                     row, &level - levels.data(), n));
+        throw UsageError(
+            fmt::format("multigrid: the matrix has a zero or non-finite diagonal entry in free row {} "
+                        "of level {} ({} nodes)",
+                        row, &level - levels.data(), n));
       }
       level.inverse_diagonal[static_cast<std::size_t>(row)] = T(1) / diagonal;
     }
@@ -286,8 +288,10 @@ struct Multigrid<T>::State {
       std::fill(e, e + n, T(0));
       const HostLinearOperator<T> op = csr_operator(level.a, Preconditioner::jacobi, backend);
       const SolverOptions solve{.relative_tolerance = 1e-12, .max_iterations = 100000};
-      if (coarse_symmetric) cg<T>(op, std::span<const T>(r, n), std::span<T>(e, n), solve, backend);
-      else bicgstab<T>(op, std::span<const T>(r, n), std::span<T>(e, n), solve, backend);
+      if (coarse_symmetric)
+        cg<T>(op, std::span<const T>(r, n), std::span<T>(e, n), solve, backend);
+      else
+        bicgstab<T>(op, std::span<const T>(r, n), std::span<T>(e, n), solve, backend);
     }
     kernels.axpy(level.a.rows, 1.0, e, x);
   }
@@ -319,10 +323,10 @@ Multigrid<T>::Multigrid(const Mesh& mesh, const CsrMatrix<T>& a, const std::vect
     : state_(std::make_unique<State>()) {
   check_options(options);
   if (a.rows != a.cols || a.rows != mesh.nodes() || constrained.size() != static_cast<std::size_t>(mesh.nodes())) {
-    throw UsageError(fmt::format("multigrid: a mesh of {} nodes needs a {}x{} matrix and {} constraint flags, got a "
-                                 "{}x{} matrix and {} flags",
-                                 mesh.nodes(), mesh.nodes(), mesh.nodes(), mesh.nodes(), a.rows, a.cols,
-                                 constrained.size()));
+    throw UsageError(
+        fmt::format("multigrid: a mesh of {} nodes needs a {}x{} matrix and {} constraint flags, got a "
+                    "{}x{} matrix and {} flags",
+                    mesh.nodes(), mesh.nodes(), mesh.nodes(), mesh.nodes(), a.rows, a.cols, constrained.size()));
   }
   State& s = *state_;
   s.options = options;
@@ -367,8 +371,8 @@ template <typename T>
 void Multigrid<T>::refill(const CsrMatrix<T>& a) {
   State& s = *state_;
   if (a.rows != size() || a.cols != size()) {
-    throw UsageError(fmt::format("multigrid refill: the hierarchy is for {0}x{0} matrices, got {1}x{2}", size(),
-                                 a.rows, a.cols));
+    throw UsageError(
+        fmt::format("multigrid refill: the hierarchy is for {0}x{0} matrices, got {1}x{2}", size(), a.rows, a.cols));
   }
   s.levels.front().a = a;
   s.build_operators();
@@ -377,8 +381,8 @@ void Multigrid<T>::refill(const CsrMatrix<T>& a) {
 template <typename T>
 void Multigrid<T>::cycle(std::span<const T> b, std::span<T> x) const {
   if (b.size() != static_cast<std::size_t>(size()) || x.size() != b.size()) {
-    throw UsageError(fmt::format("multigrid cycle: vectors of length {} needed, got b {} and x {}", size(), b.size(),
-                                 x.size()));
+    throw UsageError(
+        fmt::format("multigrid cycle: vectors of length {} needed, got b {} and x {}", size(), b.size(), x.size()));
   }
   const State& s = *state_;
   if (s.backend != Backend::cuda) {

@@ -21,17 +21,20 @@ struct MultigridKernels {
 // cpu SpMV, serial (the reference's loop: the same bits) on small matrices.
 template <typename T>
 void cpu_level_spmv(T alpha, const CsrView<T>& a, const T* x, T beta, T* y, Stream stream) {
-  if (a.rows < kSerialRows) reference::spmv(alpha, a, x, beta, y, stream);
-  else cpu::spmv(alpha, a, x, beta, y, stream);
+  if (a.rows < kSerialRows)
+    reference::spmv(alpha, a, x, beta, y, stream);
+  else
+    cpu::spmv(alpha, a, x, beta, y, stream);
 }
 
 template <typename T>
 MultigridKernels<T> multigrid_kernels(Backend backend) {
   if (backend == Backend::reference) {
-    return {&reference::spmv, &reference::residual, &reference::smoothing_step, &reference::xpay,
+    return {&reference::spmv, &reference::residual, &reference::smoothing_step,  &reference::xpay,
             &reference::dot,  &reference::axpy,     &reference::galerkin_product};
   }
-  return {&cpu_level_spmv<T>, &cpu::residual, &cpu::smoothing_step, &cpu::xpay, &cpu::dot, &cpu::axpy, &cpu::galerkin_product};
+  return {&cpu_level_spmv<T>, &cpu::residual, &cpu::smoothing_step,  &cpu::xpay,
+          &cpu::dot,          &cpu::axpy,     &cpu::galerkin_product};
 }
 
 }  // namespace trellis::grid::detail

@@ -24,8 +24,8 @@ void check_arguments(const char* solver, std::int32_t size, std::size_t b_size, 
                                  size, b_size, x_size));
   }
   if (!(options.relative_tolerance >= 0) || !std::isfinite(options.relative_tolerance)) {
-    throw UsageError(fmt::format("{}: relative_tolerance must be finite and >= 0, got {}", solver,
-                                 options.relative_tolerance));
+    throw UsageError(
+        fmt::format("{}: relative_tolerance must be finite and >= 0, got {}", solver, options.relative_tolerance));
   }
   if (options.max_iterations < 0) {
     throw UsageError(fmt::format("{}: max_iterations must be >= 0, got {}", solver, options.max_iterations));
@@ -62,11 +62,13 @@ void finish(const char* solver, SolverStop stop, double final_residual, const So
   const double threshold = options.relative_tolerance * result.rhs_norm;
   switch (stop) {
     case SolverStop::converged:
-      result.stopped_because = fmt::format("{} converged after {} iterations: residual {:.3e} <= {:g} * ||b|| = {:.3e}",
-                                           solver, result.iterations, result.residual_history.back(),
-                                           options.relative_tolerance, threshold);
+      result.stopped_because =
+          fmt::format("{} converged after {} iterations: residual {:.3e} <= {:g} * ||b|| = {:.3e}", solver,
+                      result.iterations, result.residual_history.back(), options.relative_tolerance, threshold);
       break;
-    case SolverStop::zero_rhs: result.stopped_because = "b is zero, so x = 0"; break;
+    case SolverStop::zero_rhs:
+      result.stopped_because = "b is zero, so x = 0";
+      break;
     case SolverStop::max_iterations:
       result.stopped_because = fmt::format("{}: max_iterations ({}) reached: residual {:.3e} > {:.3e}", solver,
                                            options.max_iterations, result.residual_history.back(), threshold);
@@ -75,8 +77,8 @@ void finish(const char* solver, SolverStop stop, double final_residual, const So
       result.stopped_because = "b or the initial residual holds NaN or infinity";
       break;
     case SolverStop::not_positive_definite:
-      result.stopped_because = fmt::format("{}: p^T A p <= 0 after {} iterations: the operator is not SPD", solver,
-                                           result.iterations);
+      result.stopped_because =
+          fmt::format("{}: p^T A p <= 0 after {} iterations: the operator is not SPD", solver, result.iterations);
       break;
     case SolverStop::rho_breakdown:
     case SolverStop::alpha_breakdown:
@@ -121,8 +123,8 @@ SolveResult mg_solve(const Multigrid<T>& mg, const DeviceArray<T>& b, DeviceArra
 }
 
 template <typename T>
-SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, const DeviceArray<T>& b,
-                 DeviceArray<T>& x, const SolverOptions& options, Stream stream) {
+SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, const DeviceArray<T>& b, DeviceArray<T>& x,
+                 const SolverOptions& options, Stream stream) {
   check_arguments("mgcg", mg.size(), b.size(), x.size(), options);
   check_operator("mgcg", op, mg);
   require_cuda("mgcg", mg);
@@ -191,8 +193,10 @@ SolveResult mgcg(const HostLinearOperator<T>& op, const Multigrid<T>& mg, std::t
   for (std::int32_t k = 1; !stop && k <= options.max_iterations; ++k) {
     op.apply(p, q);
     const double pq = kernels.dot(n, p.data(), q.data());
-    if (!std::isfinite(pq)) stop = SolverStop::non_finite_residual;
-    else if (!(pq > 0)) stop = SolverStop::not_positive_definite;
+    if (!std::isfinite(pq))
+      stop = SolverStop::non_finite_residual;
+    else if (!(pq > 0))
+      stop = SolverStop::not_positive_definite;
     if (stop) break;
     const double alpha = rz / pq;
     kernels.axpy(n, alpha, p.data(), x.data());
@@ -278,18 +282,18 @@ SolveResult mg_bicgstab(const HostLinearOperator<T>& op, const Multigrid<T>& mg,
   return result;
 }
 
-#define TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(T)                                                            \
-  template SolveResult mg_solve<T>(const Multigrid<T>&, std::type_identity_t<std::span<const T>>,              \
-                                   std::type_identity_t<std::span<T>>, const SolverOptions&);                  \
-  template SolveResult mgcg<T>(const HostLinearOperator<T>&, const Multigrid<T>&,                              \
-                               std::type_identity_t<std::span<const T>>, std::type_identity_t<std::span<T>>,   \
-                               const SolverOptions&);                                                          \
-  template SolveResult mg_bicgstab<T>(const HostLinearOperator<T>&, const Multigrid<T>&,                       \
-                                      std::type_identity_t<std::span<const T>>, std::type_identity_t<std::span<T>>, \
-                                      const SolverOptions&);                                                   \
-  template SolveResult mg_solve<T>(const Multigrid<T>&, const DeviceArray<T>&, DeviceArray<T>&,                \
-                                   const SolverOptions&, Stream);                                              \
-  template SolveResult mgcg<T>(const DeviceLinearOperator<T>&, const Multigrid<T>&, const DeviceArray<T>&,     \
+#define TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(T)                                                                 \
+  template SolveResult mg_solve<T>(const Multigrid<T>&, std::type_identity_t<std::span<const T>>,                     \
+                                   std::type_identity_t<std::span<T>>, const SolverOptions&);                         \
+  template SolveResult mgcg<T>(const HostLinearOperator<T>&, const Multigrid<T>&,                                     \
+                               std::type_identity_t<std::span<const T>>, std::type_identity_t<std::span<T>>,          \
+                               const SolverOptions&);                                                                 \
+  template SolveResult mg_bicgstab<T>(const HostLinearOperator<T>&, const Multigrid<T>&,                              \
+                                      std::type_identity_t<std::span<const T>>, std::type_identity_t<std::span<T>>,   \
+                                      const SolverOptions&);                                                          \
+  template SolveResult mg_solve<T>(const Multigrid<T>&, const DeviceArray<T>&, DeviceArray<T>&, const SolverOptions&, \
+                                   Stream);                                                                           \
+  template SolveResult mgcg<T>(const DeviceLinearOperator<T>&, const Multigrid<T>&, const DeviceArray<T>&,            \
                                DeviceArray<T>&, const SolverOptions&, Stream);
 
 TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(float)

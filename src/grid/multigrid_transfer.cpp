@@ -79,9 +79,9 @@ CsrMatrix<T> prolongation(const Mesh& fine, const Mesh& coarse, const std::vecto
                           const std::vector<std::uint8_t>& coarse_constrained) {
   std::array<std::vector<AxisWeights>, 3> axes;
   for (int a = 0; a < 3; ++a) {
-    axes[static_cast<std::size_t>(a)] =
-        a < fine.dim() ? axis_interpolation(fine.axis(a), coarse.extent(a) != fine.extent(a))
-                       : std::vector<AxisWeights>{AxisWeights{{0, 0}, {1, 0}, 1}};
+    axes[static_cast<std::size_t>(a)] = a < fine.dim()
+                                            ? axis_interpolation(fine.axis(a), coarse.extent(a) != fine.extent(a))
+                                            : std::vector<AxisWeights>{AxisWeights{{0, 0}, {1, 0}, 1}};
   }
   CsrMatrix<T> p;
   p.rows = fine.nodes();
@@ -97,9 +97,9 @@ CsrMatrix<T> prolongation(const Mesh& fine, const Mesh& coarse, const std::vecto
       for (int c2 = 0; c2 < w2.count; ++c2) {
         for (int c1 = 0; c1 < w1.count; ++c1) {
           for (int c0 = 0; c0 < w0.count; ++c0) {
-            const std::int32_t col = coarse.index({w0.coarse[static_cast<std::size_t>(c0)],
-                                                   w1.coarse[static_cast<std::size_t>(c1)],
-                                                   w2.coarse[static_cast<std::size_t>(c2)]});
+            const std::int32_t col =
+                coarse.index({w0.coarse[static_cast<std::size_t>(c0)], w1.coarse[static_cast<std::size_t>(c1)],
+                              w2.coarse[static_cast<std::size_t>(c2)]});
             if (coarse_constrained[static_cast<std::size_t>(col)]) continue;
             const double weight = w0.weight[static_cast<std::size_t>(c0)] * w1.weight[static_cast<std::size_t>(c1)] *
                                   w2.weight[static_cast<std::size_t>(c2)];

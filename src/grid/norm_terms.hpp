@@ -30,8 +30,7 @@ struct NodeWeights {
 
 // weight(node) * u[node] * v[node] in double; 0 for a left-out node.
 template <typename T>
-TRELLIS_HOST_DEVICE inline double weighted_product(const NodeWeights<T>& w, const T* u, const T* v,
-                                                   std::int32_t node) {
+TRELLIS_HOST_DEVICE inline double weighted_product(const NodeWeights<T>& w, const T* u, const T* v, std::int32_t node) {
   const std::int32_t index[3] = {node % w.extents[0], (node / w.extents[0]) % w.extents[1],
                                  node / (w.extents[0] * w.extents[1])};
   if (w.excluded_first_axis >= 0 && index[w.excluded_first_axis] == 0) return 0.0;

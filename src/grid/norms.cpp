@@ -36,8 +36,8 @@ void check_marker(const char* what, const Marker& marker, std::int32_t nodes) {
       throw UsageError(fmt::format("{}: marker '{}' holds node {}, outside 0..{}", what, marker.name, node, nodes - 1));
     }
     if (k > 0 && node <= marker.nodes[k - 1]) {
-      throw UsageError(fmt::format("{}: marker '{}' nodes must be strictly ascending: {} follows {}", what,
-                                   marker.name, node, marker.nodes[k - 1]));
+      throw UsageError(fmt::format("{}: marker '{}' nodes must be strictly ascending: {} follows {}", what, marker.name,
+                                   node, marker.nodes[k - 1]));
     }
   }
 }
@@ -135,8 +135,7 @@ double device_dot(const DeviceMesh<T>& mesh, int plus_axis, const T* u, const T*
 }
 
 template <typename T>
-double device_h1_square(const DeviceMesh<T>& mesh, const DeviceArray<T>& u, const DeviceMarker* marker,
-                        Stream stream) {
+double device_h1_square(const DeviceMesh<T>& mesh, const DeviceArray<T>& u, const DeviceMarker* marker, Stream stream) {
   DeviceArray<T> difference(u.size());
   double sum = 0;
   for (int a = 0; a < mesh.mesh().dim(); ++a) {
@@ -235,8 +234,8 @@ T norm_h(const Mesh& mesh, std::span<const T> u, const Marker* marker, Backend b
 template <typename T>
 T norm_plus(const Mesh& mesh, std::span<const std::span<const T>> components, const Marker* marker, Backend backend) {
   if (components.size() != static_cast<std::size_t>(mesh.dim())) {
-    throw UsageError(fmt::format("norm_plus: a {}-D mesh needs {} components, got {}", mesh.dim(), mesh.dim(),
-                                 components.size()));
+    throw UsageError(
+        fmt::format("norm_plus: a {}-D mesh needs {} components, got {}", mesh.dim(), mesh.dim(), components.size()));
   }
   for (const auto& component : components) check_host("norm_plus", mesh, component.size(), marker);
   const Backend resolved = resolve(backend);
@@ -285,8 +284,10 @@ T max_norm(std::span<const T> u, const Marker* marker, Backend backend) {
   const std::int32_t* list = marker != nullptr ? marker->nodes.data() : nullptr;
   const std::int32_t count = marker != nullptr ? static_cast<std::int32_t>(marker->nodes.size()) : nodes;
   switch (resolve(backend)) {
-    case Backend::reference: return static_cast<T>(reference::max_abs(u.data(), list, count, nullptr));
-    case Backend::cpu: return static_cast<T>(cpu::max_abs(u.data(), list, count, nullptr));
+    case Backend::reference:
+      return static_cast<T>(reference::max_abs(u.data(), list, count, nullptr));
+    case Backend::cpu:
+      return static_cast<T>(cpu::max_abs(u.data(), list, count, nullptr));
     case Backend::cuda: {
       const auto device_u = DeviceArray<T>::from_host(u);
       const auto device_list = DeviceArray<std::int32_t>::from_host(
@@ -295,7 +296,8 @@ T max_norm(std::span<const T> u, const Marker* marker, Backend backend) {
           cuda::max_abs(device_u.data(), marker != nullptr ? device_list.data() : nullptr, count, nullptr));
     }
     case Backend::automatic:
-    case Backend::vulkan: break;  // resolve() never returns them
+    case Backend::vulkan:
+      break;  // resolve() never returns them
   }
   throw Error("max_norm: unresolved backend");
 }
@@ -447,7 +449,7 @@ T max_norm(const DeviceGridFunction<T>& u, const DeviceMarker* marker, Stream st
   return max_norm<T>(u.values(), marker, stream);
 }
 
-#define TRELLIS_GRID_INSTANTIATE_NORMS(T)                                                                          \
+#define TRELLIS_GRID_INSTANTIATE_NORMS(T)                                                                         \
   template T inner_h<T>(const Mesh&, std::span<const T>, std::span<const T>, const Marker*, Backend);             \
   template T inner_plus<T>(const Mesh&, std::span<const T>, std::span<const T>, int, const Marker*, Backend);     \
   template T norm_h<T>(const Mesh&, std::span<const T>, const Marker*, Backend);                                  \
@@ -456,9 +458,9 @@ T max_norm(const DeviceGridFunction<T>& u, const DeviceMarker* marker, Stream st
   template T h1_norm<T>(const Mesh&, std::span<const T>, const Marker*, Backend);                                 \
   template T max_norm<T>(std::span<const T>, const Marker*, Backend);                                             \
   template T inner_h<T>(const DeviceMesh<T>&, const DeviceArray<T>&, const DeviceArray<T>&, const DeviceMarker*,  \
-                        Stream);                                                                                   \
+                        Stream);                                                                                  \
   template T inner_plus<T>(const DeviceMesh<T>&, const DeviceArray<T>&, const DeviceArray<T>&, int,               \
-                           const DeviceMarker*, Stream);                                                           \
+                           const DeviceMarker*, Stream);                                                          \
   template T norm_h<T>(const DeviceMesh<T>&, const DeviceArray<T>&, const DeviceMarker*, Stream);                 \
   template T norm_plus<T>(const DeviceMesh<T>&, std::span<const DeviceArray<T>>, const DeviceMarker*, Stream);    \
   template T h1_seminorm<T>(const DeviceMesh<T>&, const DeviceArray<T>&, const DeviceMarker*, Stream);            \
@@ -472,9 +474,9 @@ T max_norm(const DeviceGridFunction<T>& u, const DeviceMarker* marker, Stream st
   template T h1_norm<T>(const GridFunction<T>&, const Marker*, Backend);                                          \
   template T max_norm<T>(const GridFunction<T>&, const Marker*, Backend);                                         \
   template T inner_h<T>(const DeviceMesh<T>&, const DeviceGridFunction<T>&, const DeviceGridFunction<T>&,         \
-                        const DeviceMarker*, Stream);                                                              \
+                        const DeviceMarker*, Stream);                                                             \
   template T inner_plus<T>(const DeviceMesh<T>&, const DeviceGridFunction<T>&, const DeviceGridFunction<T>&, int, \
-                           const DeviceMarker*, Stream);                                                           \
+                           const DeviceMarker*, Stream);                                                          \
   template T norm_h<T>(const DeviceMesh<T>&, const DeviceGridFunction<T>&, const DeviceMarker*, Stream);          \
   template T h1_seminorm<T>(const DeviceMesh<T>&, const DeviceGridFunction<T>&, const DeviceMarker*, Stream);     \
   template T h1_norm<T>(const DeviceMesh<T>&, const DeviceGridFunction<T>&, const DeviceMarker*, Stream);         \

@@ -17,14 +17,22 @@ namespace {
 
 const char* atom_name(AtomKind kind) {
   switch (kind) {
-    case AtomKind::backward_difference: return "backward_difference";
-    case AtomKind::forward_difference: return "forward_difference";
-    case AtomKind::backward_jump: return "backward_jump";
-    case AtomKind::forward_jump: return "forward_jump";
-    case AtomKind::backward_average: return "backward_average";
-    case AtomKind::forward_average: return "forward_average";
-    case AtomKind::backward_shift: return "backward_shift";
-    case AtomKind::forward_shift: return "forward_shift";
+    case AtomKind::backward_difference:
+      return "backward_difference";
+    case AtomKind::forward_difference:
+      return "forward_difference";
+    case AtomKind::backward_jump:
+      return "backward_jump";
+    case AtomKind::forward_jump:
+      return "forward_jump";
+    case AtomKind::backward_average:
+      return "backward_average";
+    case AtomKind::forward_average:
+      return "forward_average";
+    case AtomKind::backward_shift:
+      return "backward_shift";
+    case AtomKind::forward_shift:
+      return "forward_shift";
   }
   return "unknown";
 }
@@ -132,8 +140,10 @@ std::vector<StencilEntry> stencil_at(const Mesh& mesh, const Operator& op, std::
                    [](const StencilEntry& a, const StencilEntry& b) { return a.source < b.source; });
   std::vector<StencilEntry> merged;
   for (const StencilEntry& entry : entries) {
-    if (!merged.empty() && merged.back().source == entry.source) merged.back().weight += entry.weight;
-    else merged.push_back(entry);
+    if (!merged.empty() && merged.back().source == entry.source)
+      merged.back().weight += entry.weight;
+    else
+      merged.push_back(entry);
   }
   std::erase_if(merged, [](const StencilEntry& e) { return e.weight == 0; });
   return merged;
@@ -145,8 +155,7 @@ void apply(const Operator& op, const Mesh& mesh, std::span<const T> u, std::span
   check_sizes(mesh, u.size(), out.size());
   switch (resolve(backend)) {
     case Backend::reference: {
-      apply_chain_on_host(op, mesh, u.data(), out.data(),
-                          [](auto... args) { reference::apply_atom(args...); });
+      apply_chain_on_host(op, mesh, u.data(), out.data(), [](auto... args) { reference::apply_atom(args...); });
       return;
     }
     case Backend::cpu: {
@@ -163,14 +172,14 @@ void apply(const Operator& op, const Mesh& mesh, std::span<const T> u, std::span
       return;
     }
     case Backend::automatic:
-    case Backend::vulkan: break;  // resolve() never returns them
+    case Backend::vulkan:
+      break;  // resolve() never returns them
   }
   throw Error("apply: unresolved backend");
 }
 
 template <typename T>
-void apply(const Operator& op, const DeviceMesh<T>& mesh, const DeviceArray<T>& u, DeviceArray<T>& out,
-           Stream stream) {
+void apply(const Operator& op, const DeviceMesh<T>& mesh, const DeviceArray<T>& u, DeviceArray<T>& out, Stream stream) {
   const Mesh& host_mesh = mesh.mesh();
   op.check_axes(host_mesh.dim());
   check_sizes(host_mesh, u.size(), out.size());

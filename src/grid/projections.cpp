@@ -93,8 +93,8 @@ GridFunction<double> restrict_to_nodes(std::shared_ptr<const Mesh> mesh, const F
 GridFunction<double> cell_average(std::shared_ptr<const Mesh> mesh, const Function& f, int points_per_axis) {
   const Mesh& m = checked(mesh, "cell_average");
   if (points_per_axis < 1 || points_per_axis > kMaxQuadraturePoints) {
-    throw UsageError(fmt::format("cell_average: points_per_axis must be in 1..{}, got {}", kMaxQuadraturePoints,
-                                 points_per_axis));
+    throw UsageError(
+        fmt::format("cell_average: points_per_axis must be in 1..{}, got {}", kMaxQuadraturePoints, points_per_axis));
   }
   const QuadratureRule rule = gauss_legendre(points_per_axis);
   const int dim = m.dim();

@@ -43,8 +43,9 @@ bool constrained_on_boundary_only(const MeshView<T>& mesh, const std::vector<std
     const bool k_edge = mesh.dim >= 3 && (k == 0 || k == nz - 1);
     for (std::int32_t j = 0; j < ny && exact; ++j) {
       const bool j_edge = k_edge || (mesh.dim >= 2 && (j == 0 || j == ny - 1));
-      const std::size_t first = static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) +
-                                static_cast<std::size_t>(k) * static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
+      const std::size_t first =
+          static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) +
+          static_cast<std::size_t>(k) * static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
       for (std::int32_t i = 0; i < nx; ++i) {
         const bool boundary = j_edge || i == 0 || i == nx - 1;
         if ((constrained[first + static_cast<std::size_t>(i)] != 0) != boundary) {
@@ -84,7 +85,8 @@ UniformConstantForm<T> uniform_constant_form(const MeshView<T>& mesh, const Sepa
       if (!same_bits(mesh.hhalf[a], 1, n - 2)) return form;
       for (int o = 0; o < 3; ++o) {
         // Offsets -1, 0, +1 are rows 1, 2, 3 of the offset-major table.
-        const T* entries = program.axis[a].constant_table + static_cast<std::size_t>(o + 1) * static_cast<std::size_t>(n);
+        const T* entries =
+            program.axis[a].constant_table + static_cast<std::size_t>(o + 1) * static_cast<std::size_t>(n);
         if (!same_bits(entries, 1, n - 2)) return form;
         form.weight[a][o] = entries[1];
       }
@@ -120,7 +122,8 @@ std::optional<std::array<AxisTables, 3>> separable_tables(const HostMeshArrays<d
     if (with_coefficient) {
       if (axis.coefficient_terms.size() == static_cast<std::size_t>(kMaxCoefficientTermsPerAxis)) return std::nullopt;
       const int test_offset = term.test.count == 1 ? atom_weights(term.test.kind[0], h, 0).offset : 0;
-      axis.coefficient_terms.push_back({term.coefficient, -test_offset, std::vector<double>(static_cast<std::size_t>(n) * 6, 0.0)});
+      axis.coefficient_terms.push_back(
+          {term.coefficient, -test_offset, std::vector<double>(static_cast<std::size_t>(n) * 6, 0.0)});
       coefficient_term = &axis.coefficient_terms.back();
     } else if (axis.constant.empty()) {
       axis.constant.assign(static_cast<std::size_t>(n) * 5, 0.0);

@@ -21,16 +21,26 @@ namespace trellis::grid {
 
 std::string_view to_string(SolverStop stop) noexcept {
   switch (stop) {
-    case SolverStop::converged: return "converged";
-    case SolverStop::zero_rhs: return "zero_rhs";
-    case SolverStop::max_iterations: return "max_iterations";
-    case SolverStop::non_finite_input: return "non_finite_input";
-    case SolverStop::unusable_preconditioner: return "unusable_preconditioner";
-    case SolverStop::not_positive_definite: return "not_positive_definite";
-    case SolverStop::rho_breakdown: return "rho_breakdown";
-    case SolverStop::alpha_breakdown: return "alpha_breakdown";
-    case SolverStop::omega_breakdown: return "omega_breakdown";
-    case SolverStop::non_finite_residual: return "non_finite_residual";
+    case SolverStop::converged:
+      return "converged";
+    case SolverStop::zero_rhs:
+      return "zero_rhs";
+    case SolverStop::max_iterations:
+      return "max_iterations";
+    case SolverStop::non_finite_input:
+      return "non_finite_input";
+    case SolverStop::unusable_preconditioner:
+      return "unusable_preconditioner";
+    case SolverStop::not_positive_definite:
+      return "not_positive_definite";
+    case SolverStop::rho_breakdown:
+      return "rho_breakdown";
+    case SolverStop::alpha_breakdown:
+      return "alpha_breakdown";
+    case SolverStop::omega_breakdown:
+      return "omega_breakdown";
+    case SolverStop::non_finite_residual:
+      return "non_finite_residual";
   }
   return "unknown";
 }
@@ -55,18 +65,23 @@ struct HostKernels {
 // vectors are on the host.
 Backend host_backend(const char* what, Backend backend) {
   switch (backend) {
-    case Backend::reference: return Backend::reference;
+    case Backend::reference:
+      return Backend::reference;
     case Backend::automatic:
-    case Backend::cpu: return Backend::cpu;
-    case Backend::cuda: break;
+    case Backend::cpu:
+      return Backend::cpu;
+    case Backend::cuda:
+      break;
     case Backend::vulkan:
-      throw UsageError(fmt::format("{}: host operators run on the reference or cpu backend; for vulkan, solve a "
-                                   "CsrMatrix with cg(a, b, x, preconditioner, options, Backend::vulkan)",
-                                   what));
+      throw UsageError(
+          fmt::format("{}: host operators run on the reference or cpu backend; for vulkan, solve a "
+                      "CsrMatrix with cg(a, b, x, preconditioner, options, Backend::vulkan)",
+                      what));
   }
-  throw UsageError(fmt::format("{}: host operators run on the reference or cpu backend; for cuda, solve with a "
-                               "DeviceLinearOperator (DeviceCsrOperator builds one from a DeviceCsr)",
-                               what));
+  throw UsageError(
+      fmt::format("{}: host operators run on the reference or cpu backend; for cuda, solve with a "
+                  "DeviceLinearOperator (DeviceCsrOperator builds one from a DeviceCsr)",
+                  what));
 }
 
 template <typename T>
@@ -82,21 +97,15 @@ HostKernels<T> host_kernels(Backend backend) {
             &reference::bicgstab_half_step,
             &reference::bicgstab_step};
   }
-  return {&cpu::dot,
-          &cpu::dot_pair,
-          &cpu::initial_residual,
-          &cpu::axpy,
-          &cpu::cg_update_residual,
-          &cpu::cg_step,
-          &cpu::bicgstab_direction,
-          &cpu::bicgstab_half_step,
-          &cpu::bicgstab_step};
+  return {
+      &cpu::dot,     &cpu::dot_pair,           &cpu::initial_residual,   &cpu::axpy,         &cpu::cg_update_residual,
+      &cpu::cg_step, &cpu::bicgstab_direction, &cpu::bicgstab_half_step, &cpu::bicgstab_step};
 }
 
 void check_options(const char* solver, const SolverOptions& options) {
   if (!(options.relative_tolerance >= 0) || !std::isfinite(options.relative_tolerance)) {
-    throw UsageError(fmt::format("{}: relative_tolerance must be finite and >= 0, got {}", solver,
-                                 options.relative_tolerance));
+    throw UsageError(
+        fmt::format("{}: relative_tolerance must be finite and >= 0, got {}", solver, options.relative_tolerance));
   }
   if (options.max_iterations < 0) {
     throw UsageError(fmt::format("{}: max_iterations must be >= 0, got {}", solver, options.max_iterations));
@@ -117,13 +126,13 @@ void check_sizes(const char* solver, std::int32_t size, bool has_apply, std::siz
 }
 
 template <typename T>
-void check_host_operator(const char* solver, const HostLinearOperator<T>& op, std::size_t b_size,
-                         std::size_t x_size) {
+void check_host_operator(const char* solver, const HostLinearOperator<T>& op, std::size_t b_size, std::size_t x_size) {
   check_sizes(solver, op.size, static_cast<bool>(op.apply), b_size, x_size);
   if (!op.diagonal.empty() && op.diagonal.size() != static_cast<std::size_t>(op.size)) {
-    throw UsageError(fmt::format("{}: the diagonal has {} entries for an operator of size {} (empty means no "
-                                 "preconditioner)",
-                                 solver, op.diagonal.size(), op.size));
+    throw UsageError(
+        fmt::format("{}: the diagonal has {} entries for an operator of size {} (empty means no "
+                    "preconditioner)",
+                    solver, op.diagonal.size(), op.size));
   }
 }
 
@@ -142,10 +151,12 @@ void describe(SolveResult& result, const SolverOptions& options) {
   const std::int32_t k = result.iterations;
   switch (result.stop) {
     case SolverStop::converged:
-      result.stopped_because = fmt::format("converged after {} iterations: residual {:.3e} <= {:g} * ||b|| = {:.3e}",
-                                           k, last, options.relative_tolerance, threshold);
+      result.stopped_because = fmt::format("converged after {} iterations: residual {:.3e} <= {:g} * ||b|| = {:.3e}", k,
+                                           last, options.relative_tolerance, threshold);
       return;
-    case SolverStop::zero_rhs: result.stopped_because = "b is zero, so x = 0"; return;
+    case SolverStop::zero_rhs:
+      result.stopped_because = "b is zero, so x = 0";
+      return;
     case SolverStop::max_iterations:
       result.stopped_because =
           fmt::format("max_iterations ({}) reached without convergence: residual {:.3e} > {:g} * ||b|| = {:.3e}",
@@ -172,8 +183,8 @@ void describe(SolveResult& result, const SolverOptions& options) {
           fmt::format("breakdown after {} iterations: r_hat^T A p is 0 or alpha = rho / r_hat^T A p overflows", k);
       return;
     case SolverStop::omega_breakdown:
-      result.stopped_because = fmt::format(
-          "breakdown after {} iterations: omega = t^T s / t^T t (t = A s) is 0 or undefined", k);
+      result.stopped_because =
+          fmt::format("breakdown after {} iterations: omega = t^T s / t^T t (t = A s) is 0 or undefined", k);
       return;
     case SolverStop::non_finite_residual:
       result.stopped_because = fmt::format("the iteration produced NaN or infinity after {} iterations", k);
@@ -265,8 +276,8 @@ struct HostCgSteps {
 };
 
 template <typename T>
-SolveResult host_cg(const HostLinearOperator<T>& op, std::span<const T> b, std::span<T> x,
-                    const SolverOptions& options, const HostKernels<T>& kernels) {
+SolveResult host_cg(const HostLinearOperator<T>& op, std::span<const T> b, std::span<T> x, const SolverOptions& options,
+                    const HostKernels<T>& kernels) {
   HostCgSteps<T> steps{op, b, x, kernels};
   return run_cg(steps, diagonal_usable(op), options);
 }
@@ -303,8 +314,10 @@ SolveResult host_bicgstab(const HostLinearOperator<T>& op, std::span<const T> b,
     kernels.bicgstab_direction(n, beta, omega, r.data(), v.data(), diagonal, p_hat.data());
     op.apply(p_hat, v);
     const double rv = kernels.dot(n, r_hat.data(), v.data());
-    if (!std::isfinite(rv)) stop = SolverStop::non_finite_residual;
-    else if (rv == 0) stop = SolverStop::alpha_breakdown;
+    if (!std::isfinite(rv))
+      stop = SolverStop::non_finite_residual;
+    else if (rv == 0)
+      stop = SolverStop::alpha_breakdown;
     if (stop) break;
     alpha = rho / rv;
     if (!std::isfinite(alpha)) {
@@ -336,9 +349,12 @@ SolveResult host_bicgstab(const HostLinearOperator<T>& op, std::span<const T> b,
     const double residual = std::sqrt(updated[0]);
     result.iterations = k;
     result.residual_history.push_back(residual);
-    if (!std::isfinite(updated[0]) || !std::isfinite(updated[1])) stop = SolverStop::non_finite_residual;
-    else if (residual <= threshold) stop = SolverStop::converged;
-    else if (updated[1] == 0) stop = SolverStop::rho_breakdown;
+    if (!std::isfinite(updated[0]) || !std::isfinite(updated[1]))
+      stop = SolverStop::non_finite_residual;
+    else if (residual <= threshold)
+      stop = SolverStop::converged;
+    else if (updated[1] == 0)
+      stop = SolverStop::rho_breakdown;
     if (stop) break;
     beta = (updated[1] / rho) * (alpha / omega);
     rho = updated[1];
@@ -408,9 +424,9 @@ SolveResult cg(const CsrMatrix<T>& a, std::type_identity_t<std::span<const T>> b
   check_sizes("cg", a.rows, true, b.size(), x.size());
   check_options("cg", options);
   const std::vector<T> diagonal = preconditioner == Preconditioner::jacobi ? host_diagonal(a) : std::vector<T>();
-  SolveResult result = a.rows == 0 ? empty_system()
-                                   : vulkan::cg(a.view(), b.data(), x.data(), diagonal,
-                                                diagonal_usable<T>(diagonal), options);
+  SolveResult result = a.rows == 0
+                           ? empty_system()
+                           : vulkan::cg(a.view(), b.data(), x.data(), diagonal, diagonal_usable<T>(diagonal), options);
   describe(result, options);
   return result;
 }
@@ -446,7 +462,7 @@ SolveResult bicgstab(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b,
   return result;
 }
 
-#define TRELLIS_GRID_INSTANTIATE_SOLVERS(T)                                                                       \
+#define TRELLIS_GRID_INSTANTIATE_SOLVERS(T)                                                                      \
   template HostLinearOperator<T> csr_operator<T>(const CsrMatrix<T>&, Preconditioner, Backend);                  \
   template class DeviceCsrOperator<T>;                                                                           \
   template SolveResult cg<T>(const HostLinearOperator<T>&, std::type_identity_t<std::span<const T>>,             \

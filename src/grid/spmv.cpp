@@ -23,8 +23,12 @@ template <typename T>
 void spmv(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::span<T> y, Backend backend) {
   check_shape(a.rows, a.cols, x.size(), y.size());
   switch (resolve_with_vulkan(backend)) {
-    case Backend::reference: reference::spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr); return;
-    case Backend::cpu: cpu::spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr); return;
+    case Backend::reference:
+      reference::spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr);
+      return;
+    case Backend::cpu:
+      cpu::spmv(alpha, a.view(), x.data(), beta, y.data(), nullptr);
+      return;
     case Backend::cuda: {
       DeviceCsr<T> device_a(a);
       auto device_x = DeviceArray<T>::from_host(x);
@@ -35,8 +39,11 @@ void spmv(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::spa
       device::synchronize(nullptr);
       return;
     }
-    case Backend::vulkan: vulkan::spmv(alpha, a.view(), x.data(), beta, y.data()); return;
-    case Backend::automatic: break;  // resolve() never returns it
+    case Backend::vulkan:
+      vulkan::spmv(alpha, a.view(), x.data(), beta, y.data());
+      return;
+    case Backend::automatic:
+      break;  // resolve() never returns it
   }
   throw Error("spmv: unresolved backend");
 }
@@ -52,7 +59,7 @@ template void spmv<double>(double, const CsrMatrix<double>&, std::span<const dou
                            Backend);
 template void spmv<float>(float, const DeviceCsr<float>&, const DeviceArray<float>&, float, DeviceArray<float>&,
                           Stream);
-template void spmv<double>(double, const DeviceCsr<double>&, const DeviceArray<double>&, double,
-                           DeviceArray<double>&, Stream);
+template void spmv<double>(double, const DeviceCsr<double>&, const DeviceArray<double>&, double, DeviceArray<double>&,
+                           Stream);
 
 }  // namespace trellis::grid

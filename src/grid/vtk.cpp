@@ -32,8 +32,8 @@ void write_vtk(const std::string& path, const Mesh& mesh,
       throw UsageError(fmt::format("VTK field name '{}' must be one word", name));
     }
     if (values.size() != static_cast<std::size_t>(mesh.nodes())) {
-      throw UsageError(fmt::format("VTK field '{}' has {} values for a mesh of {} nodes", name, values.size(),
-                                   mesh.nodes()));
+      throw UsageError(
+          fmt::format("VTK field '{}' has {} values for a mesh of {} nodes", name, values.size(), mesh.nodes()));
     }
   }
   AtomicOutputFile file(path);

@@ -85,7 +85,10 @@ class SearchHits {
  public:
   SearchHits(std::shared_ptr<const SequenceSet> queries, std::shared_ptr<const SequenceSet> database,
              align::Scoring scoring, std::vector<std::vector<align::Hit>> hits)
-      : queries_(std::move(queries)), database_(std::move(database)), scoring_(std::move(scoring)), hits_(std::move(hits)) {}
+      : queries_(std::move(queries)),
+        database_(std::move(database)),
+        scoring_(std::move(scoring)),
+        hits_(std::move(hits)) {}
 
   std::size_t size() const {
     std::size_t n = 0;
@@ -241,33 +244,47 @@ SearchHits search(const Sequences& queries, const Sequences& database, const std
 void bind_align(nb::module_& m) {
   nb::class_<Sequences>(m, "SequenceSet", "Protein sequences (encoded, packed end to end)")
       .def("__len__", [](const Sequences& s) { return s.set->size(); })
-      .def_prop_ro("ids", [](const Sequences& s) {
-        std::vector<std::string> ids;
-        for (std::size_t i = 0; i < s.set->size(); ++i) ids.push_back(s.set->id(i));
-        return ids;
-      })
-      .def_prop_ro("lengths", [](const Sequences& s) {
-        std::vector<std::int64_t> lengths;
-        for (std::size_t i = 0; i < s.set->size(); ++i) lengths.push_back(s.set->length(i));
-        return lengths;
-      })
+      .def_prop_ro("ids",
+                   [](const Sequences& s) {
+                     std::vector<std::string> ids;
+                     for (std::size_t i = 0; i < s.set->size(); ++i) ids.push_back(s.set->id(i));
+                     return ids;
+                   })
+      .def_prop_ro("lengths",
+                   [](const Sequences& s) {
+                     std::vector<std::int64_t> lengths;
+                     for (std::size_t i = 0; i < s.set->size(); ++i) lengths.push_back(s.set->length(i));
+                     return lengths;
+                   })
       .def_prop_ro("total_residues", [](const Sequences& s) { return s.set->total_residues(); })
-      .def("sequence", [](const Sequences& s, std::size_t i) {
-        if (i >= s.set->size()) throw nb::index_error();
-        return align::decode_protein(s.set->residues(i));
-      }, nb::arg("index"));
-  m.def("read_sequences", [](const std::string& path) {
-    nb::gil_scoped_release release;
-    return Sequences{std::make_shared<const SequenceSet>(align::read_sequences(path))};
-  }, nb::arg("path"), "FASTA, FASTA.gz or a prepared database (trellis align makedb).");
-  m.def("sequences", [](const std::vector<std::string>& ids, const std::vector<std::string>& descriptions,
-                        const std::vector<std::string>& letters) {
-    return Sequences{std::make_shared<const SequenceSet>(sequences_from(ids, descriptions, letters))};
-  }, nb::arg("ids"), nb::arg("descriptions"), nb::arg("sequences"));
-  m.def("write_database", [](const Sequences& s, const std::string& path) {
-    nb::gil_scoped_release release;
-    align::write_database(*s.set, path);
-  }, nb::arg("sequences"), nb::arg("path"), "A prepared database file (what trellis align makedb writes).");
+      .def(
+          "sequence",
+          [](const Sequences& s, std::size_t i) {
+            if (i >= s.set->size()) throw nb::index_error();
+            return align::decode_protein(s.set->residues(i));
+          },
+          nb::arg("index"));
+  m.def(
+      "read_sequences",
+      [](const std::string& path) {
+        nb::gil_scoped_release release;
+        return Sequences{std::make_shared<const SequenceSet>(align::read_sequences(path))};
+      },
+      nb::arg("path"), "FASTA, FASTA.gz or a prepared database (trellis align makedb).");
+  m.def(
+      "sequences",
+      [](const std::vector<std::string>& ids, const std::vector<std::string>& descriptions,
+         const std::vector<std::string>& letters) {
+        return Sequences{std::make_shared<const SequenceSet>(sequences_from(ids, descriptions, letters))};
+      },
+      nb::arg("ids"), nb::arg("descriptions"), nb::arg("sequences"));
+  m.def(
+      "write_database",
+      [](const Sequences& s, const std::string& path) {
+        nb::gil_scoped_release release;
+        align::write_database(*s.set, path);
+      },
+      nb::arg("sequences"), nb::arg("path"), "A prepared database file (what trellis align makedb writes).");
 
   nb::class_<SearchHits>(m, "SearchHits", "The hits of a search, per query in rank order")
       .def("__len__", &SearchHits::size)

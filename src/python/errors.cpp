@@ -64,9 +64,10 @@ void bind_errors(nb::module_& m) {
   types.error = new_type(m, "Error", PyExc_Exception, "Base of every error trellis raises on purpose.");
   nb::object value_bases = nb::make_tuple(nb::handle(types.error), nb::handle(PyExc_ValueError));
   nb::object runtime_bases = nb::make_tuple(nb::handle(types.error), nb::handle(PyExc_RuntimeError));
-  types.input = new_type(m, "InputError", value_bases.ptr(),
-                         "Malformed or unusable input; .file, .line (1-based, 0: the whole file) and .problem say where "
-                         "and what.");
+  types.input =
+      new_type(m, "InputError", value_bases.ptr(),
+               "Malformed or unusable input; .file, .line (1-based, 0: the whole file) and .problem say where "
+               "and what.");
   types.usage = new_type(m, "UsageError", value_bases.ptr(), "An argument or option that cannot be served as asked.");
   types.backend = new_type(m, "BackendUnavailable", runtime_bases.ptr(),
                            "The backend asked for is not compiled in or has no usable device.");

@@ -122,9 +122,11 @@ class Engine {
       std::vector<graph::SsspResult> results = paths_.run_batch(queries);
       if (!results.empty() && !results.front().parent.empty()) parents.resize(queries.size() * n);
       for (std::size_t q = 0; q < results.size(); ++q) {
-        std::copy(results[q].distance.begin(), results[q].distance.end(), distances.begin() + static_cast<std::ptrdiff_t>(q * n));
+        std::copy(results[q].distance.begin(), results[q].distance.end(),
+                  distances.begin() + static_cast<std::ptrdiff_t>(q * n));
         if (!parents.empty()) {
-          std::copy(results[q].parent.begin(), results[q].parent.end(), parents.begin() + static_cast<std::ptrdiff_t>(q * n));
+          std::copy(results[q].parent.begin(), results[q].parent.end(),
+                    parents.begin() + static_cast<std::ptrdiff_t>(q * n));
         }
         edges_relaxed += results[q].edges_relaxed;
       }
@@ -164,58 +166,80 @@ void bind_graph(nb::module_& m) {
   nb::class_<Graph>(m, "Graph", "A directed graph in CSR form with float32 weights (owns its arrays).")
       .def_prop_ro("node_count", &Graph::node_count)
       .def_prop_ro("edge_count", &Graph::edge_count)
-      .def_prop_ro("indptr", [](const Graph& g) { return view_of(g.csr.row_offsets); }, nb::rv_policy::reference_internal,
-                   "Row offsets (int64, node_count + 1), a read-only view of the graph's storage")
-      .def_prop_ro("indices", [](const Graph& g) { return view_of(g.csr.col_indices); }, nb::rv_policy::reference_internal,
-                   "Edge heads (int32), a read-only view")
-      .def_prop_ro("weights", [](const Graph& g) { return view_of(g.csr.values); }, nb::rv_policy::reference_internal,
-                   "Edge weights (float32), a read-only view")
-      .def_prop_ro("coordinates", [](nb::handle self) { return coordinates_of(nb::cast<const Graph&>(self), self); },
-                   "Lattice coordinates {'x', 'y', 'layer'} (int32 views) or None");
+      .def_prop_ro(
+          "indptr", [](const Graph& g) { return view_of(g.csr.row_offsets); }, nb::rv_policy::reference_internal,
+          "Row offsets (int64, node_count + 1), a read-only view of the graph's storage")
+      .def_prop_ro(
+          "indices", [](const Graph& g) { return view_of(g.csr.col_indices); }, nb::rv_policy::reference_internal,
+          "Edge heads (int32), a read-only view")
+      .def_prop_ro(
+          "weights", [](const Graph& g) { return view_of(g.csr.values); }, nb::rv_policy::reference_internal,
+          "Edge weights (float32), a read-only view")
+      .def_prop_ro(
+          "coordinates", [](nb::handle self) { return coordinates_of(nb::cast<const Graph&>(self), self); },
+          "Lattice coordinates {'x', 'y', 'layer'} (int32 views) or None");
 
   m.def("from_csr", &graph_from_csr, nb::arg("indptr"), nb::arg("indices"), nb::arg("weights"),
         "A graph from CSR arrays (int64 indptr, int32 indices, float32 weights), copied once into the graph. "
         "Raises UsageError for inconsistent arrays or weights that are negative, NaN or infinite.");
-  m.def("from_edges", [](NodeId nodes, const Input<std::int32_t>& tails, const Input<std::int32_t>& heads,
-                         const Input<float>& weights) {
-    Graph g;
-    as_usage_error([&] { g = graph::graph_from_edges(nodes, span_of(tails), span_of(heads), span_of(weights)); });
-    return g;
-  }, nb::arg("nodes"), nb::arg("tails"), nb::arg("heads"), nb::arg("weights"));
-  m.def("read", [](const std::string& path) {
-    graph::GraphFile file = graph::read_graph_file(path);
-    return nb::make_tuple(std::move(file.graph), graph::id_base(file.format));
-  }, nb::arg("path"), "Reads .gr, .mtx, .el or .wel; returns (graph, the file's first node id).");
-  m.def("write_dimacs", [](const Graph& g, const std::string& path) { graph::write_dimacs_file(g, path); },
-        nb::arg("graph"), nb::arg("path"));
+  m.def(
+      "from_edges",
+      [](NodeId nodes, const Input<std::int32_t>& tails, const Input<std::int32_t>& heads,
+         const Input<float>& weights) {
+        Graph g;
+        as_usage_error([&] { g = graph::graph_from_edges(nodes, span_of(tails), span_of(heads), span_of(weights)); });
+        return g;
+      },
+      nb::arg("nodes"), nb::arg("tails"), nb::arg("heads"), nb::arg("weights"));
+  m.def(
+      "read",
+      [](const std::string& path) {
+        graph::GraphFile file = graph::read_graph_file(path);
+        return nb::make_tuple(std::move(file.graph), graph::id_base(file.format));
+      },
+      nb::arg("path"), "Reads .gr, .mtx, .el or .wel; returns (graph, the file's first node id).");
+  m.def(
+      "write_dimacs", [](const Graph& g, const std::string& path) { graph::write_dimacs_file(g, path); },
+      nb::arg("graph"), nb::arg("path"));
 
-  m.def("routing_lattice", [](std::int32_t width, std::int32_t height, std::int32_t layers, float track_cost,
-                              float via_cost, bool both_directions, bool any_layer_vias, double obstacle_fraction,
-                              std::uint64_t seed) {
-    graph::LatticeSpec spec{width, height, layers, track_cost, via_cost, both_directions, any_layer_vias,
-                            obstacle_fraction, seed};
-    nb::gil_scoped_release release;
-    return graph::routing_lattice(spec);
-  }, nb::arg("width"), nb::arg("height"), nb::arg("layers"), nb::arg("track_cost"), nb::arg("via_cost"),
-        nb::arg("both_directions"), nb::arg("any_layer_vias"), nb::arg("obstacle_fraction"), nb::arg("seed"));
-  m.def("lattice_preset", [](const std::string& name) {
-    const graph::LatticeSpec spec = graph::lattice_preset(name).spec;
-    nb::gil_scoped_release release;
-    return graph::routing_lattice(spec);
-  }, nb::arg("name"));
+  m.def(
+      "routing_lattice",
+      [](std::int32_t width, std::int32_t height, std::int32_t layers, float track_cost, float via_cost,
+         bool both_directions, bool any_layer_vias, double obstacle_fraction, std::uint64_t seed) {
+        graph::LatticeSpec spec{
+            width, height, layers, track_cost, via_cost, both_directions, any_layer_vias, obstacle_fraction, seed};
+        nb::gil_scoped_release release;
+        return graph::routing_lattice(spec);
+      },
+      nb::arg("width"), nb::arg("height"), nb::arg("layers"), nb::arg("track_cost"), nb::arg("via_cost"),
+      nb::arg("both_directions"), nb::arg("any_layer_vias"), nb::arg("obstacle_fraction"), nb::arg("seed"));
+  m.def(
+      "lattice_preset",
+      [](const std::string& name) {
+        const graph::LatticeSpec spec = graph::lattice_preset(name).spec;
+        nb::gil_scoped_release release;
+        return graph::routing_lattice(spec);
+      },
+      nb::arg("name"));
   m.def("lattice_preset_names", [] {
     std::vector<std::string> names;
     for (const graph::LatticePreset& preset : graph::lattice_presets()) names.push_back(preset.name);
     return names;
   });
-  m.def("random_geometric", [](NodeId nodes, double radius, std::uint64_t seed) {
-    nb::gil_scoped_release release;
-    return graph::random_geometric_graph(nodes, radius, seed);
-  }, nb::arg("nodes"), nb::arg("radius"), nb::arg("seed"));
-  m.def("rmat", [](int scale, int edge_factor, std::uint64_t seed) {
-    nb::gil_scoped_release release;
-    return graph::rmat_graph(scale, edge_factor, seed);
-  }, nb::arg("scale"), nb::arg("edge_factor"), nb::arg("seed"));
+  m.def(
+      "random_geometric",
+      [](NodeId nodes, double radius, std::uint64_t seed) {
+        nb::gil_scoped_release release;
+        return graph::random_geometric_graph(nodes, radius, seed);
+      },
+      nb::arg("nodes"), nb::arg("radius"), nb::arg("seed"));
+  m.def(
+      "rmat",
+      [](int scale, int edge_factor, std::uint64_t seed) {
+        nb::gil_scoped_release release;
+        return graph::rmat_graph(scale, edge_factor, seed);
+      },
+      nb::arg("scale"), nb::arg("edge_factor"), nb::arg("seed"));
 
   nb::class_<Engine>(m, "ShortestPaths", "A graph prepared once and searched many times")
       .def(nb::init<const Graph&, const std::string&, const std::string&, float, bool>(), nb::arg("graph"),

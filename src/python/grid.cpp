@@ -78,7 +78,8 @@ nb::dict krylov_solve(const std::string& method, const grid::HostLinearOperator<
   grid::SolveResult result;
   {
     nb::gil_scoped_release release;
-    result = method == "cg" ? grid::cg<double>(op, b, x, options, host) : grid::bicgstab<double>(op, b, x, options, host);
+    result =
+        method == "cg" ? grid::cg<double>(op, b, x, options, host) : grid::bicgstab<double>(op, b, x, options, host);
   }
   nb::dict info;
   info["converged"] = result.converged;
@@ -95,9 +96,8 @@ nb::dict krylov_solve(const std::string& method, const grid::HostLinearOperator<
 namespace {
 
 nb::dict solve(const std::string& method, std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr,
-               const Input<std::int32_t>& indices, const Input<double>& data, const Input<double>& b,
-               Output<double> x, double tolerance, std::int32_t max_iterations, bool jacobi,
-               const std::string& backend) {
+               const Input<std::int32_t>& indices, const Input<double>& data, const Input<double>& b, Output<double> x,
+               double tolerance, std::int32_t max_iterations, bool jacobi, const std::string& backend) {
   const Backend host = host_solver_backend(backend);
   const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
   const grid::HostLinearOperator<double> op =
@@ -112,12 +112,15 @@ nb::list study(const std::string& problem, int dim, std::int32_t cells, int leve
   options.dim = dim;
   options.cells = cells;
   options.levels = levels;
-  if (mesh != "uniform" && mesh != "nonuniform") throw UsageError("mesh must be uniform or nonuniform, got '" + mesh + "'");
+  if (mesh != "uniform" && mesh != "nonuniform")
+    throw UsageError("mesh must be uniform or nonuniform, got '" + mesh + "'");
   options.mesh = mesh == "uniform" ? grid::MeshKind::uniform : grid::MeshKind::nonuniform;
   if (solver != "cg" && solver != "mg" && solver != "mgcg") {
     throw UsageError("solver must be cg, mg or mgcg, got '" + solver + "'");
   }
-  options.solver = solver == "cg" ? grid::LinearSolver::cg : solver == "mg" ? grid::LinearSolver::mg : grid::LinearSolver::mgcg;
+  options.solver = solver == "cg"   ? grid::LinearSolver::cg
+                   : solver == "mg" ? grid::LinearSolver::mg
+                                    : grid::LinearSolver::mgcg;
   options.backend = parse_backend(backend);
   options.tolerance = tolerance;
   options.matrix_free = matrix_free;
@@ -158,9 +161,12 @@ nb::list study(const std::string& problem, int dim, std::int32_t cells, int leve
 }  // namespace
 
 void bind_grid(nb::module_& m) {
-  m.def("laplacian_7point", [](std::int32_t nx, std::int32_t ny, std::int32_t nz) {
-    return csr_arrays(grid::laplacian_7point<double>(nx, ny, nz));
-  }, nb::arg("nx"), nb::arg("ny"), nb::arg("nz"), "(rows, cols, indptr, indices, data) of the 7-point Laplacian");
+  m.def(
+      "laplacian_7point",
+      [](std::int32_t nx, std::int32_t ny, std::int32_t nz) {
+        return csr_arrays(grid::laplacian_7point<double>(nx, ny, nz));
+      },
+      nb::arg("nx"), nb::arg("ny"), nb::arg("nz"), "(rows, cols, indptr, indices, data) of the 7-point Laplacian");
   m.def("spmv", &spmv, nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"), nb::arg("data"),
         nb::arg("alpha"), nb::arg("x"), nb::arg("beta"), nb::arg("y"), nb::arg("backend"));
   m.def("solve", &solve, nb::arg("method"), nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),

@@ -105,8 +105,9 @@ class MatrixFree {
 
   NumpyVector<double> diagonal() const { return to_numpy(operator_.diagonal(coefficients_)); }
 
-  nb::dict solve(const std::string& method, const Values& b, nb::ndarray<double, nb::ndim<1>, nb::c_contig, nb::device::cpu> x,
-                 double tolerance, std::int32_t max_iterations, bool jacobi, const std::string& backend) const {
+  nb::dict solve(const std::string& method, const Values& b,
+                 nb::ndarray<double, nb::ndim<1>, nb::c_contig, nb::device::cpu> x, double tolerance,
+                 std::int32_t max_iterations, bool jacobi, const std::string& backend) const {
     const Backend host = host_solver_backend(backend);
     grid::HostLinearOperator<double> op;
     op.size = operator_.size();
@@ -146,9 +147,12 @@ void bind_grid_forms(nb::module_& m) {
   nb::class_<Operator>(m, "Operator", "A chain of difference, jump, average and shift atoms (identity when empty)")
       .def("__call__", [](const Operator& op, TrialFunction u) { return op(u); })
       .def("__call__", [](const Operator& op, TestFunction v) { return op(v); })
-      .def("__mul__", [](const Operator& op, TrialFunction u) { return op * u; }, nb::is_operator())
-      .def("__mul__", [](const Operator& op, TestFunction v) { return op * v; }, nb::is_operator())
-      .def("__eq__", [](const Operator& a, const Operator& b) { return a == b; }, nb::is_operator());
+      .def(
+          "__mul__", [](const Operator& op, TrialFunction u) { return op * u; }, nb::is_operator())
+      .def(
+          "__mul__", [](const Operator& op, TestFunction v) { return op * v; }, nb::is_operator())
+      .def(
+          "__eq__", [](const Operator& a, const Operator& b) { return a == b; }, nb::is_operator());
   m.def("identity", &identity);
   m.def("backward_difference", &backward_difference, nb::arg("axis"));
   m.def("forward_difference", &forward_difference, nb::arg("axis"));
@@ -159,56 +163,73 @@ void bind_grid_forms(nb::module_& m) {
   m.def("backward_shift", &backward_shift, nb::arg("axis"));
   m.def("forward_shift", &forward_shift, nb::arg("axis"));
   m.def("compose", &compose, nb::arg("after"), nb::arg("before"), "after applied to before's result");
-  m.def("apply", [](const Operator& op, const Mesh& mesh, const Values& u, const std::string& backend) {
-    if (u.shape(0) != static_cast<std::size_t>(mesh.nodes())) {
-      throw UsageError("u needs one value per node (" + std::to_string(mesh.nodes()) + "), got " +
-                       std::to_string(u.shape(0)));
-    }
-    op.check_axes(mesh.dim());
-    std::vector<double> out(static_cast<std::size_t>(mesh.nodes()));
-    const Backend chosen = parse_backend(backend);
-    {
-      nb::gil_scoped_release release;
-      grid::apply<double>(op, mesh, span_of(u), out, chosen);
-    }
-    return to_numpy(std::move(out));
-  }, nb::arg("op"), nb::arg("mesh"), nb::arg("u"), nb::arg("backend"), "op(u) at every node");
+  m.def(
+      "apply",
+      [](const Operator& op, const Mesh& mesh, const Values& u, const std::string& backend) {
+        if (u.shape(0) != static_cast<std::size_t>(mesh.nodes())) {
+          throw UsageError("u needs one value per node (" + std::to_string(mesh.nodes()) + "), got " +
+                           std::to_string(u.shape(0)));
+        }
+        op.check_axes(mesh.dim());
+        std::vector<double> out(static_cast<std::size_t>(mesh.nodes()));
+        const Backend chosen = parse_backend(backend);
+        {
+          nb::gil_scoped_release release;
+          grid::apply<double>(op, mesh, span_of(u), out, chosen);
+        }
+        return to_numpy(std::move(out));
+      },
+      nb::arg("op"), nb::arg("mesh"), nb::arg("u"), nb::arg("backend"), "op(u) at every node");
 
   // The discrete norms of norms.hpp: "h" (control-volume weights), "h1",
   // "h1_seminorm" (backward differences, staggered weights), "max".
-  m.def("norm", [](const Mesh& mesh, const Values& u, const std::string& kind, const std::string& backend) {
-    const Backend chosen = parse_backend(backend);
-    const std::span<const double> values = span_of(u);
-    if (kind == "h") return norm_h<double>(mesh, values, nullptr, chosen);
-    if (kind == "h1") return h1_norm<double>(mesh, values, nullptr, chosen);
-    if (kind == "h1_seminorm") return h1_seminorm<double>(mesh, values, nullptr, chosen);
-    if (kind == "max") return max_norm<double>(values, nullptr, chosen);
-    throw UsageError("norm must be h, h1, h1_seminorm or max, got '" + kind + "'");
-  }, nb::arg("mesh"), nb::arg("u"), nb::arg("kind"), nb::arg("backend"));
+  m.def(
+      "norm",
+      [](const Mesh& mesh, const Values& u, const std::string& kind, const std::string& backend) {
+        const Backend chosen = parse_backend(backend);
+        const std::span<const double> values = span_of(u);
+        if (kind == "h") return norm_h<double>(mesh, values, nullptr, chosen);
+        if (kind == "h1") return h1_norm<double>(mesh, values, nullptr, chosen);
+        if (kind == "h1_seminorm") return h1_seminorm<double>(mesh, values, nullptr, chosen);
+        if (kind == "max") return max_norm<double>(values, nullptr, chosen);
+        throw UsageError("norm must be h, h1, h1_seminorm or max, got '" + kind + "'");
+      },
+      nb::arg("mesh"), nb::arg("u"), nb::arg("kind"), nb::arg("backend"));
 
   nb::class_<TrialFunction>(m, "TrialFunction")
       .def(nb::init<>())
-      .def("__rmul__", [](TrialFunction u, double s) { return s * u; }, nb::is_operator());
+      .def(
+          "__rmul__", [](TrialFunction u, double s) { return s * u; }, nb::is_operator());
   nb::class_<TestFunction>(m, "TestFunction").def(nb::init<>());
   nb::class_<TrialTerm>(m, "TrialTerm")
-      .def("__rmul__", [](const TrialTerm& t, double s) { return s * t; }, nb::is_operator());
+      .def(
+          "__rmul__", [](const TrialTerm& t, double s) { return s * t; }, nb::is_operator());
   nb::class_<TestTerm>(m, "TestTerm");
   nb::class_<TrialGradient>(m, "TrialGradient")
-      .def("__rmul__", [](const TrialGradient& g, double s) { return s * g; }, nb::is_operator())
-      .def("__rmul__", [](const TrialGradient& g, Coefficient c) { return c * g; }, nb::is_operator());
+      .def(
+          "__rmul__", [](const TrialGradient& g, double s) { return s * g; }, nb::is_operator())
+      .def(
+          "__rmul__", [](const TrialGradient& g, Coefficient c) { return c * g; }, nb::is_operator());
   nb::class_<TestGradient>(m, "TestGradient");
   nb::class_<Coefficient>(m, "Coefficient", "Slot s of the coefficients given at assembly (values per node)")
       .def(nb::init<std::int32_t>(), nb::arg("slot"))
       .def_ro("slot", &Coefficient::slot)
-      .def("__mul__", [](Coefficient c, TrialFunction u) { return c * u; }, nb::is_operator())
-      .def("__mul__", [](Coefficient c, const TrialTerm& t) { return c * t; }, nb::is_operator())
-      .def("__mul__", [](Coefficient c, const TrialGradient& g) { return c * g; }, nb::is_operator());
+      .def(
+          "__mul__", [](Coefficient c, TrialFunction u) { return c * u; }, nb::is_operator())
+      .def(
+          "__mul__", [](Coefficient c, const TrialTerm& t) { return c * t; }, nb::is_operator())
+      .def(
+          "__mul__", [](Coefficient c, const TrialGradient& g) { return c * g; }, nb::is_operator());
   nb::class_<BilinearForm>(m, "BilinearForm")
-      .def("__add__", [](const BilinearForm& a, const BilinearForm& b) { return a + b; }, nb::is_operator())
-      .def("__sub__", [](const BilinearForm& a, const BilinearForm& b) { return a - b; }, nb::is_operator())
-      .def("__rmul__", [](const BilinearForm& a, double s) { return s * a; }, nb::is_operator());
+      .def(
+          "__add__", [](const BilinearForm& a, const BilinearForm& b) { return a + b; }, nb::is_operator())
+      .def(
+          "__sub__", [](const BilinearForm& a, const BilinearForm& b) { return a - b; }, nb::is_operator())
+      .def(
+          "__rmul__", [](const BilinearForm& a, double s) { return s * a; }, nb::is_operator());
   nb::class_<LinearForm>(m, "LinearForm")
-      .def("__add__", [](const LinearForm& a, const LinearForm& b) { return a + b; }, nb::is_operator());
+      .def(
+          "__add__", [](const LinearForm& a, const LinearForm& b) { return a + b; }, nb::is_operator());
 
   m.def("grad_minus", [](TrialFunction u) { return grad_minus(u); });
   m.def("grad_minus", [](TestFunction v) { return grad_minus(v); });
@@ -224,13 +245,16 @@ void bind_grid_forms(nb::module_& m) {
   m.def("inner_h", [](Coefficient f, TestFunction v) { return inner_h(f, v); });
   m.def("inner_h", [](double f, TestFunction v) { return inner_h(f, v); });
   m.def("inner_plus", [](const TrialGradient& u, const TestGradient& v) { return inner_plus(u, v); });
-  m.def("inner_plus", [](const TrialTerm& u, const TestTerm& v, int axis) { return inner_plus(u, v, axis); },
-        nb::arg("u"), nb::arg("v"), nb::arg("axis"));
-  m.def("inner_plus", [](Coefficient f, const TestTerm& v, int axis) { return inner_plus(f, v, axis); },
-        nb::arg("f"), nb::arg("v"), nb::arg("axis"));
+  m.def(
+      "inner_plus", [](const TrialTerm& u, const TestTerm& v, int axis) { return inner_plus(u, v, axis); },
+      nb::arg("u"), nb::arg("v"), nb::arg("axis"));
+  m.def(
+      "inner_plus", [](Coefficient f, const TestTerm& v, int axis) { return inner_plus(f, v, axis); }, nb::arg("f"),
+      nb::arg("v"), nb::arg("axis"));
 
   nb::class_<MatrixFree>(m, "MatrixFree", "The matrix-free apply of a bilinear form")
-      .def(nb::init<const Mesh&, const BilinearForm&, const std::vector<Values>&, const std::vector<std::int32_t>&, bool>(),
+      .def(nb::init<const Mesh&, const BilinearForm&, const std::vector<Values>&, const std::vector<std::int32_t>&,
+                    bool>(),
            nb::arg("mesh"), nb::arg("a"), nb::arg("coefficients"), nb::arg("dirichlet"), nb::arg("symmetrize"))
       .def_prop_ro("size", &MatrixFree::size)
       .def_prop_ro("separable", &MatrixFree::separable)

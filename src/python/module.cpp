@@ -17,11 +17,15 @@ NB_MODULE(_native, m) {
   m.doc() = "trellis: irregular lattice workloads (graph, align, grid, route) on reference, cpu and cuda backends";
   m.attr("__version__") = trellis::kVersion;
   trellis::python::bind_errors(m);
-  m.def("available_backends", [] {
-    std::vector<std::string> names;
-    for (const trellis::Backend backend : trellis::available_backends()) names.emplace_back(trellis::to_string(backend));
-    return names;
-  }, "Backends that would run now, in the order reference, cpu, cuda, vulkan.");
+  m.def(
+      "available_backends",
+      [] {
+        std::vector<std::string> names;
+        for (const trellis::Backend backend : trellis::available_backends())
+          names.emplace_back(trellis::to_string(backend));
+        return names;
+      },
+      "Backends that would run now, in the order reference, cpu, cuda, vulkan.");
   m.def("cuda_compiled", &trellis::cuda_compiled, "Whether this build has the cuda backend.");
   nb::module_ graph = m.def_submodule("graph", "Shortest paths on CSR graphs");
   trellis::python::bind_graph(graph);

@@ -85,7 +85,8 @@ std::string route_file(const std::string& board_path, const std::string& out, co
     nb::gil_scoped_release release;
     const Board board = route::read_board_file(path);
     if (!out.empty() && route::is_kicad_board(out) && !route::is_kicad_board(path)) {
-      throw UsageError("a routed .kicad_pcb can only be written for a .kicad_pcb input; write a session (.ses) instead");
+      throw UsageError(
+          "a routed .kicad_pcb can only be written for a .kicad_pcb input; write a session (.ses) instead");
     }
     const route::RouteResult result = route::route_board(board, options, report_progress);
     const route::RoutedCopper copper = route::with_board_wiring(board, result.copper);

@@ -119,7 +119,8 @@ Point pin_position(const Board& board, const PinRef& pin) {
 
 std::optional<Coord> pin_clearance_override(const Board& board, const PinRef& pin) {
   const Component& component = board.components[static_cast<std::size_t>(pin.component)];
-  const ImagePin& image_pin = board.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pin.pin)];
+  const ImagePin& image_pin =
+      board.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pin.pin)];
   return image_pin.clearance ? image_pin.clearance : component.clearance;
 }
 
@@ -172,9 +173,8 @@ bool inside_boundary(const Board& board, Point point) {
     const double radius = static_cast<double>(outline.width) / 2;
     return dx * dx + dy * dy <= radius * radius;
   }
-  const std::vector<Point> vertices = outline.kind == ShapeKind::rect && outline.points.size() == 2
-                                          ? rect_corners(outline)
-                                          : outline.points;
+  const std::vector<Point> vertices =
+      outline.kind == ShapeKind::rect && outline.points.size() == 2 ? rect_corners(outline) : outline.points;
   if (vertices.size() < 3) return bounding_box(outline).contains(point);
   // Crossing-number test on the closed polygon; a point on an edge counts
   // as inside (pads are often centred on the board edge's grid).

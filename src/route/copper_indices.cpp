@@ -7,7 +7,9 @@
 namespace trellis::route {
 
 void check_copper_indices(const Board& board, const RoutedCopper& routed) {
-  const auto in_range = [](int index, std::size_t size) { return index >= 0 && static_cast<std::size_t>(index) < size; };
+  const auto in_range = [](int index, std::size_t size) {
+    return index >= 0 && static_cast<std::size_t>(index) < size;
+  };
   for (std::size_t i = 0; i < routed.wires.size(); ++i) {
     const Wire& wire = routed.wires[i];
     if (!in_range(wire.layer, board.layers.size())) {

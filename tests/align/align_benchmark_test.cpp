@@ -33,8 +33,9 @@ SequenceSet sequences_of_lengths(const std::vector<std::int64_t>& lengths, std::
 }
 
 std::filesystem::path temporary_folder(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("trellis_align_bench_" + name + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("trellis_align_bench_" + name + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
@@ -100,9 +101,9 @@ TEST(AlignBenchmarkData, ShuffledDatabaseKeepsLengthsAndComposition) {
 
 TEST(AlignBenchmarkData, RandomDatabaseFollowsTheCompositionOnAnyThreadCount) {
   std::array<double, align::kAlphabetSize> composition{};
-  composition[0] = 0.5;   // A
-  composition[4] = 0.25;  // C
-  composition[19] = 0.25; // V
+  composition[0] = 0.5;    // A
+  composition[4] = 0.25;   // C
+  composition[19] = 0.25;  // V
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
   const SequenceSet one_thread = random_database(2000, 37, composition, 11);

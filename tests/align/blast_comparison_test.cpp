@@ -32,7 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool have_blast() { return std::system("command -v blastp >/dev/null 2>&1 && command -v makeblastdb >/dev/null 2>&1") == 0; }
+bool have_blast() {
+  return std::system("command -v blastp >/dev/null 2>&1 && command -v makeblastdb >/dev/null 2>&1") == 0;
+}
 
 // A folder of its own under the system's temporary folder, removed after.
 class ScratchFolder {
@@ -79,13 +81,13 @@ std::vector<BlastHit> run_blastp(const fs::path& folder, const SequenceSet& quer
                                  const std::string& options, const std::string& environment = "") {
   write_fasta(folder / "db.fasta", database);
   write_fasta(folder / "queries.fasta", queries);
-  const std::string makedb = fmt::format("cd '{}' && makeblastdb -in db.fasta -dbtype prot -out db >makedb.log 2>&1",
-                                         folder.string());
+  const std::string makedb =
+      fmt::format("cd '{}' && makeblastdb -in db.fasta -dbtype prot -out db >makedb.log 2>&1", folder.string());
   if (std::system(makedb.c_str()) != 0) throw std::runtime_error("makeblastdb failed: " + makedb);
-  const std::string blast =
-      fmt::format("cd '{}' && {} blastp -query queries.fasta -db db -outfmt '{}' -max_target_seqs 5 "
-                  "-comp_based_stats 0 -seg no -use_sw_tback {} >hits.tsv 2>blastp.log",
-                  folder.string(), environment, kBlastColumns, options);
+  const std::string blast = fmt::format(
+      "cd '{}' && {} blastp -query queries.fasta -db db -outfmt '{}' -max_target_seqs 5 "
+      "-comp_based_stats 0 -seg no -use_sw_tback {} >hits.tsv 2>blastp.log",
+      folder.string(), environment, kBlastColumns, options);
   if (std::system(blast.c_str()) != 0) throw std::runtime_error("blastp failed: " + blast);
 
   std::vector<BlastHit> hits;
@@ -220,10 +222,11 @@ Comparison compare(const std::vector<BlastHit>& blast_hits, const SequenceSet& q
 }
 
 void print(const std::string& what, const Comparison& c) {
-  std::printf("%s: %d hits compared, %d with the same columns, %d equal-scoring alternatives (%d of them starting "
-              "elsewhere), %d E-values printed alike, worst E-value ratio %.5f, %d blastp hits past trellis's best 5\n",
-              what.c_str(), c.compared, c.same_columns, c.equal_scoring_alternatives + c.equal_scoring_other_start,
-              c.equal_scoring_other_start, c.same_evalue_text, c.worst_evalue_ratio, c.missing_in_top);
+  std::printf(
+      "%s: %d hits compared, %d with the same columns, %d equal-scoring alternatives (%d of them starting "
+      "elsewhere), %d E-values printed alike, worst E-value ratio %.5f, %d blastp hits past trellis's best 5\n",
+      what.c_str(), c.compared, c.same_columns, c.equal_scoring_alternatives + c.equal_scoring_other_start,
+      c.equal_scoring_other_start, c.same_evalue_text, c.worst_evalue_ratio, c.missing_in_top);
 }
 
 std::vector<std::vector<Hit>> trellis_search(const SequenceSet& queries, const SequenceSet& database,
@@ -243,7 +246,8 @@ fs::path example_folder() {
 class BlastComparison : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!have_blast()) GTEST_SKIP() << "blastp is not installed (Debian package ncbi-blast+; scripts/setup installs it)";
+    if (!have_blast())
+      GTEST_SKIP() << "blastp is not installed (Debian package ncbi-blast+; scripts/setup installs it)";
   }
 };
 
@@ -351,9 +355,9 @@ TEST_P(BlastComparisonRandom, RandomSequencesAsBlastpReportsThem) {
   const RandomCase data = random_case(20261203u + static_cast<std::uint32_t>(param.gaps.open));
   const Scoring scoring(builtin_matrix(param.matrix), param.gaps);
   ScratchFolder scratch(fmt::format("{}-{}-{}", param.matrix, param.gaps.open, param.gaps.extend));
-  const auto blast_hits = run_blastp(scratch.path(), data.queries, data.database,
-                                     fmt::format("-matrix {} -gapopen {} -gapextend {} -evalue 10", param.matrix,
-                                                 param.gaps.open, param.gaps.extend));
+  const auto blast_hits = run_blastp(
+      scratch.path(), data.queries, data.database,
+      fmt::format("-matrix {} -gapopen {} -gapextend {} -evalue 10", param.matrix, param.gaps.open, param.gaps.extend));
   ASSERT_GT(blast_hits.size(), 12u);
   const Comparison c = compare(blast_hits, data.queries, data.database, scoring,
                                trellis_search(data.queries, data.database, scoring, EvalueStatistics::spouge));

@@ -69,8 +69,10 @@ void expect_same_alignment(const std::string& query_text, const std::string& sub
 std::pair<std::string, std::string> random_pair(std::mt19937& random, std::size_t max_length) {
   std::string query = random_letters(random, random() % (max_length + 1));
   switch (random() % 3) {
-    case 0: return {query, random_letters(random, random() % (max_length + 1))};
-    case 1: return {query, relative_of(random, query, kCloseRelative)};
+    case 0:
+      return {query, random_letters(random, random() % (max_length + 1))};
+    case 1:
+      return {query, relative_of(random, query, kCloseRelative)};
     default: {
       std::string subject = random_letters(random, random() % 40) + relative_of(random, query, kDistantRelative) +
                             random_letters(random, random() % 40);

@@ -97,8 +97,8 @@ TEST(CudaEngine, LengthsAroundLaneAndPassSizesAreEquivalentToRef) {
   std::vector<std::string> texts;
   for (std::size_t length = 0; length <= 70; ++length) texts.push_back(random_letters(random, length));
   std::vector<std::string> queries;
-  for (const std::size_t length : {1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255,
-                                   256, 257, 383, 384, 385, 511, 512, 513, 639, 640, 641, 1281}) {
+  for (const std::size_t length : {1,   2,   3,   4,   5,   7,   8,   9,   31,  32,  33,  63,  64,  65,  127, 128, 129,
+                                   191, 192, 193, 255, 256, 257, 383, 384, 385, 511, 512, 513, 639, 640, 641, 1281}) {
     queries.push_back(random_letters(random, length));
   }
   expect_equivalent(queries, texts, scoring);
@@ -173,8 +173,8 @@ TEST(CudaEngine, OneResidentDatabaseServesManyQueries) {
   SubjectScorer scorer(subjects, scoring, Backend::cuda);
   EXPECT_EQ(scorer.backend(), Backend::cuda);
   for (int q = 0; q < 12; ++q) {
-    std::string query_text = q % 3 == 0 ? relative_of(random, texts[random() % texts.size()])
-                                        : random_letters(random, 1 + random() % 2500);
+    std::string query_text =
+        q % 3 == 0 ? relative_of(random, texts[random() % texts.size()]) : random_letters(random, 1 + random() % 2500);
     const std::vector<Residue> query = encode_protein(query_text);
     EXPECT_EQ(scorer.scores(query), reference_scores(query, subjects, scoring)) << "query " << q;
   }
@@ -210,8 +210,8 @@ TEST(CudaEngine, StreamedChunksAreEquivalentToRef) {
   // without columns at the end), relatives of the query, and subjects longer
   // than a chunk's share of kFewPairsPerChunk.
   const std::string query_text = random_letters(random, 1500);
-  std::vector<std::string> texts{"", "", "", random_letters(random, 4000), relative_of(random, query_text),
-                                 random_letters(random, 2500)};
+  std::vector<std::string> texts{
+      "", "", "", random_letters(random, 4000), relative_of(random, query_text), random_letters(random, 2500)};
   for (int k = 0; k < 55; ++k) {
     texts.push_back(k % 4 == 0 ? relative_of(random, query_text.substr(random() % 1000, 400))
                                : random_letters(random, random() % 1001));
@@ -221,9 +221,8 @@ TEST(CudaEngine, StreamedChunksAreEquivalentToRef) {
   const std::size_t pairs = (texts.size() + 1) / 2;
   // Every pair with columns takes a chunk of its own; the pairs of empty
   // subjects (sorted last) hold no columns and share one.
-  const auto non_empty = static_cast<std::size_t>(std::count_if(texts.begin(), texts.end(), [](const std::string& t) {
-    return !t.empty();
-  }));
+  const auto non_empty = static_cast<std::size_t>(
+      std::count_if(texts.begin(), texts.end(), [](const std::string& t) { return !t.empty(); }));
   const std::size_t pairs_with_columns = (non_empty + 1) / 2;
   const std::size_t one_pair_chunks = pairs_with_columns + (pairs > pairs_with_columns ? 1 : 0);
   {
@@ -255,15 +254,22 @@ TEST(CudaEngine, BestSubjectsAreTheRankedScores) {
   std::vector<std::string> texts = {std::string(3000, 'W'), std::string(2990, 'W'), ""};
   for (int s = 0; s < 400; ++s) {
     switch (random() % 6) {
-      case 0: texts.push_back(std::string(1 + random() % 3000, 'W')); break;  // up to past 16 bits
-      case 1: texts.emplace_back(); break;                                     // zero
+      case 0:
+        texts.push_back(std::string(1 + random() % 3000, 'W'));
+        break;  // up to past 16 bits
+      case 1:
+        texts.emplace_back();
+        break;   // zero
       case 2: {  // ties
         const std::string copy = texts[random() % texts.size()];
         texts.push_back(copy);
         break;
       }
-      case 3: texts.push_back(std::string(372 + random() % 3, 'W')); break;    // ties around bin 4,095
-      default: texts.push_back(relative_of(random, query_text.substr(random() % 3400, 1 + random() % 100)));
+      case 3:
+        texts.push_back(std::string(372 + random() % 3, 'W'));
+        break;  // ties around bin 4,095
+      default:
+        texts.push_back(relative_of(random, query_text.substr(random() % 3400, 1 + random() % 100)));
     }
   }
   const SequenceSet subjects = set_of(texts);
@@ -363,8 +369,8 @@ TEST(CudaEngine, StreamedScorerServesManyQueries) {
   SubjectScorer streamed(subjects, scoring, Backend::cuda, options);
   SubjectScorer resident(subjects, scoring, Backend::cuda);
   for (int q = 0; q < 10; ++q) {
-    const std::string query_text = q % 3 == 0 ? relative_of(random, texts[random() % texts.size()])
-                                              : random_letters(random, 1 + random() % 2000);
+    const std::string query_text =
+        q % 3 == 0 ? relative_of(random, texts[random() % texts.size()]) : random_letters(random, 1 + random() % 2000);
     const std::vector<Residue> query = encode_protein(query_text);
     const std::vector<std::int32_t> expected = reference_scores(query, subjects, scoring);
     EXPECT_EQ(streamed.scores(query), expected) << "query " << q;

@@ -30,9 +30,9 @@ std::string mutated(std::mt19937& random, const std::string& source) {
   std::string text;
   for (const char c : source) {
     const unsigned roll = random() % 100;
-    if (roll < 4) continue;                                   // deletion
+    if (roll < 4) continue;                                          // deletion
     if (roll < 8) text += random_protein(random, 1 + random() % 6);  // insertion
-    text += roll < 25 ? random_protein(random, 1)[0] : c;    // substitution or copy
+    text += roll < 25 ? random_protein(random, 1)[0] : c;            // substitution or copy
   }
   return random_protein(random, random() % 20) + text + random_protein(random, random() % 20);
 }
@@ -53,9 +53,9 @@ Pair random_pair(std::mt19937& random, std::size_t max_length) {
 int parasail_sw_score(const Pair& pair, const parasail_matrix_t* matrix, const GapPenalties& gaps) {
   const std::string query = decode_protein(pair.query);
   const std::string subject = decode_protein(pair.subject);
-  parasail_result_t* result = parasail_sw(query.data(), static_cast<int>(query.size()), subject.data(),
-                                          static_cast<int>(subject.size()), gaps.open + gaps.extend, gaps.extend,
-                                          matrix);
+  parasail_result_t* result =
+      parasail_sw(query.data(), static_cast<int>(query.size()), subject.data(), static_cast<int>(subject.size()),
+                  gaps.open + gaps.extend, gaps.extend, matrix);
   const int score = parasail_result_get_score(result);
   parasail_result_free(result);
   return score;
@@ -68,8 +68,7 @@ struct OwnedParasailMatrix {
     // parasail_blosum62's alphabet is ours, in our order.
     for (int a = 0; a < kAlphabetSize; ++a) {
       for (int b = 0; b < kAlphabetSize; ++b) {
-        parasail_matrix_set_value(pointer, a, b,
-                                  matrix.score(static_cast<Residue>(a), static_cast<Residue>(b)));
+        parasail_matrix_set_value(pointer, a, b, matrix.score(static_cast<Residue>(a), static_cast<Residue>(b)));
       }
     }
   }
@@ -118,17 +117,17 @@ TEST_P(ReferenceAgreesWithParasail, OnSeededRandomPairs) {
   EXPECT_GT(positive, c.pairs * 9 / 10);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Matrices, ReferenceAgreesWithParasail,
-    ::testing::Values(ParasailCase{"BLOSUM62", {11, 1}, &parasail_blosum62, 10000, 400},
-                      ParasailCase{"BLOSUM45", {14, 2}, &parasail_blosum45, 10000, 160},
-                      ParasailCase{"PAM30", {9, 1}, &parasail_pam30, 10000, 160},
-                      ParasailCase{"BLOSUM80", {10, 1}, nullptr, 10000, 160},
-                      ParasailCase{"BLOSUM62", {0, 0}, &parasail_blosum62, 2000, 160}),
-    [](const ::testing::TestParamInfo<ParasailCase>& param_info) {
-      return std::string(param_info.param.matrix) + "_" + std::to_string(param_info.param.gaps.open) + "_" +
-             std::to_string(param_info.param.gaps.extend);
-    });
+INSTANTIATE_TEST_SUITE_P(Matrices, ReferenceAgreesWithParasail,
+                         ::testing::Values(ParasailCase{"BLOSUM62", {11, 1}, &parasail_blosum62, 10000, 400},
+                                           ParasailCase{"BLOSUM45", {14, 2}, &parasail_blosum45, 10000, 160},
+                                           ParasailCase{"PAM30", {9, 1}, &parasail_pam30, 10000, 160},
+                                           ParasailCase{"BLOSUM80", {10, 1}, nullptr, 10000, 160},
+                                           ParasailCase{"BLOSUM62", {0, 0}, &parasail_blosum62, 2000, 160}),
+                         [](const ::testing::TestParamInfo<ParasailCase>& param_info) {
+                           return std::string(param_info.param.matrix) + "_" +
+                                  std::to_string(param_info.param.gaps.open) + "_" +
+                                  std::to_string(param_info.param.gaps.extend);
+                         });
 
 // Everything a traceback reports must agree with itself and the sequences.
 void expect_consistent(const Alignment& a, const Pair& pair, const Scoring& scoring) {
@@ -163,8 +162,9 @@ void expect_consistent(const Alignment& a, const Pair& pair, const Scoring& scor
 
 TEST(Traceback, RescoresToTheScoreOnRandomPairs) {
   std::mt19937 random(5);
-  for (const auto& [name, gaps] : {std::pair{"BLOSUM62", GapPenalties{11, 1}}, std::pair{"PAM30", GapPenalties{9, 1}},
-                                   std::pair{"BLOSUM45", GapPenalties{14, 2}}, std::pair{"BLOSUM62", GapPenalties{2, 3}}}) {
+  for (const auto& [name, gaps] :
+       {std::pair{"BLOSUM62", GapPenalties{11, 1}}, std::pair{"PAM30", GapPenalties{9, 1}},
+        std::pair{"BLOSUM45", GapPenalties{14, 2}}, std::pair{"BLOSUM62", GapPenalties{2, 3}}}) {
     const Scoring scoring(builtin_matrix(name), gaps);
     std::int64_t gapped = 0;
     for (int k = 0; k < 1500; ++k) {

@@ -81,7 +81,8 @@ TEST(HitOutput, TabularStandardAndExtraColumns) {
                                 format_bit_score(hit.bit_score) + "\n");
   // blastp's E-value for the pair in a database of its 6 residues, and
   // (0.267 * 44 - ln 0.041) / ln 2.
-  EXPECT_EQ(format_evalue(hit.evalue), format_evalue(spouge_evalue(44, *gapped_parameters("BLOSUM62", {11, 1}), 4, 6, 6)));
+  EXPECT_EQ(format_evalue(hit.evalue),
+            format_evalue(spouge_evalue(44, *gapped_parameters("BLOSUM62", {11, 1}), 4, 6, 6)));
   EXPECT_EQ(format_bit_score(hit.bit_score), "21.6");
 
   std::ostringstream extras;

@@ -81,7 +81,6 @@ TEST(BuiltinMatrices, Blosum80IsBlastsHalfBitMatrix) {
   EXPECT_EQ(parasail_score(parasail_blosum80, 'W', 'W'), 16);
 }
 
-
 TEST(BuiltinMatrices, EveryEntryEqualsParasail) {
   ASSERT_EQ(builtin_matrix_names().size(), parasail_builtins().size() + 1);  // + BLOSUM80
   for (const auto& [name, reference] : parasail_builtins()) {

@@ -53,8 +53,7 @@ void expect_tracebacks_rescore(const std::vector<std::vector<Hit>>& hits, const 
   for (const auto& query_hits : hits) {
     for (const Hit& hit : query_hits) {
       EXPECT_EQ(hit.alignment.score, hit.score) << "query " << hit.query << " subject " << hit.subject;
-      EXPECT_EQ(rescore(hit.alignment, queries.residues(hit.query), database.residues(hit.subject), scoring),
-                hit.score)
+      EXPECT_EQ(rescore(hit.alignment, queries.residues(hit.query), database.residues(hit.subject), scoring), hit.score)
           << "query " << hit.query << " subject " << hit.subject;
     }
   }
@@ -68,8 +67,8 @@ TEST(Search, RanksByScoreThenSubjectIndex) {
   const SequenceSet database = set_of(kWDatabase);
   const auto hits = search(queries, database, blosum62(),
                            {.top = 10, .backend = Backend::reference, .statistics = EvalueStatistics::none});
-  const auto karlin_altschul = search(queries, database, blosum62(),
-                                      {.top = 10, .statistics = EvalueStatistics::karlin_altschul});
+  const auto karlin_altschul =
+      search(queries, database, blosum62(), {.top = 10, .statistics = EvalueStatistics::karlin_altschul});
   EXPECT_EQ(subjects_of(karlin_altschul[0]), (std::vector<std::size_t>{3, 1, 6, 2, 5}));
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_EQ(subjects_of(hits[0]), (std::vector<std::size_t>{1, 3, 2, 6, 5}));
@@ -203,7 +202,8 @@ TEST(Search, RanksAsASortOfEveryEvalueDoes) {
   const Scoring scoring = blosum62();
   const KarlinAltschul parameters = *gapped_parameters("BLOSUM62", {11, 1});
   for (std::size_t q = 0; q < queries.size(); ++q) {
-    const std::vector<std::int32_t> scores = local_alignment_scores(queries.residues(q), database, scoring, Backend::cpu);
+    const std::vector<std::int32_t> scores =
+        local_alignment_scores(queries.residues(q), database, scoring, Backend::cpu);
     struct Expected {
       double evalue;
       std::int32_t score;
@@ -212,9 +212,9 @@ TEST(Search, RanksAsASortOfEveryEvalueDoes) {
     std::vector<Expected> every;
     for (std::size_t s = 0; s < scores.size(); ++s) {
       if (scores[s] <= 0) continue;
-      every.push_back({spouge_evalue(scores[s], parameters, queries.length(q), database.length(s),
-                                     database.total_residues()),
-                       scores[s], s});
+      every.push_back(
+          {spouge_evalue(scores[s], parameters, queries.length(q), database.length(s), database.total_residues()),
+           scores[s], s});
     }
     std::sort(every.begin(), every.end(), [](const Expected& a, const Expected& b) {
       if (a.evalue != b.evalue) return a.evalue < b.evalue;  // none of these are below 1e-180
@@ -357,17 +357,17 @@ TEST_P(SearchBackends, HitsAreEquivalentToRef) {
   }
   const SequenceSet queries = set_of(query_texts);
   const SequenceSet database = set_of(subject_texts);
-  for (const Scoring& scoring : {blosum62(), Scoring(builtin_matrix("PAM30"), {9, 1}),
-                                 Scoring(builtin_matrix("BLOSUM45"), {3, 3})}) {
+  for (const Scoring& scoring :
+       {blosum62(), Scoring(builtin_matrix("PAM30"), {9, 1}), Scoring(builtin_matrix("BLOSUM45"), {3, 3})}) {
     for (const std::int32_t top : {1, 7, 1000}) {
       SCOPED_TRACE(scoring.matrix.name() + " top " + std::to_string(top));
       // BLOSUM45 3/3 has no published statistics: ranked by score.
-      const EvalueStatistics statistics = gapped_parameters(scoring.matrix, scoring.gaps)
-                                              ? EvalueStatistics::spouge
-                                              : EvalueStatistics::none;
+      const EvalueStatistics statistics =
+          gapped_parameters(scoring.matrix, scoring.gaps) ? EvalueStatistics::spouge : EvalueStatistics::none;
       const auto expected =
           search(queries, database, scoring, {.top = top, .backend = Backend::reference, .statistics = statistics});
-      const auto actual = search(queries, database, scoring, {.top = top, .backend = GetParam(), .statistics = statistics});
+      const auto actual =
+          search(queries, database, scoring, {.top = top, .backend = GetParam(), .statistics = statistics});
       ASSERT_EQ(actual.size(), expected.size());
       for (std::size_t q = 0; q < expected.size(); ++q) {
         ASSERT_EQ(subjects_of(actual[q]), subjects_of(expected[q])) << "query " << q;
@@ -383,9 +383,10 @@ TEST_P(SearchBackends, HitsAreEquivalentToRef) {
           if (statistics == EvalueStatistics::none) {
             EXPECT_TRUE(before.score > after.score || (before.score == after.score && before.subject < after.subject));
           } else {  // none of these E-values is below 1e-180, where they would count as equal
-            EXPECT_TRUE(*before.evalue < *after.evalue ||
-                        (*before.evalue == *after.evalue &&
-                         (before.score > after.score || (before.score == after.score && before.subject > after.subject))));
+            EXPECT_TRUE(
+                *before.evalue < *after.evalue ||
+                (*before.evalue == *after.evalue &&
+                 (before.score > after.score || (before.score == after.score && before.subject > after.subject))));
           }
         }
         if (top == 1000) {

@@ -70,8 +70,9 @@ void write_plain(const fs::path& path, const std::string& text) {
 }
 
 TEST(Alphabet, EncodesTheMatrixOrderAndFoldsRareLettersOntoX) {
-  EXPECT_EQ(encode_protein("ARNDCQEGHILKMFPSTWYVBZX*"),
-            (std::vector<Residue>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}));
+  EXPECT_EQ(
+      encode_protein("ARNDCQEGHILKMFPSTWYVBZX*"),
+      (std::vector<Residue>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}));
   EXPECT_EQ(encode_protein("arndcqeghilkmfpstwyvbzx"), encode_protein("ARNDCQEGHILKMFPSTWYVBZX"));
   // U and O as BLAST+ scores them (X); J scored as X too (see alphabet.cpp).
   EXPECT_EQ(encode_protein("JUOjuo"), (std::vector<Residue>(6, kResidueX)));
@@ -84,17 +85,17 @@ TEST(Alphabet, EncodesTheMatrixOrderAndFoldsRareLettersOntoX) {
 
 TEST(Fasta, ReadsHeadersMultiLineSequencesAndEveryLayoutDetail) {
   const std::string text =
-      "\n"                                  // blank line before the first record
+      "\n"                                // blank line before the first record
       ">sp|P1|ONE  first protein \t\r\n"  // id, description with blanks around, CRLF
       "ACDE\r\n"
-      "fghi\n"                             // lowercase
-      "\n"                                 // blank line inside a record
-      "  KL M \t\n"                       // blanks inside a line
-      ">two\n"                             // id only
-      "W*Y*\n"                             // stops are residues
+      "fghi\n"       // lowercase
+      "\n"           // blank line inside a record
+      "  KL M \t\n"  // blanks inside a line
+      ">two\n"       // id only
+      "W*Y*\n"       // stops are residues
       ">empty record\n"
       ">last  BZJUO X\n"
-      "bzjuox";                            // no final newline
+      "bzjuox";  // no final newline
   const SequenceSet set = parse_fasta(text, "test.fasta");
   ASSERT_EQ(set.size(), 4u);
   EXPECT_EQ(set.id(0), "sp|P1|ONE");
@@ -167,7 +168,9 @@ TEST(Fasta, ErrorsNameTheFileLineAndColumn) {
     EXPECT_EQ(error.line(), 3u);
   }
   {
-    const InputError error = parse_error(std::string(">a b\x01" "c\nAC\n"));
+    const InputError error =
+        parse_error(std::string(">a b\x01"
+                                "c\nAC\n"));
     EXPECT_EQ(error.line(), 1u);
     EXPECT_NE(error.problem().find("control character byte 0x01 at column 5"), std::string::npos) << error.what();
   }
@@ -186,7 +189,8 @@ TEST(Fasta, ErrorsNameTheFileLineAndColumn) {
 TEST(Fasta, ErrorsAcrossChunkBoundariesKeepTheirLine) {
   // Long enough to span several reader buffers when read from a file.
   std::string text;
-  for (int record = 0; record < 30000; ++record) text += ">r" + std::to_string(record) + "\n" + std::string(60, 'A') + "\n";
+  for (int record = 0; record < 30000; ++record)
+    text += ">r" + std::to_string(record) + "\n" + std::string(60, 'A') + "\n";
   text += ">bad\nAAAA#\n";
   TempDir dir;
   write_plain(dir / "big.fasta", text);

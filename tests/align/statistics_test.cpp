@@ -46,7 +46,6 @@ TEST(Statistics, EveryBuiltinHasParametersForItsDefaultGaps) {
   }
 }
 
-
 // What blastp 2.12 printed for the first mmseqs2 example query (57 residues)
 // against the example database (20,000 sequences, 9,055,569 residues),
 // BLOSUM62 11/1: "Effective search space used: 228300363"; hits of score

@@ -19,8 +19,8 @@ TEST(VulkanValidation, AMessageFailsTheTestThatCausedIt) {
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VkBuffer buffer = VK_NULL_HANDLE;
-  EXPECT_NONFATAL_FAILURE_ON_ALL_THREADS(
-      vk::functions().vkCreateBuffer(context.device(), &info, nullptr, &buffer), "VkBufferCreateInfo-size");
+  EXPECT_NONFATAL_FAILURE_ON_ALL_THREADS(vk::functions().vkCreateBuffer(context.device(), &info, nullptr, &buffer),
+                                         "VkBufferCreateInfo-size");
   if (buffer != VK_NULL_HANDLE) vk::functions().vkDestroyBuffer(context.device(), buffer, nullptr);
 }
 

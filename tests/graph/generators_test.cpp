@@ -66,8 +66,8 @@ void expect_symmetric(const Graph& graph) {
 }
 
 bool graphs_identical(const Graph& a, const Graph& b) {
-  return a.csr.rows == b.csr.rows && a.csr.row_offsets == b.csr.row_offsets &&
-         a.csr.col_indices == b.csr.col_indices && a.csr.values == b.csr.values;
+  return a.csr.rows == b.csr.rows && a.csr.row_offsets == b.csr.row_offsets && a.csr.col_indices == b.csr.col_indices &&
+         a.csr.values == b.csr.values;
 }
 
 LatticeSpec lattice(std::int32_t w, std::int32_t h, std::int32_t layers) {
@@ -99,12 +99,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, LatticeEdgeCount,
                          ::testing::Values(std::make_tuple(7, 5, 1, false, false),
                                            std::make_tuple(7, 5, 2, false, false),
                                            std::make_tuple(7, 5, 4, false, false),
-                                           std::make_tuple(7, 5, 4, true, false),
-                                           std::make_tuple(7, 5, 4, false, true),
-                                           std::make_tuple(7, 5, 5, true, true),
-                                           std::make_tuple(1, 9, 3, false, false),
-                                           std::make_tuple(9, 1, 3, true, true),
-                                           std::make_tuple(1, 1, 6, false, true),
+                                           std::make_tuple(7, 5, 4, true, false), std::make_tuple(7, 5, 4, false, true),
+                                           std::make_tuple(7, 5, 5, true, true), std::make_tuple(1, 9, 3, false, false),
+                                           std::make_tuple(9, 1, 3, true, true), std::make_tuple(1, 1, 6, false, true),
                                            std::make_tuple(1, 1, 1, true, true)));
 
 TEST(LatticeEdgeCount, HandCountedSmallCase) {
@@ -233,17 +230,16 @@ TEST(Lattice, EdgesOfANodeComeInTheDocumentedOrder) {
   const Graph graph = routing_lattice(spec);
   // Interior node on layer 2: vias to 0 and 1, four tracks, via to 3.
   const NodeId u = lattice_node(spec, 2, 1, 2);
-  const std::vector<NodeId> expected_heads = {
-      lattice_node(spec, 2, 1, 0), lattice_node(spec, 2, 1, 1), lattice_node(spec, 2, 0, 2),
-      lattice_node(spec, 1, 1, 2), lattice_node(spec, 3, 1, 2), lattice_node(spec, 2, 2, 2),
-      lattice_node(spec, 2, 1, 3)};
+  const std::vector<NodeId> expected_heads = {lattice_node(spec, 2, 1, 0), lattice_node(spec, 2, 1, 1),
+                                              lattice_node(spec, 2, 0, 2), lattice_node(spec, 1, 1, 2),
+                                              lattice_node(spec, 3, 1, 2), lattice_node(spec, 2, 2, 2),
+                                              lattice_node(spec, 2, 1, 3)};
   const std::vector<Weight> expected_weights = {20, 10, 1, 1, 1, 1, 10};
   const auto begin = graph.csr.row_offsets[u];
   const auto end = graph.csr.row_offsets[u + 1];
   EXPECT_EQ(std::vector<NodeId>(graph.csr.col_indices.begin() + begin, graph.csr.col_indices.begin() + end),
             expected_heads);
-  EXPECT_EQ(std::vector<Weight>(graph.csr.values.begin() + begin, graph.csr.values.begin() + end),
-            expected_weights);
+  EXPECT_EQ(std::vector<Weight>(graph.csr.values.begin() + begin, graph.csr.values.begin() + end), expected_weights);
   for (NodeId v = 0; v < graph.node_count(); ++v) {
     EXPECT_TRUE(std::is_sorted(graph.csr.col_indices.begin() + graph.csr.row_offsets[v],
                                graph.csr.col_indices.begin() + graph.csr.row_offsets[v + 1]));
@@ -300,8 +296,9 @@ TEST(Lattice, CornersStayFreeOnEveryLayer) {
       for (auto [x, y] : {std::pair{0, 0}, std::pair{4, 3}}) {
         const NodeId u = lattice_node(spec, x, y, l);
         const NodeId above = lattice_node(spec, x, y, l + 1);
-        const auto row = std::span(graph.csr.col_indices).subspan(
-            graph.csr.row_offsets[u], graph.csr.row_offsets[u + 1] - graph.csr.row_offsets[u]);
+        const auto row =
+            std::span(graph.csr.col_indices)
+                .subspan(graph.csr.row_offsets[u], graph.csr.row_offsets[u + 1] - graph.csr.row_offsets[u]);
         EXPECT_NE(std::find(row.begin(), row.end(), above), row.end())
             << "seed " << seed << ": via (" << x << ", " << y << ") layer " << l << " -> " << l + 1;
       }
@@ -381,9 +378,9 @@ TEST(Lattice, InvalidSpecsAreUsageErrors) {
 // ---------------------------------------------------------------- presets
 
 TEST(LatticePreset, SeedSizesHaveExactNodeCounts) {
-  const std::vector<std::pair<std::string, std::int64_t>> sizes = {
-      {"seed-2k", 2000},    {"seed-8k", 8000},     {"seed-30k", 30000},
-      {"seed-60k", 60000},  {"seed-180k", 180000}, {"seed-401k", 401800}};
+  const std::vector<std::pair<std::string, std::int64_t>> sizes = {{"seed-2k", 2000},     {"seed-8k", 8000},
+                                                                   {"seed-30k", 30000},   {"seed-60k", 60000},
+                                                                   {"seed-180k", 180000}, {"seed-401k", 401800}};
   for (const auto& [name, nodes] : sizes) {
     const LatticeSpec& spec = lattice_preset(name).spec;
     EXPECT_EQ(spec.node_count(), nodes) << name;

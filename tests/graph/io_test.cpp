@@ -115,9 +115,9 @@ std::vector<Weight> random_weights(std::size_t count, std::uint64_t seed) {
 class TemporaryFolder : public ::testing::Test {
  protected:
   void SetUp() override {
-    folder_ = fs::temp_directory_path() /
-              ("trellis-io-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    folder_ =
+        fs::temp_directory_path() / ("trellis-io-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                                     "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(folder_);
     fs::create_directories(folder_);
   }
@@ -169,9 +169,7 @@ TEST(ReadDimacs, SkipsAUtf8ByteOrderMark) {
   expect_csr(read_gr("\xEF\xBB\xBFp sp 2 1\r\na 2 1 3\r\n"), {2, {0, 0, 1}, {0}, {3}});
 }
 
-TEST(ReadDimacs, KeepsIsolatedNodesAndAcceptsNoArcs) {
-  expect_csr(read_gr("p sp 3 0\n"), {3, {0, 0, 0, 0}, {}, {}});
-}
+TEST(ReadDimacs, KeepsIsolatedNodesAndAcceptsNoArcs) { expect_csr(read_gr("p sp 3 0\n"), {3, {0, 0, 0, 0}, {}, {}}); }
 
 TEST(ReadDimacs, ReadsIntegerRealAndExponentWeights) {
   const Graph graph = read_gr(
@@ -344,7 +342,8 @@ TEST(ReadMatrixMarket, ReportsUnsupportedAndMalformedFilesWithTheirLine) {
       {real_general + "2 2 1\n1 1 1e39\n", 3, "too large for a 32-bit float"},
       {real_general + "2 2 1\n1 1\n", 3, "'i j value' (3 fields), found 2"},
       {"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 1\n", 3, "'i j' (2 fields), found 3"},
-      {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 3, "'integer' matrix's value to be an integer, found '1.5'"},
+      {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 3,
+       "'integer' matrix's value to be an integer, found '1.5'"},
       {"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 -3\n", 3, "value -3 is negative"},
       {real_general + "2 2 2\n1 1 1\n2 2 1e", 4, "this last line has no line ending"},
   };
@@ -422,8 +421,7 @@ TEST(WriteDimacs, WritesTheHeaderAndOneArcPerEdgeOneBased) {
 TEST(WriteDimacs, WritesAnExactFormWhereTheShortestOneWouldNotReadBack) {
   const float awkward = std::bit_cast<float>(0x15ae43fdu);
   std::ostringstream out;
-  write_dimacs(graph_from_edges(1, std::vector<NodeId>{0}, std::vector<NodeId>{0}, std::vector<Weight>{awkward}),
-               out);
+  write_dimacs(graph_from_edges(1, std::vector<NodeId>{0}, std::vector<NodeId>{0}, std::vector<Weight>{awkward}), out);
   EXPECT_EQ(out.str().find("7.038531e-26"), std::string::npos) << out.str();
   EXPECT_EQ(std::bit_cast<std::uint32_t>(read_gr(out.str()).csr.values.at(0)), 0x15ae43fdu) << out.str();
 }

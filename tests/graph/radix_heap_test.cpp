@@ -32,7 +32,7 @@ TEST(RadixHeap, PopsKeysInOrderUnderMonotonePushes) {
       const int pushes = coin(rng) % 4;
       for (int p = 0; p < pushes; ++p) {
         const int kind = coin(rng);
-        const Weight key = kind == 0   ? last                                    // a tie with the last pop
+        const Weight key = kind == 0   ? last                                     // a tie with the last pop
                            : kind == 1 ? std::numeric_limits<Weight>::infinity()  // never popped before the rest
                                        : last + step(rng);
         push(key);

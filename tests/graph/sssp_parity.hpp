@@ -18,9 +18,9 @@
 namespace trellis::graph {
 
 enum class EdgeWeights {
-  reals,           // uniform in [0, 10)
-  ties,            // from a small set with repeats, zero among them
-  powers_of_two,   // 2^-20 .. 2^20: sums that round
+  reals,          // uniform in [0, 10)
+  ties,           // from a small set with repeats, zero among them
+  powers_of_two,  // 2^-20 .. 2^20: sums that round
 };
 
 // Random graphs with the awkward parts: the weights asked for, duplicate
@@ -43,9 +43,15 @@ inline Graph random_graph(NodeId nodes, std::int64_t edges, std::uint64_t seed, 
     if (e % 97 == 0) v = u;  // self-loop
     Weight w = 0;
     switch (kind) {
-      case EdgeWeights::reals: w = real(rng); break;
-      case EdgeWeights::ties: w = ties[tie(rng)]; break;
-      case EdgeWeights::powers_of_two: w = std::exp2(exponent(rng)); break;
+      case EdgeWeights::reals:
+        w = real(rng);
+        break;
+      case EdgeWeights::ties:
+        w = ties[tie(rng)];
+        break;
+      case EdgeWeights::powers_of_two:
+        w = std::exp2(exponent(rng));
+        break;
     }
     tails.push_back(u);
     heads.push_back(v);
@@ -70,8 +76,7 @@ inline void expect_same_result(const SsspResult& expected, const SsspResult& act
   int reported = 0;
   for (std::size_t v = 0; v < expected.distance.size() && reported < 5; ++v) {
     if (std::bit_cast<std::uint32_t>(actual.distance[v]) != std::bit_cast<std::uint32_t>(expected.distance[v])) {
-      ADD_FAILURE() << "node " << v << ": distance " << actual.distance[v] << " vs reference "
-                    << expected.distance[v];
+      ADD_FAILURE() << "node " << v << ": distance " << actual.distance[v] << " vs reference " << expected.distance[v];
       ++reported;
     }
   }

@@ -95,17 +95,17 @@ TEST_P(SeedLatticeParity, CornerToCornerAndFullSearchMatchDijkstra) {
   expect_same_result(reference_run(graph, everything), engine.run(everything), "single source, all nodes");
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sizes, SeedLatticeParity,
-    ::testing::Combine(::testing::ValuesIn(combos()),
-                       ::testing::Values("seed-2k", "seed-8k", "seed-30k", "seed-60k", "seed-180k", "seed-401k")),
-    [](const auto& param_info) {
-      std::string preset = std::get<1>(param_info.param);
-      for (char& ch : preset) {
-        if (ch == '-') ch = '_';
-      }
-      return combo_name(std::get<0>(param_info.param)) + "_" + preset;
-    });
+INSTANTIATE_TEST_SUITE_P(Sizes, SeedLatticeParity,
+                         ::testing::Combine(::testing::ValuesIn(combos()),
+                                            ::testing::Values("seed-2k", "seed-8k", "seed-30k", "seed-60k", "seed-180k",
+                                                              "seed-401k")),
+                         [](const auto& param_info) {
+                           std::string preset = std::get<1>(param_info.param);
+                           for (char& ch : preset) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return combo_name(std::get<0>(param_info.param)) + "_" + preset;
+                         });
 
 // ---- Parity on random graphs with ties, zeros, duplicates, loops -----------
 
@@ -139,13 +139,12 @@ TEST_P(RandomGraphParity, MatchesDijkstra) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Graphs, RandomGraphParity,
-                         ::testing::Combine(::testing::ValuesIn(combos()), ::testing::Values(0, 1, 2)),
-                         [](const auto& param_info) {
-                           const int kind = std::get<1>(param_info.param);
-                           return combo_name(std::get<0>(param_info.param)) +
-                                  (kind == 0 ? "_tiny" : kind == 1 ? "_small" : "_medium");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Graphs, RandomGraphParity, ::testing::Combine(::testing::ValuesIn(combos()), ::testing::Values(0, 1, 2)),
+    [](const auto& param_info) {
+      const int kind = std::get<1>(param_info.param);
+      return combo_name(std::get<0>(param_info.param)) + (kind == 0 ? "_tiny" : kind == 1 ? "_small" : "_medium");
+    });
 
 // Sparse graphs whose nodes have at most one to five out-edges, built on a
 // chain through every node (so a search is as many rounds deep as the graph
@@ -247,10 +246,14 @@ Graph large_graph(int kind) {
 
 std::string large_graph_name(int kind) {
   switch (kind) {
-    case 0: return "_lattice";
-    case 1: return "_random";
-    case 2: return "_chain";
-    default: return "_one_cell";
+    case 0:
+      return "_lattice";
+    case 1:
+      return "_random";
+    case 2:
+      return "_chain";
+    default:
+      return "_one_cell";
   }
 }
 
@@ -389,9 +392,9 @@ TEST_P(BatchParity, SmallGraphsOfEveryInDegree) {
       const std::vector<SsspResult> batch = engine.run_batch(queries);
       ASSERT_EQ(batch.size(), queries.size());
       for (std::size_t q = 0; q < queries.size(); ++q) {
-        expect_same_result(reference_run(graph, queries[q]), batch[q],
-                           "n " + std::to_string(n) + ", in-degree " + std::to_string(in_degree) + ", query " +
-                               std::to_string(q));
+        expect_same_result(
+            reference_run(graph, queries[q]), batch[q],
+            "n " + std::to_string(n) + ", in-degree " + std::to_string(in_degree) + ", query " + std::to_string(q));
       }
       // One query alone takes the same kernels on cuda's Bellman-Ford.
       expect_same_result(reference_run(graph, queries[1]), engine.run(queries[1]),
@@ -434,8 +437,7 @@ Graph nearby_ids_graph(NodeId n, std::uint64_t seed) {
 TEST_P(MidSizeGraphParity, EveryKindOfQueryMatchesDijkstra) {
   const auto& [combo, kind] = GetParam();
   TRELLIS_SKIP_UNLESS_AVAILABLE(combo.backend);
-  const Graph graph = kind == 0 ? routing_lattice(lattice_spec(200, 100, 2, 0.1, 40))
-                                : nearby_ids_graph(60000, 43);
+  const Graph graph = kind == 0 ? routing_lattice(lattice_spec(200, 100, 2, 0.1, 40)) : nearby_ids_graph(60000, 43);
   const NodeId n = graph.node_count();
   ShortestPaths engine(graph, {combo.backend, combo.algorithm});
   std::mt19937_64 rng(static_cast<std::uint64_t>(kind) + 400);
@@ -570,7 +572,8 @@ TEST_P(RouterLikeParity, WindowedCostlyMultiSourceBatchesMatchDijkstra) {
         query.sources.push_back(at);
         const RowOffset first = board.graph.csr.row_offsets[at], last = board.graph.csr.row_offsets[at + 1];
         if (first == last) break;
-        at = board.graph.csr.col_indices[first + static_cast<RowOffset>(rng() % static_cast<std::uint64_t>(last - first))];
+        at = board.graph.csr
+                 .col_indices[first + static_cast<RowOffset>(rng() % static_cast<std::uint64_t>(last - first))];
       }
       if (q % 3 == 0) query.sources.push_back(any_pin(rng));
       query.target = q % 4 == 1 ? any_pin(rng) : inside[pick(rng)];
@@ -588,7 +591,8 @@ TEST_P(RouterLikeParity, WindowedCostlyMultiSourceBatchesMatchDijkstra) {
       SCOPED_TRACE(what);
       expect_valid_path(board.graph, queries[q], batch[q], queries[q].target);
       const auto target = static_cast<std::size_t>(queries[q].target);
-      EXPECT_EQ(std::bit_cast<std::uint32_t>(paths[q].distance), std::bit_cast<std::uint32_t>(expected.distance[target]));
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(paths[q].distance),
+                std::bit_cast<std::uint32_t>(expected.distance[target]));
       EXPECT_EQ(paths[q].nodes, path_to(expected, queries[q].target));
     }
   }
@@ -632,7 +636,8 @@ TEST_P(PathsParity, PathsEqualThePathsOfWholeReferenceResults) {
       SCOPED_TRACE("seed " + std::to_string(seed) + ", query " + std::to_string(q));
       const SsspResult expected = reference_run(graph, queries[q]);
       const auto target = static_cast<std::size_t>(queries[q].target);
-      EXPECT_EQ(std::bit_cast<std::uint32_t>(paths[q].distance), std::bit_cast<std::uint32_t>(expected.distance[target]));
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(paths[q].distance),
+                std::bit_cast<std::uint32_t>(expected.distance[target]));
       EXPECT_EQ(paths[q].nodes, path_to(expected, queries[q].target));
       if (expected.distance[target] == kUnreachable) ++unreachable;
     }

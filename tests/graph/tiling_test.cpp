@@ -16,8 +16,7 @@ namespace trellis::graph {
 namespace {
 
 int tile_of(const TiledGraph& t, NodeId tiled) {
-  return static_cast<int>(std::upper_bound(t.tile_first.begin(), t.tile_first.end(), tiled) - t.tile_first.begin()) -
-         1;
+  return static_cast<int>(std::upper_bound(t.tile_first.begin(), t.tile_first.end(), tiled) - t.tile_first.begin()) - 1;
 }
 
 // Every edge of g appears once in t with its weight, heads decoded.

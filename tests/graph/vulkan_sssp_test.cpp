@@ -44,7 +44,7 @@ TEST_P(VulkanSsspIsEquivalentToRef, SeededRandomGraphs) {
     std::uniform_int_distribution<NodeId> node(0, n - 1);
     SsspQuery query;
     query.sources = {node(rng)};
-    if (seed % 4 == 0) query.sources.push_back(node(rng));  // several sources
+    if (seed % 4 == 0) query.sources.push_back(node(rng));              // several sources
     if (seed % 4 == 0) query.sources.push_back(query.sources.front());  // repeated
     if (seed % 3 == 1) query.target = node(rng);
     std::vector<Weight> cost;

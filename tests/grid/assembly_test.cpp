@@ -32,7 +32,8 @@ std::vector<double> random_values(std::size_t n, std::uint64_t seed, double lo =
 
 Mesh random_mesh(int dim, std::int32_t cells, std::uint64_t seed) {
   std::vector<Mesh1D> axes;
-  for (int a = 0; a < dim; ++a) axes.push_back(Mesh1D::random(0.0, 1.0 + a, cells + a, seed + static_cast<std::uint64_t>(a)));
+  for (int a = 0; a < dim; ++a)
+    axes.push_back(Mesh1D::random(0.0, 1.0 + a, cells + a, seed + static_cast<std::uint64_t>(a)));
   return Mesh(axes);
 }
 
@@ -44,8 +45,9 @@ double max_abs(const std::vector<double>& v) {
 
 // a(u, v) for a form given as terms, evaluated with operator applies and the
 // inner products: the definition, independent of the assembly tables.
-double evaluate_form(const Mesh& mesh, const std::vector<FormTerm>& terms, const std::vector<std::vector<double>>& slots,
-                     const std::vector<double>& u, const std::vector<double>& v) {
+double evaluate_form(const Mesh& mesh, const std::vector<FormTerm>& terms,
+                     const std::vector<std::vector<double>>& slots, const std::vector<double>& u,
+                     const std::vector<double>& v) {
   const auto n = static_cast<std::size_t>(mesh.nodes());
   double total = 0;
   for (const FormTerm& term : terms) {
@@ -66,7 +68,8 @@ double evaluate_form(const Mesh& mesh, const std::vector<FormTerm>& terms, const
 double v_a_u(const CsrMatrix<double>& a, const std::vector<double>& u, const std::vector<double>& v) {
   double total = 0;
   for (std::int32_t row = 0; row < a.rows; ++row) {
-    for (RowOffset k = a.row_offsets[static_cast<std::size_t>(row)]; k < a.row_offsets[static_cast<std::size_t>(row) + 1]; ++k) {
+    for (RowOffset k = a.row_offsets[static_cast<std::size_t>(row)];
+         k < a.row_offsets[static_cast<std::size_t>(row) + 1]; ++k) {
       total += v[static_cast<std::size_t>(row)] * a.values[static_cast<std::size_t>(k)] *
                u[static_cast<std::size_t>(a.col_indices[static_cast<std::size_t>(k)])];
     }
@@ -87,8 +90,8 @@ std::vector<NamedForm> forms() {
   std::vector<NamedForm> all;
   all.push_back({"laplacian", inner_plus(grad_minus(u), grad_minus(v)), 0});
   all.push_back({"reaction only", inner_h(k * u, v), 1});
-  all.push_back({"variable diffusion and reaction",
-                 inner_plus(k * grad_minus(u), grad_minus(v)) + inner_h(c * u, v), 2});
+  all.push_back(
+      {"variable diffusion and reaction", inner_plus(k * grad_minus(u), grad_minus(v)) + inner_h(c * u, v), 2});
   all.push_back({"convection diffusion",
                  inner_plus(grad_minus(u), grad_minus(v)) + inner_h(b * backward_difference(0)(u), v) +
                      inner_h(2.5 * forward_difference(0)(u), v),
@@ -107,7 +110,8 @@ std::vector<NamedForm> forms() {
 std::vector<std::vector<double>> coefficient_values(const Mesh& mesh, std::int32_t slots, std::uint64_t seed) {
   std::vector<std::vector<double>> values;
   for (std::int32_t s = 0; s < slots; ++s) {
-    values.push_back(random_values(static_cast<std::size_t>(mesh.nodes()), seed + static_cast<std::uint64_t>(s), 0.5, 2.0));
+    values.push_back(
+        random_values(static_cast<std::size_t>(mesh.nodes()), seed + static_cast<std::uint64_t>(s), 0.5, 2.0));
   }
   return values;
 }
@@ -222,16 +226,19 @@ TEST(Assembly, ConstrainedRowsAreIdentityAndSymmetrisationLiftsColumns) {
   std::vector<std::vector<double>> dense(n, std::vector<double>(n, 0.0));
   for (std::size_t row = 0; row < n; ++row) {
     for (auto k2 = s.matrix.row_offsets[row]; k2 < s.matrix.row_offsets[row + 1]; ++k2) {
-      dense[row][static_cast<std::size_t>(s.matrix.col_indices[static_cast<std::size_t>(k2)])] += s.matrix.values[static_cast<std::size_t>(k2)];
+      dense[row][static_cast<std::size_t>(s.matrix.col_indices[static_cast<std::size_t>(k2)])] +=
+          s.matrix.values[static_cast<std::size_t>(k2)];
     }
   }
   for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < i; ++j) EXPECT_NEAR(dense[i][j], dense[j][i], 1e-12 * std::max(1.0, std::abs(dense[i][j])));
+    for (std::size_t j = 0; j < i; ++j)
+      EXPECT_NEAR(dense[i][j], dense[j][i], 1e-12 * std::max(1.0, std::abs(dense[i][j])));
   }
 
   // For x equal to g on the boundary, both systems' residuals agree.
   auto x = random_values(n, 13);
-  for (std::size_t i = 0; i < n; ++i) if (plain.constrained()[i]) x[i] = g[i];
+  for (std::size_t i = 0; i < n; ++i)
+    if (plain.constrained()[i]) x[i] = g[i];
   std::vector<double> ax(n), sx(n);
   spmv<double>(1.0, a.matrix, x, 0.0, ax, Backend::reference);
   spmv<double>(1.0, s.matrix, x, 0.0, sx, Backend::reference);
@@ -247,7 +254,8 @@ TEST(Assembly, BadInputIsRefused) {
   const BilinearForm form = inner_plus(Coefficient{0} * grad_minus(u), grad_minus(v));
   EXPECT_THROW(Assembly<double>(mesh, form, LinearForm(), {Marker{"inlet", {}}}), UsageError);
   EXPECT_THROW(Assembly<double>(mesh, form, LinearForm(), {Marker{"far", {mesh.nodes()}}}), UsageError);
-  Operator deep = compose(compose(backward_difference(0), forward_difference(0)), compose(backward_average(1), forward_average(1)));
+  Operator deep =
+      compose(compose(backward_difference(0), forward_difference(0)), compose(backward_average(1), forward_average(1)));
   EXPECT_THROW(Assembly<double>(mesh, inner_h(compose(deep, backward_shift(0))(u), v), LinearForm(), {}), UsageError);
   EXPECT_THROW(Assembly<double>(mesh, inner_h(backward_difference(2)(u), v), LinearForm(), {}), UsageError);
 
@@ -335,36 +343,37 @@ void expect_matrix_free_equals_spmv(Backend backend, double tolerance) {
     const Mesh mesh = random_mesh(dim, dim == 3 ? 9 : dim == 2 ? 37 : 150, 90 + static_cast<std::uint64_t>(dim));
     for (const NamedForm& named : forms()) {
       for (const auto& [constraint_name, dirichlet] : constraint_sets(mesh)) {
-      for (bool symmetrize : {false, true}) {
-        SCOPED_TRACE(named.name + " in " + std::to_string(dim) + "-D" + (symmetrize ? ", symmetrised" : "") +
-                     ", constraints: " + constraint_name);
-        const auto slots = coefficient_values(mesh, named.slots, 29);
-        const Coefficients<T> c = pack<T>(mesh, named.slots, slots);
-        Assembly<T> assembly(mesh, named.form, LinearForm(), dirichlet, {.symmetrize = symmetrize});
-        AssembledMatrix<T> a = assembly.new_matrix();
-        assembly.refill(c, a, Backend::reference);
-        const auto n = static_cast<std::size_t>(mesh.nodes());
-        const auto xd = random_values(n, 31);
-        const std::vector<T> x(xd.begin(), xd.end());
-        std::vector<T> expected(n), got(n);
-        spmv<T>(T(1), a.matrix, x, T(0), expected, Backend::reference);
-        MatrixFreeOperator<T> op(mesh, named.form, dirichlet, {.symmetrize = symmetrize});
-        EXPECT_EQ(op.separable(), named.name != "chained operators");
-        op.apply(c, x, got, backend);
-        double scale = 1;
-        for (T e : expected) scale = std::max(scale, static_cast<double>(std::abs(e)));
-        for (std::size_t i = 0; i < n; ++i) {
-          ASSERT_NEAR(static_cast<double>(got[i]), static_cast<double>(expected[i]), tolerance * scale) << i;
-        }
-        const std::vector<T> diagonal = op.diagonal(c);
-        for (std::size_t row = 0; row < n; ++row) {
-          T d = 0;
-          for (auto k = a.matrix.row_offsets[row]; k < a.matrix.row_offsets[row + 1]; ++k) {
-            if (static_cast<std::size_t>(a.matrix.col_indices[static_cast<std::size_t>(k)]) == row) d += a.matrix.values[static_cast<std::size_t>(k)];
+        for (bool symmetrize : {false, true}) {
+          SCOPED_TRACE(named.name + " in " + std::to_string(dim) + "-D" + (symmetrize ? ", symmetrised" : "") +
+                       ", constraints: " + constraint_name);
+          const auto slots = coefficient_values(mesh, named.slots, 29);
+          const Coefficients<T> c = pack<T>(mesh, named.slots, slots);
+          Assembly<T> assembly(mesh, named.form, LinearForm(), dirichlet, {.symmetrize = symmetrize});
+          AssembledMatrix<T> a = assembly.new_matrix();
+          assembly.refill(c, a, Backend::reference);
+          const auto n = static_cast<std::size_t>(mesh.nodes());
+          const auto xd = random_values(n, 31);
+          const std::vector<T> x(xd.begin(), xd.end());
+          std::vector<T> expected(n), got(n);
+          spmv<T>(T(1), a.matrix, x, T(0), expected, Backend::reference);
+          MatrixFreeOperator<T> op(mesh, named.form, dirichlet, {.symmetrize = symmetrize});
+          EXPECT_EQ(op.separable(), named.name != "chained operators");
+          op.apply(c, x, got, backend);
+          double scale = 1;
+          for (T e : expected) scale = std::max(scale, static_cast<double>(std::abs(e)));
+          for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_NEAR(static_cast<double>(got[i]), static_cast<double>(expected[i]), tolerance * scale) << i;
           }
-          ASSERT_NEAR(static_cast<double>(diagonal[row]), static_cast<double>(d), tolerance * scale) << row;
+          const std::vector<T> diagonal = op.diagonal(c);
+          for (std::size_t row = 0; row < n; ++row) {
+            T d = 0;
+            for (auto k = a.matrix.row_offsets[row]; k < a.matrix.row_offsets[row + 1]; ++k) {
+              if (static_cast<std::size_t>(a.matrix.col_indices[static_cast<std::size_t>(k)]) == row)
+                d += a.matrix.values[static_cast<std::size_t>(k)];
+            }
+            ASSERT_NEAR(static_cast<double>(diagonal[row]), static_cast<double>(d), tolerance * scale) << row;
+          }
         }
-      }
       }
     }
   }

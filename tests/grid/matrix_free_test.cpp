@@ -49,15 +49,17 @@ void expect_close(const std::vector<T>& got, const std::vector<T>& expected, dou
   for (T e : expected) scale = std::max(scale, static_cast<double>(std::abs(e)));
   ASSERT_GT(scale, 0.0);
   for (std::size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(static_cast<double>(got[i]), static_cast<double>(expected[i]), tolerance * scale) << what << ", row " << i;
+    ASSERT_NEAR(static_cast<double>(got[i]), static_cast<double>(expected[i]), tolerance * scale)
+        << what << ", row " << i;
   }
 }
 
 // Applies op on backend and checks it against the reference apply and SpMV
 // with the matrix Assembly builds for the same form and constraints.
 template <typename T>
-void expect_apply_matches(const MatrixFreeOperator<T>& op, const BilinearForm& form, const std::vector<Marker>& dirichlet,
-                          bool symmetrize, const Coefficients<T>& coefficients, Backend backend, double tolerance) {
+void expect_apply_matches(const MatrixFreeOperator<T>& op, const BilinearForm& form,
+                          const std::vector<Marker>& dirichlet, bool symmetrize, const Coefficients<T>& coefficients,
+                          Backend backend, double tolerance) {
   const Mesh& mesh = op.mesh();
   const auto n = static_cast<std::size_t>(mesh.nodes());
   const std::vector<T> x = random_vector<T>(n, 41 + n);
@@ -88,9 +90,9 @@ std::vector<UniformForm> uniform_forms() {
 // Tiny meshes, sizes that are not multiples of the cuda kernel's 32 x (8 x 4)
 // tiles, and a few that are.
 std::vector<Mesh> uniform_meshes() {
-  return {uniform_mesh({2}),         uniform_mesh({40}),         uniform_mesh({2, 2}),      uniform_mesh({4, 6}),
-          uniform_mesh({32, 64}),    uniform_mesh({36, 70}),     uniform_mesh({130, 33}),   uniform_mesh({2, 2, 2}),
-          uniform_mesh({3, 4, 5}),   uniform_mesh({16, 8, 32}),  uniform_mesh({33, 34, 9}), uniform_mesh({1, 5, 3}),
+  return {uniform_mesh({2}),       uniform_mesh({40}),        uniform_mesh({2, 2}),      uniform_mesh({4, 6}),
+          uniform_mesh({32, 64}),  uniform_mesh({36, 70}),    uniform_mesh({130, 33}),   uniform_mesh({2, 2, 2}),
+          uniform_mesh({3, 4, 5}), uniform_mesh({16, 8, 32}), uniform_mesh({33, 34, 9}), uniform_mesh({1, 5, 3}),
           uniform_mesh({255, 255})};
 }
 
@@ -167,7 +169,10 @@ std::vector<OtherCase> other_cases() {
   const Mesh1D nudged = Mesh1D::from_points({0.0, 1.0, 2.0, std::nextafter(3.0, 4.0), 4.0, 5.0, 6.0});
   const Mesh almost({nudged, Mesh1D::uniform(0.0, 6.0, 6)});
   cases.push_back({"spacings an ulp apart", almost, poisson, 0, {boundary_marker(almost)}, false});
-  cases.push_back({"variable coefficient", square, inner_plus(Coefficient{0} * grad_minus(u), grad_minus(v)), 1,
+  cases.push_back({"variable coefficient",
+                   square,
+                   inner_plus(Coefficient{0} * grad_minus(u), grad_minus(v)),
+                   1,
                    {boundary_marker(square)}});
   cases.push_back({"variable reaction", cube, poisson + inner_h(Coefficient{0} * u, v), 1, {boundary_marker(cube)}});
   cases.push_back({"no constraints", square, poisson, 0, {}});
@@ -179,8 +184,10 @@ std::vector<OtherCase> other_cases() {
   Marker most = boundary_marker(cube);
   most.nodes.pop_back();
   cases.push_back({"boundary but one node", cube, poisson, 0, {most}});
-  cases.push_back({"reach two", square,
-                   inner_h(backward_difference(0)(u), forward_difference(0)(v)) + inner_h(forward_shift(0)(u), v), 0,
+  cases.push_back({"reach two",
+                   square,
+                   inner_h(backward_difference(0)(u), forward_difference(0)(v)) + inner_h(forward_shift(0)(u), v),
+                   0,
                    {boundary_marker(square)}});
   return cases;
 }
@@ -192,7 +199,8 @@ void expect_other_cases_leave_uniform_path(Backend backend, double tolerance) {
       SCOPED_TRACE(c.name + (symmetrize ? ", symmetrised" : ""));
       Coefficients<T> coefficients(c.mesh, c.slots);
       for (std::int32_t s = 0; s < c.slots; ++s) {
-        std::vector<T> values = random_vector<T>(static_cast<std::size_t>(c.mesh.nodes()), 90 + static_cast<std::uint64_t>(s));
+        std::vector<T> values =
+            random_vector<T>(static_cast<std::size_t>(c.mesh.nodes()), 90 + static_cast<std::uint64_t>(s));
         for (T& e : values) e = T(1.25) + e / T(2);  // in [0.75, 1.75]
         coefficients.set(s, std::span<const T>(values));
       }

@@ -71,14 +71,19 @@ TEST(Mesh1D, HalfSpacingsSumToTheLength) {
 TEST(Mesh1D, FromPointsRejectsBadPoints) {
   EXPECT_NE(usage_error_of([] { Mesh1D::from_points({}); }).find("at least two points"), std::string::npos);
   EXPECT_NE(usage_error_of([] { Mesh1D::from_points({1.0}); }).find("at least two points"), std::string::npos);
-  EXPECT_EQ(usage_error_of([] { Mesh1D::from_points({0.0, 0.1, 0.25, 0.2}); }),
+  EXPECT_EQ(usage_error_of([] {
+              Mesh1D::from_points({0.0, 0.1, 0.25, 0.2});
+            }),
             "mesh points must be strictly increasing: x[3] = 0.2 <= x[2] = 0.25");
-  EXPECT_NE(usage_error_of([] { Mesh1D::from_points({0.0, 0.5, 0.5}); }).find("x[2] = 0.5 <= x[1] = 0.5"),
+  EXPECT_NE(usage_error_of([] {
+              Mesh1D::from_points({0.0, 0.5, 0.5});
+            }).find("x[2] = 0.5 <= x[1] = 0.5"),
             std::string::npos);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   EXPECT_NE(usage_error_of([&] { Mesh1D::from_points({0.0, nan, 1.0}); }).find("x[1]"), std::string::npos);
-  EXPECT_NE(usage_error_of([] { Mesh1D::from_points({0.0, std::numeric_limits<double>::infinity()}); })
-                .find("not finite"),
+  EXPECT_NE(usage_error_of([] {
+              Mesh1D::from_points({0.0, std::numeric_limits<double>::infinity()});
+            }).find("not finite"),
             std::string::npos);
 }
 
@@ -89,9 +94,9 @@ TEST(Mesh1D, ConstructorsRejectBadArguments) {
   EXPECT_THROW(Mesh1D::uniform(1, 1, 3), UsageError);
   EXPECT_THROW(Mesh1D::uniform(2, 1, 3), UsageError);
   EXPECT_THROW(Mesh1D::uniform(nan, 1, 3), UsageError);
-  EXPECT_NE(usage_error_of([] { Mesh1D::uniform(0, 1, std::numeric_limits<std::int32_t>::max()); })
-                .find("2^31-1 nodes"),
-            std::string::npos);
+  EXPECT_NE(
+      usage_error_of([] { Mesh1D::uniform(0, 1, std::numeric_limits<std::int32_t>::max()); }).find("2^31-1 nodes"),
+      std::string::npos);
   EXPECT_NE(usage_error_of([] { Mesh1D::graded(0, 1, 4, 0.0); }).find("ratio"), std::string::npos);
   EXPECT_THROW(Mesh1D::graded(0, 1, 4, -2.0), UsageError);
   EXPECT_THROW(Mesh1D::graded(0, 1, 4, nan), UsageError);

@@ -38,7 +38,9 @@ Mesh make_mesh(const std::vector<std::int32_t>& cells, Kind kind, std::uint64_t 
   for (std::size_t a = 0; a < cells.size(); ++a) {
     const double length = square ? 1.0 : 1.0 + 0.5 * static_cast<double>(a);
     switch (kind) {
-      case Kind::uniform: axes.push_back(Mesh1D::uniform(0.0, length, cells[a])); break;
+      case Kind::uniform:
+        axes.push_back(Mesh1D::uniform(0.0, length, cells[a]));
+        break;
       case Kind::graded: {
         // Largest over smallest spacing 3 along each axis, growing along
         // axis 0 and shrinking along the others: cells up to 9:1.
@@ -46,7 +48,9 @@ Mesh make_mesh(const std::vector<std::int32_t>& cells, Kind kind, std::uint64_t 
         axes.push_back(Mesh1D::graded(0.0, length, cells[a], a == 0 ? ratio : 1 / ratio));
         break;
       }
-      case Kind::random: axes.push_back(Mesh1D::random(0.0, length, cells[a], seed + a)); break;
+      case Kind::random:
+        axes.push_back(Mesh1D::random(0.0, length, cells[a], seed + a));
+        break;
     }
   }
   return Mesh(axes);
@@ -118,9 +122,7 @@ SolveResult solve_mgcg(const Problem& problem, const Multigrid<double>& mg, std:
 
 class MultigridTest : public ::testing::TestWithParam<Backend> {
  protected:
-  void SetUp() override {
-    TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
-  }
+  void SetUp() override { TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam()); }
   Backend backend() const { return GetParam(); }
 };
 
@@ -137,12 +139,9 @@ TEST_P(MultigridTest, CycleIsEquivalentToRef) {
   jacobi_f.cycle = Cycle::f;
   jacobi_f.smoothing_steps = 3;
   const std::vector<Case> cases = {
-      {{64}, Kind::uniform, true, {}},
-      {{32}, Kind::graded, true, jacobi_f},
-      {{16, 24}, Kind::random, true, {}},
-      {{24, 9}, Kind::uniform, false, jacobi_f},
-      {{8, 8, 8}, Kind::graded, true, {}},
-      {{8, 6, 5}, Kind::random, true, jacobi_f},
+      {{64}, Kind::uniform, true, {}},     {{32}, Kind::graded, true, jacobi_f},
+      {{16, 24}, Kind::random, true, {}},  {{24, 9}, Kind::uniform, false, jacobi_f},
+      {{8, 8, 8}, Kind::graded, true, {}}, {{8, 6, 5}, Kind::random, true, jacobi_f},
   };
   std::uint64_t seed = 100;
   for (const Case& c : cases) {
@@ -277,9 +276,9 @@ TEST_P(MultigridTest, NonSymmetricFormsSolveWithBicgstab) {
   const Mesh mesh = make_mesh({32, 24}, Kind::random);
   TrialFunction u;
   TestFunction v;
-  const BilinearForm form = inner_plus(grad_minus(u), grad_minus(v)) +
-                            inner_h(2.0 * backward_difference(0)(u), v) + inner_h(2.0 * forward_difference(0)(u), v) +
-                            inner_h(-1.0 * backward_difference(1)(u), v) + inner_h(-1.0 * forward_difference(1)(u), v);
+  const BilinearForm form = inner_plus(grad_minus(u), grad_minus(v)) + inner_h(2.0 * backward_difference(0)(u), v) +
+                            inner_h(2.0 * forward_difference(0)(u), v) + inner_h(-1.0 * backward_difference(1)(u), v) +
+                            inner_h(-1.0 * forward_difference(1)(u), v);
   const Problem problem = make_problem(mesh, form, {boundary_marker(mesh)}, false, 91);
   const auto n = problem.b.size();
   const CsrMatrix<double>& a = problem.a.matrix;
@@ -297,8 +296,10 @@ TEST_P(MultigridTest, NonSymmetricFormsSolveWithBicgstab) {
     ASSERT_TRUE(cycles.converged) << cycles.stopped_because;
     EXPECT_LE(cycles.iterations, 14);
     EXPECT_LE(relative_difference(x, y), 1e-8);
-    if (x_ref.empty()) x_ref = x;
-    else EXPECT_LE(relative_difference(x, x_ref), 1e-8);
+    if (x_ref.empty())
+      x_ref = x;
+    else
+      EXPECT_LE(relative_difference(x, x_ref), 1e-8);
   }
 }
 
@@ -309,9 +310,8 @@ TEST_P(MultigridTest, OtherConstraintSets) {
   TrialFunction u;
   TestFunction v;
   const BilinearForm form = inner_plus(Coefficient{0} * grad_minus(u), grad_minus(v)) + inner_h(u, v);
-  const Marker disc = mark(mesh, "disc", [](const Point& p) {
-    return (p[0] - 0.4) * (p[0] - 0.4) + (p[1] - 0.55) * (p[1] - 0.55) < 0.03;
-  });
+  const Marker disc = mark(
+      mesh, "disc", [](const Point& p) { return (p[0] - 0.4) * (p[0] - 0.4) + (p[1] - 0.55) * (p[1] - 0.55) < 0.03; });
   const std::vector<std::vector<Marker>> constraint_sets = {{}, {boundary_marker(mesh), disc}};
   for (const std::vector<Marker>& dirichlet : constraint_sets) {
     const Problem problem = make_problem(mesh, form, dirichlet, true, 101);
@@ -323,8 +323,10 @@ TEST_P(MultigridTest, OtherConstraintSets) {
       const SolveResult result = solve_mgcg(problem.a.matrix, problem.b, mg, x, 1e-10, 50);
       ASSERT_TRUE(result.converged) << result.stopped_because;
       EXPECT_LE(result.iterations, 10) << dirichlet.size() << " markers";
-      if (x_ref.empty()) x_ref = x;
-      else EXPECT_LE(relative_difference(x, x_ref), 1e-8);
+      if (x_ref.empty())
+        x_ref = x;
+      else
+        EXPECT_LE(relative_difference(x, x_ref), 1e-8);
     }
   }
 }
@@ -387,9 +389,9 @@ TEST_P(MultigridTest, SeededProblemsSolveLikeReference) {
   krylov_coarse.direct_solve_flops = 0;
   krylov_coarse.max_levels = 3;
   const std::vector<Case> cases = {
-      {{96}, Kind::uniform, true, {}},          {{64}, Kind::graded, true, f_jacobi},
-      {{32, 16}, Kind::uniform, true, f_cycle}, {{24, 24}, Kind::graded, true, {}},
-      {{32, 32}, Kind::random, true, jacobi},   {{8, 8, 16}, Kind::uniform, true, {}},
+      {{96}, Kind::uniform, true, {}},           {{64}, Kind::graded, true, f_jacobi},
+      {{32, 16}, Kind::uniform, true, f_cycle},  {{24, 24}, Kind::graded, true, {}},
+      {{32, 32}, Kind::random, true, jacobi},    {{8, 8, 16}, Kind::uniform, true, {}},
       {{12, 8, 8}, Kind::graded, true, f_cycle}, {{16, 16, 16}, Kind::uniform, true, krylov_coarse},
   };
   for (const std::uint64_t seed : {1001u, 2002u, 3003u}) {
@@ -432,11 +434,10 @@ TEST_P(MultigridTest, RejectsBadInput) {
   const auto& a = problem.a.matrix;
   EXPECT_THROW(Multigrid<double>(make_mesh({8, 4}, Kind::uniform), a, problem.constrained, {}, backend()), UsageError);
   EXPECT_THROW(Multigrid<double>(mesh, a, std::vector<std::uint8_t>(3, 0), {}, backend()), UsageError);
-  for (auto bad : {+[](MultigridOptions& o) { o.smoothing_steps = 0; },
-                   +[](MultigridOptions& o) { o.jacobi_weight = 2; },
-                   +[](MultigridOptions& o) { o.chebyshev_lower = 1.2; },
-                   +[](MultigridOptions& o) { o.eigenvalue_steps = 0; },
-                   +[](MultigridOptions& o) { o.max_levels = 0; }}) {
+  for (auto bad :
+       {+[](MultigridOptions& o) { o.smoothing_steps = 0; }, +[](MultigridOptions& o) { o.jacobi_weight = 2; },
+        +[](MultigridOptions& o) { o.chebyshev_lower = 1.2; }, +[](MultigridOptions& o) { o.eigenvalue_steps = 0; },
+        +[](MultigridOptions& o) { o.max_levels = 0; }}) {
     MultigridOptions options;
     bad(options);
     EXPECT_THROW(Multigrid<double>(mesh, a, problem.constrained, options, backend()), UsageError);

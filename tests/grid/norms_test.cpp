@@ -134,7 +134,9 @@ TEST(NormsOnDevice, ResidentDataMatchesReference) {
     for (bool restricted : {false, true}) {
       const Marker* marker = restricted ? &boundary : nullptr;
       const DeviceMarker* device_marker = restricted ? &device_boundary : nullptr;
-      auto near = [](double actual, double expected) { EXPECT_NEAR(actual, expected, 1e-12 * (1 + std::abs(expected))); };
+      auto near = [](double actual, double expected) {
+        EXPECT_NEAR(actual, expected, 1e-12 * (1 + std::abs(expected)));
+      };
       near(inner_h(device_mesh, du, dv, device_marker), inner_h(u, v, marker, Backend::reference));
       near(norm_h(device_mesh, du, device_marker), norm_h(u, marker, Backend::reference));
       for (int a = 0; a < mesh.dim(); ++a) {
@@ -239,8 +241,7 @@ TEST_P(NormsKnownValues, MaxNormPropagatesNaN) {
   EXPECT_EQ(max_norm<double>(u, &elsewhere, GetParam()), 7.5);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, NormsKnownValues,
-                         ::testing::Values(Backend::reference, Backend::cpu, Backend::cuda),
+INSTANTIATE_TEST_SUITE_P(Backends, NormsKnownValues, ::testing::Values(Backend::reference, Backend::cpu, Backend::cuda),
                          testing::backend_test_name);
 
 TEST(Norms, RejectsBadArguments) {

@@ -41,7 +41,7 @@ void expect_close(const std::vector<T>& actual, const std::vector<T>& expected, 
 }
 
 std::vector<Operator> all_atoms(int axis) {
-  return {backward_difference(axis), forward_difference(axis), backward_jump(axis), forward_jump(axis),
+  return {backward_difference(axis), forward_difference(axis), backward_jump(axis),  forward_jump(axis),
           backward_average(axis),    forward_average(axis),    backward_shift(axis), forward_shift(axis)};
 }
 

@@ -24,9 +24,7 @@ TEST(Projections, RestrictToNodesTakesNodalValues) {
 
 // p(t) = t^5 - 2 t^3 + 0.5 t^2 + t + 1 and its antiderivative.
 double p(double t) { return ((((t * t - 2) * t) + 0.5) * t + 1) * t + 1; }
-double p_integral(double t) {
-  return std::pow(t, 6) / 6 - std::pow(t, 4) / 2 + std::pow(t, 3) / 6 + t * t / 2 + t;
-}
+double p_integral(double t) { return std::pow(t, 6) / 6 - std::pow(t, 4) / 2 + std::pow(t, 3) / 6 + t * t / 2 + t; }
 double q(double t) { return 3 * std::pow(t, 4) - t + 2; }
 double q_integral(double t) { return 3 * std::pow(t, 5) / 5 - t * t / 2 + 2 * t; }
 
@@ -45,9 +43,10 @@ TEST(Projections, CellAverageIsExactForDegreeFive) {
   const GridFunction<double> avg = cell_average(mesh, f);
   for (std::int32_t node = 0; node < mesh->nodes(); ++node) {
     const MultiIndex i = mesh->multi_index(node);
-    const double expected = exact_mean(mesh->axis(0), i[0], p_integral) * exact_mean(mesh->axis(1), i[1], q_integral) *
-                                exact_mean(mesh->axis(2), i[2], p_integral) -
-                            2 * exact_mean(mesh->axis(0), i[0], q_integral) * exact_mean(mesh->axis(1), i[1], p_integral);
+    const double expected =
+        exact_mean(mesh->axis(0), i[0], p_integral) * exact_mean(mesh->axis(1), i[1], q_integral) *
+            exact_mean(mesh->axis(2), i[2], p_integral) -
+        2 * exact_mean(mesh->axis(0), i[0], q_integral) * exact_mean(mesh->axis(1), i[1], p_integral);
     EXPECT_NEAR(avg[node], expected, 1e-12 * (1 + std::abs(expected))) << "node " << node;
   }
 }
@@ -63,7 +62,8 @@ TEST(Projections, CellAverageOfOneDimensionAndMorePoints) {
     EXPECT_NEAR(avg[i], expected, 1e-12 * (1 + std::abs(expected))) << i;
   }
   // One point is the midpoint rule: exact for linear functions.
-  const GridFunction<double> linear = cell_average(mesh, [](const Point& x) { return 2 * x[0] + 1; }, 1);
+  const GridFunction<double> linear = cell_average(
+      mesh, [](const Point& x) { return 2 * x[0] + 1; }, 1);
   for (std::int32_t i = 0; i < mesh->nodes(); ++i) {
     EXPECT_NEAR(linear[i], exact_mean(mesh->axis(0), i, [](double t) { return t * t + t; }), 1e-12) << i;
   }

@@ -198,16 +198,16 @@ std::vector<Case> double_cases() {
   all.push_back({"cg 3-D laplacian 40x40x40 jacobi", Method::cg, laplacian_7point<double>(40, 40, 40), P::jacobi});
   all.push_back({"cg random spd 40", Method::cg, random_spd<double>(40, false, 11), P::none});
   all.push_back({"cg scaled random spd 40 jacobi", Method::cg, random_spd<double>(40, true, 12), P::jacobi});
-  all.push_back({"bicgstab convection-diffusion 24x20", Method::bicgstab, convection_diffusion<double>(24, 20, 40),
-                 P::none});
+  all.push_back(
+      {"bicgstab convection-diffusion 24x20", Method::bicgstab, convection_diffusion<double>(24, 20, 40), P::none});
   all.push_back({"bicgstab convection-diffusion 24x20 jacobi", Method::bicgstab,
                  convection_diffusion<double>(24, 20, 40), P::jacobi});
   all.push_back({"bicgstab convection-diffusion 64x64 jacobi", Method::bicgstab,
                  convection_diffusion<double>(64, 64, 200), P::jacobi});
-  all.push_back({"bicgstab 3-D laplacian 10x9x8 jacobi", Method::bicgstab, laplacian_7point<double>(10, 9, 8),
-                 P::jacobi});
-  all.push_back({"bicgstab scaled random spd 40 jacobi", Method::bicgstab, random_spd<double>(40, true, 13),
-                 P::jacobi});
+  all.push_back(
+      {"bicgstab 3-D laplacian 10x9x8 jacobi", Method::bicgstab, laplacian_7point<double>(10, 9, 8), P::jacobi});
+  all.push_back(
+      {"bicgstab scaled random spd 40 jacobi", Method::bicgstab, random_spd<double>(40, true, 13), P::jacobi});
   return all;
 }
 
@@ -262,8 +262,8 @@ TEST_P(SolverIsEquivalentToRef, FloatConverges) {
     CsrMatrix<double> a64;
   };
   std::vector<FloatCase> cases;
-  cases.push_back({"cg 3-D laplacian", Method::cg, laplacian_7point<float>(12, 11, 10),
-                   laplacian_7point<double>(12, 11, 10)});
+  cases.push_back(
+      {"cg 3-D laplacian", Method::cg, laplacian_7point<float>(12, 11, 10), laplacian_7point<double>(12, 11, 10)});
   cases.push_back({"cg 2-D laplacian", Method::cg, laplacian_2d<float>(30, 20), laplacian_2d<double>(30, 20)});
   cases.push_back({"bicgstab convection-diffusion", Method::bicgstab, convection_diffusion<float>(24, 20, 40),
                    convection_diffusion<double>(24, 20, 40)});
@@ -277,8 +277,8 @@ TEST_P(SolverIsEquivalentToRef, FloatConverges) {
     options.relative_tolerance = 1e-5;
     const Solved<float> expected =
         solve(c.method, Backend::reference, c.a, Preconditioner::jacobi, b, std::vector<float>(n), options);
-    const Solved<float> actual = solve(c.method, GetParam(), c.a, Preconditioner::jacobi, b, std::vector<float>(n),
-                                       options);
+    const Solved<float> actual =
+        solve(c.method, GetParam(), c.a, Preconditioner::jacobi, b, std::vector<float>(n), options);
     ASSERT_TRUE(expected.result.converged) << expected.result.stopped_because;
     ASSERT_TRUE(actual.result.converged) << actual.result.stopped_because;
     EXPECT_LE(actual.result.final_residual, options.relative_tolerance * actual.result.rhs_norm);
@@ -499,8 +499,8 @@ TEST(Solvers, ReferenceCgFindsKnownSolution) {
   std::vector<double> x(50);
   SolverOptions options;
   options.relative_tolerance = 1e-14;
-  const SolveResult result = cg(csr_operator(a, Preconditioner::none, Backend::reference), b, x, options,
-                                Backend::reference);
+  const SolveResult result =
+      cg(csr_operator(a, Preconditioner::none, Backend::reference), b, x, options, Backend::reference);
   ASSERT_TRUE(result.converged) << result.stopped_because;
   // In exact arithmetic CG ends within n = 50 iterations.
   EXPECT_LE(result.iterations, 60);
@@ -599,10 +599,10 @@ TEST(Solvers, RejectsMismatchedSizesAndBadOptions) {
 }
 
 TEST(Solvers, StopReasonsHaveNames) {
-  for (SolverStop stop : {SolverStop::converged, SolverStop::zero_rhs, SolverStop::max_iterations,
-                          SolverStop::non_finite_input, SolverStop::unusable_preconditioner,
-                          SolverStop::not_positive_definite, SolverStop::rho_breakdown, SolverStop::alpha_breakdown,
-                          SolverStop::omega_breakdown, SolverStop::non_finite_residual}) {
+  for (SolverStop stop :
+       {SolverStop::converged, SolverStop::zero_rhs, SolverStop::max_iterations, SolverStop::non_finite_input,
+        SolverStop::unusable_preconditioner, SolverStop::not_positive_definite, SolverStop::rho_breakdown,
+        SolverStop::alpha_breakdown, SolverStop::omega_breakdown, SolverStop::non_finite_residual}) {
     EXPECT_NE(to_string(stop), "unknown");
   }
 }

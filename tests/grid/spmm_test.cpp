@@ -111,8 +111,8 @@ void expect_equivalent(Backend backend, const std::string& name, const CsrMatrix
       const double diff = std::abs(static_cast<double>(actual[at]) - expected[at]);
       if (!(diff <= bound)) {
         ADD_FAILURE() << "row " << row << " column " << j << " (" << length << " entries): " << to_string(backend)
-                      << " " << actual[at] << " vs reference " << expected[at] << ", difference " << diff
-                      << " > bound " << bound;
+                      << " " << actual[at] << " vs reference " << expected[at] << ", difference " << diff << " > bound "
+                      << bound;
         if (++reported > 5) return;
       }
     }
@@ -183,7 +183,8 @@ TEST(Spmm, ReferenceColumnsAreReferenceSpmvs) {
     spmv<double>(0.5, a, std::span<const double>(x).subspan(200 * j, 200), -2.0,
                  std::span<double>(by_columns).subspan(300 * j, 300), Backend::reference);
   }
-  for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(testing::bits(y[i]), testing::bits(by_columns[i])) << "entry " << i;
+  for (std::size_t i = 0; i < y.size(); ++i)
+    ASSERT_EQ(testing::bits(y[i]), testing::bits(by_columns[i])) << "entry " << i;
 }
 
 TEST(Spmm, ReferenceComputesKnownProduct) {
@@ -248,8 +249,8 @@ TEST(Spmm, CudaMatchesReferenceBitwiseOnStencilRows) {
     spmm<double>(0.3, a, x, -1.7, expected, k, Backend::reference);
     spmm<double>(0.3, a, x, -1.7, actual, k, Backend::cuda);
     for (std::size_t i = 0; i < expected.size(); ++i) {
-      ASSERT_EQ(testing::bits(expected[i]), testing::bits(actual[i])) << "k " << k << " entry " << i << ": " << actual[i] << " vs "
-                                                    << expected[i];
+      ASSERT_EQ(testing::bits(expected[i]), testing::bits(actual[i]))
+          << "k " << k << " entry " << i << ": " << actual[i] << " vs " << expected[i];
     }
   }
 }

@@ -79,8 +79,7 @@ std::vector<std::pair<std::string, CsrMatrix<T>>> cases() {
 }
 
 template <typename T>
-void expect_equivalent(Backend backend, const std::string& name, const CsrMatrix<T>& a, Scalars s,
-                       std::uint64_t seed) {
+void expect_equivalent(Backend backend, const std::string& name, const CsrMatrix<T>& a, Scalars s, std::uint64_t seed) {
   SCOPED_TRACE(name + " alpha " + std::to_string(s.alpha) + " beta " + std::to_string(s.beta));
   const auto alpha = static_cast<T>(s.alpha);
   const auto beta = static_cast<T>(s.beta);
@@ -162,8 +161,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, SpmvIsEquivalentToRef, ::testing::ValuesIn(te
 // Vulkan shaders round each product and sum on its own (precise), but
 // drivers may flush fp32 denormals and need not match the reference's
 // order elsewhere: the same per-row bound as cuda.
-INSTANTIATE_TEST_SUITE_P(Vulkan, SpmvIsEquivalentToRef, ::testing::Values(Backend::vulkan),
-                         testing::backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Vulkan, SpmvIsEquivalentToRef, ::testing::Values(Backend::vulkan), testing::backend_test_name);
 
 TEST(Spmv, ReferenceComputesKnownProduct) {
   // [[2, 0, -1], [0, 0, 0], [1, 3, 0]] * [1, 2, 3] = [-1, 0, 7]
@@ -219,8 +217,8 @@ TEST(Spmv, CudaMatchesReferenceBitwiseOnShortRows) {
     spmv<double>(0.3, a, x, -1.7, expected, Backend::reference);
     spmv<double>(0.3, a, x, -1.7, actual, Backend::cuda);
     for (std::int32_t row = 0; row < a.rows; ++row) {
-      ASSERT_EQ(testing::bits(expected[row]), testing::bits(actual[row])) << "row " << row << ": " << actual[row] << " vs "
-                                                        << expected[row];
+      ASSERT_EQ(testing::bits(expected[row]), testing::bits(actual[row]))
+          << "row " << row << ": " << actual[row] << " vs " << expected[row];
     }
   }
 }

@@ -110,8 +110,8 @@ std::vector<Case> double_cases() {
   all.push_back({"3-D laplacian 10x9x8", laplacian_7point<double>(10, 9, 8), P::none});
   all.push_back({"3-D laplacian 10x9x8 jacobi", laplacian_7point<double>(10, 9, 8), P::jacobi});
   all.push_back({"3-D laplacian 16x14x12 jacobi", laplacian_7point<double>(16, 14, 12), P::jacobi});
-  all.push_back({"1-D laplacian 300 (more than one workgroup, long recurrence)", laplacian_7point<double>(1, 1, 300),
-                 P::none});
+  all.push_back(
+      {"1-D laplacian 300 (more than one workgroup, long recurrence)", laplacian_7point<double>(1, 1, 300), P::none});
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     all.push_back({"random spd 700, seed " + std::to_string(seed), random_spd<double>(700, 6, false, seed), P::none});
     all.push_back({"scaled random spd 700 jacobi, seed " + std::to_string(seed),
@@ -237,8 +237,8 @@ TEST_P(VulkanCgIsEquivalentToRef, EarlyStopsMatchReference) {
   const CsrMatrix<double> lap = laplacian_7point<double>(6, 5, 4);
   const auto n = static_cast<std::size_t>(lap.rows);
   // Zero right-hand side: x = 0 without iterating.
-  Solved<double> solved = solve(GetParam(), lap, Preconditioner::jacobi, std::vector<double>(n),
-                                random_vector<double>(n, 3), {});
+  Solved<double> solved =
+      solve(GetParam(), lap, Preconditioner::jacobi, std::vector<double>(n), random_vector<double>(n, 3), {});
   EXPECT_EQ(solved.result.stop, SolverStop::zero_rhs);
   EXPECT_TRUE(solved.result.converged);
   EXPECT_EQ(solved.x, std::vector<double>(n));

@@ -162,11 +162,11 @@ TEST(Drc, CopperOutsideOrOnTheOutline) {
   BoardBuilder b;
   const int via = via_padstack(b);
   const int a = b.net("A", {});
-  b.wire(0, mm(0.25), {{mm(10), mm(10)}, {mm(20), mm(10)}}, a);          // well inside
-  b.wire(0, mm(0.25), {{mm(99.9), mm(10)}, {mm(99.9), mm(20)}}, a);      // overlaps the right edge
-  b.wire(1, mm(0.25), {{mm(50), mm(99.65)}, {mm(60), mm(99.65)}}, a);    // 0.225 mm from the top edge: clean
-  b.wire(1, mm(0.25), {{mm(50), mm(99.7)}, {mm(60), mm(99.7)}}, a);      // 0.175 mm from it
-  b.via(via, {mm(110), mm(50)}, a);                                      // entirely outside
+  b.wire(0, mm(0.25), {{mm(10), mm(10)}, {mm(20), mm(10)}}, a);        // well inside
+  b.wire(0, mm(0.25), {{mm(99.9), mm(10)}, {mm(99.9), mm(20)}}, a);    // overlaps the right edge
+  b.wire(1, mm(0.25), {{mm(50), mm(99.65)}, {mm(60), mm(99.65)}}, a);  // 0.225 mm from the top edge: clean
+  b.wire(1, mm(0.25), {{mm(50), mm(99.7)}, {mm(60), mm(99.7)}}, a);    // 0.175 mm from it
+  b.via(via, {mm(110), mm(50)}, a);                                    // entirely outside
   const DrcReport report = check_design_rules(b.board);
   std::vector<std::string> hits;
   for (const Violation& v : report.routing) {
@@ -344,11 +344,14 @@ TEST(DrcSharedBoards, HumanRoutingIsMostlyClean) {
   }
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(dir) / "pcbench")) {
-    if (std::filesystem::exists(entry.path() / "reference-routed.dsn")) files.push_back(entry.path() / "reference-routed.dsn");
+    if (std::filesystem::exists(entry.path() / "reference-routed.dsn"))
+      files.push_back(entry.path() / "reference-routed.dsn");
   }
   std::sort(files.begin(), files.end());
   ASSERT_FALSE(files.empty());
-  std::printf("| board | pads | wires | vias | routing violations | of them >= 1 um short | keepout | input conflicts | nets | unconnected | without wiring | ms |\n");
+  std::printf(
+      "| board | pads | wires | vias | routing violations | of them >= 1 um short | keepout | input conflicts | nets | "
+      "unconnected | without wiring | ms |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   std::size_t clean_boards = 0;  // no clearance violation short by 1 um or more, keepouts aside
   std::size_t nets = 0;
@@ -387,9 +390,10 @@ TEST(DrcSharedBoards, HumanRoutingIsMostlyClean) {
       }
     }
   }
-  std::printf("[ drc      ] %zu of %zu boards clean (keepouts and sub-micrometre shortfalls aside), %zu of %zu nets "
-              "unconnected, slowest check %.1f ms\n",
-              clean_boards, files.size(), unconnected, nets, slowest * 1e3);
+  std::printf(
+      "[ drc      ] %zu of %zu boards clean (keepouts and sub-micrometre shortfalls aside), %zu of %zu nets "
+      "unconnected, slowest check %.1f ms\n",
+      clean_boards, files.size(), unconnected, nets, slowest * 1e3);
   EXPECT_GE(clean_boards * 10, files.size() * 7) << "fewer than 70% of the human routings are clean";
   EXPECT_LE(unconnected * 100, nets) << "more than 1% of the nets are unconnected";
   EXPECT_LT(slowest, 0.5);

@@ -19,19 +19,26 @@ struct BadDsn {
 };
 
 // A valid board's lines, with one line replaced or added by each case.
-std::string board_with(const std::string& structure_extra, const std::string& placement,
-                       const std::string& network, const std::string& wiring = "") {
-  return "(pcb bad\n"                                                    // 1
-         "  (resolution um 10) (unit um)\n"                              // 2
-         "  (structure (layer A) (layer B)\n"                            // 3
-         "    (boundary (rect pcb 0 0 1000 1000))" + structure_extra + ")\n"  // 4
-         "  (library (image I (pin P 1 0 0) (pin P 2 10 0))\n"           // 5
-         "    (padstack P (shape (circle A 5))))\n"                      // 6
-         "  (placement (component I\n"                                   // 7
-         "    " + placement + "))\n"                                     // 8
-         "  (network\n"                                                  // 9
-         "    " + network + ")\n"                                        // 10
-         "  (wiring " + wiring + "))\n";                                 // 11
+std::string board_with(const std::string& structure_extra, const std::string& placement, const std::string& network,
+                       const std::string& wiring = "") {
+  return "(pcb bad\n"                          // 1
+         "  (resolution um 10) (unit um)\n"    // 2
+         "  (structure (layer A) (layer B)\n"  // 3
+         "    (boundary (rect pcb 0 0 1000 1000))" +
+         structure_extra +
+         ")\n"                                                  // 4
+         "  (library (image I (pin P 1 0 0) (pin P 2 10 0))\n"  // 5
+         "    (padstack P (shape (circle A 5))))\n"             // 6
+         "  (placement (component I\n"                          // 7
+         "    " +
+         placement +
+         "))\n"          // 8
+         "  (network\n"  // 9
+         "    " +
+         network +
+         ")\n"  // 10
+         "  (wiring " +
+         wiring + "))\n";  // 11
 }
 
 const std::string kPlace = "(place C1 100 100 front 0)";

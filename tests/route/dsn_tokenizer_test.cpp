@@ -52,8 +52,8 @@ TEST(DsnTokenizer, QuotedStringsKeepSpacesAndParentheses) {
 TEST(DsnTokenizer, StringQuoteDirectiveTakesTheNextCharacterLiterally) {
   // KiCad's header: (string_quote ") must not open a quoted string.
   EXPECT_EQ(tokens_of("(parser (string_quote \")\n (host_cad \"KiCad's Pcbnew\"))"),
-            (Tokens{"(", "[parser]1", "(", "[string_quote]1", "[\"]1", ")", "(", "[host_cad]2",
-                    "[KiCad's Pcbnew]2", ")", ")"}));
+            (Tokens{"(", "[parser]1", "(", "[string_quote]1", "[\"]1", ")", "(", "[host_cad]2", "[KiCad's Pcbnew]2",
+                    ")", ")"}));
   // Another quote character: from then on '"' is an ordinary character.
   EXPECT_EQ(tokens_of("(string_quote ') 'a \"b' \"c"),
             (Tokens{"(", "[string_quote]1", "[']1", ")", "[a \"b]1", "[\"c]1"}));
@@ -87,8 +87,7 @@ TEST(DsnTokenizer, BalancedParenthesesInsideAnUnquotedName) {
 }
 
 TEST(DsnTokenizer, HashStartsACommentOnlyAtTheStartOfALine) {
-  EXPECT_EQ(tokens_of("# exported (by hand\n  # another ) one\n(a #PWR01)"),
-            (Tokens{"(", "[a]3", "[#PWR01]3", ")"}));
+  EXPECT_EQ(tokens_of("# exported (by hand\n  # another ) one\n(a #PWR01)"), (Tokens{"(", "[a]3", "[#PWR01]3", ")"}));
 }
 
 TEST(DsnTokenizer, SkipsAByteOrderMark) { EXPECT_EQ(tokens_of("\xEF\xBB\xBF(a)"), (Tokens{"(", "[a]1", ")"})); }

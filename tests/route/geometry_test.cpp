@@ -29,11 +29,12 @@ TEST(Geometry, APointSeparatesAsADiscOfRadiusZero) {
   std::uniform_real_distribution<double> radius(0, 4'000);
   for (int i = 0; i < 20'000; ++i) {
     const Point p{at(random), at(random)};
-    std::vector<Primitive> shapes = {disc({at(random), at(random)}, radius(random)),
-                                     capsule({at(random), at(random)}, {at(random), at(random)}, radius(random)),
-                                     capsule(p, {at(random), at(random)}, 0),
-                                     filled_polygon({{at(random), at(random)}, {at(random), at(random)}, {at(random), at(random)}, p},
-                                                    radius(random))};
+    std::vector<Primitive> shapes = {
+        disc({at(random), at(random)}, radius(random)),
+        capsule({at(random), at(random)}, {at(random), at(random)}, radius(random)),
+        capsule(p, {at(random), at(random)}, 0),
+        filled_polygon({{at(random), at(random)}, {at(random), at(random)}, {at(random), at(random)}, p},
+                       radius(random))};
     for (const Primitive& shape : shapes) {
       const Separation expected = separation(disc(p, 0), shape);
       const Separation actual = separation(p, shape);

@@ -32,7 +32,8 @@ constexpr Coord mm(double value) { return static_cast<Coord>(std::llround(value 
 
 // A two-layer board around `body`.
 std::string board_text(const std::string& body, const std::string& version = "20211014") {
-  return "(kicad_pcb (version " + version + ") (generator pcbnew)\n"
+  return "(kicad_pcb (version " + version +
+         ") (generator pcbnew)\n"
          "  (general (thickness 1.6))\n"
          "  (layers\n"
          "    (0 \"F.Cu\" signal)\n"
@@ -143,11 +144,12 @@ TEST(KicadReader, CopperLayersInStackOrderWhateverTheirIds) {
 // -------------------------------------------------------------- footprints
 
 TEST(KicadReader, RotatedFootprintPlacesPadsAsKiCadDoes) {
-  const Board board = read(kSquareOutline +
-                           "  (footprint \"Lib:Part\" (layer \"F.Cu\") (at 10 20 90)\n"
-                           "    (fp_text reference \"U1\" (at 0 0 90) (layer \"F.SilkS\"))\n"
-                           "    (pad \"1\" smd rect (at 1 0 90) (size 1 0.5) (layers \"F.Cu\" \"F.Mask\") (net 1 \"GND\"))\n"
-                           "    (pad \"2\" smd rect (at 0 2 180) (size 1 0.5) (layers \"F.Cu\") (net 2 \"SIG\")))\n");
+  const Board board =
+      read(kSquareOutline +
+           "  (footprint \"Lib:Part\" (layer \"F.Cu\") (at 10 20 90)\n"
+           "    (fp_text reference \"U1\" (at 0 0 90) (layer \"F.SilkS\"))\n"
+           "    (pad \"1\" smd rect (at 1 0 90) (size 1 0.5) (layers \"F.Cu\" \"F.Mask\") (net 1 \"GND\"))\n"
+           "    (pad \"2\" smd rect (at 0 2 180) (size 1 0.5) (layers \"F.Cu\") (net 2 \"SIG\")))\n");
   ASSERT_EQ(board.components.size(), 1u);
   const Component& u1 = board.components[0];
   EXPECT_EQ(u1.reference, "U1");
@@ -184,11 +186,15 @@ TEST(KicadReader, BackSideFootprintCopperLandsWhereKiCadDrawsIt) {
   // trapezoid at several angles.
   for (const double angle : {0.0, 90.0, 30.0}) {
     const std::string at = std::to_string(angle);
-    const Board board = read(kSquareOutline +
-                             "  (footprint \"Lib:Back\" (layer \"B.Cu\") (at 50 30 " + at + ")\n"
+    const Board board = read(kSquareOutline + "  (footprint \"Lib:Back\" (layer \"B.Cu\") (at 50 30 " + at +
+                             ")\n"
                              "    (property \"Reference\" \"J1\")\n"
-                             "    (pad \"1\" smd rect (at -1 0.5 " + at + ") (size 1 2) (layers \"B.Cu\" \"B.Mask\") (net 1 \"GND\"))\n"
-                             "    (pad \"2\" smd trapezoid (at 2 0 " + std::to_string(angle + 90) + ") (size 2 1) (rect_delta 0.4 0)\n"
+                             "    (pad \"1\" smd rect (at -1 0.5 " +
+                             at +
+                             ") (size 1 2) (layers \"B.Cu\" \"B.Mask\") (net 1 \"GND\"))\n"
+                             "    (pad \"2\" smd trapezoid (at 2 0 " +
+                             std::to_string(angle + 90) +
+                             ") (size 2 1) (rect_delta 0.4 0)\n"
                              "      (layers \"B.Cu\") (net 2 \"SIG\")))\n");
     const Component& j1 = component_named(board, "J1");
     EXPECT_EQ(j1.side, Side::back);
@@ -226,22 +232,23 @@ TEST(KicadReader, BackSideFootprintCopperLandsWhereKiCadDrawsIt) {
 }
 
 TEST(KicadReader, EveryPadShape) {
-  const Board board = read(kSquareOutline +
-                           "  (footprint \"Lib:Shapes\" (layer \"F.Cu\") (at 50 50)\n"
-                           "    (fp_text reference \"S1\" (at 0 0) (layer \"F.SilkS\"))\n"
-                           "    (pad \"1\" thru_hole circle (at 0 0) (size 1.5 1.5) (drill 0.8) (layers *.Cu *.Mask))\n"
-                           "    (pad \"2\" smd rect (at 5 0) (size 2 1) (layers \"F.Cu\"))\n"
-                           "    (pad \"3\" thru_hole oval (at 10 0) (size 3 1) (drill 0.5) (layers *.Cu))\n"
-                           "    (pad \"4\" thru_hole oval (at 15 0) (size 1 3) (drill 0.5) (layers \"F&B.Cu\"))\n"
-                           "    (pad \"5\" smd roundrect (at 20 0) (size 2 1) (layers \"F.Cu\") (roundrect_rratio 0.25))\n"
-                           "    (pad \"6\" smd trapezoid (at 25 0) (size 2 2) (rect_delta 0 0.5) (layers \"F.Cu\"))\n"
-                           "    (pad \"7\" smd custom (at 30 0) (size 0.5 0.5) (layers \"F.Cu\")\n"
-                           "      (options (clearance outline) (anchor rect))\n"
-                           "      (primitives (gr_poly (pts (xy 0 0) (xy 2 0) (xy 0 -1)) (width 0) (fill yes))\n"
-                           "                  (gr_line (start 0 0) (end 0 3) (width 0.2))))\n"
-                           "    (pad \"\" np_thru_hole circle (at 35 0) (size 3 3) (drill 3) (layers *.Cu *.Mask))\n"
-                           "    (pad \"8\" smd roundrect (at 40 0) (size 2 2) (layers \"F.Cu\") (roundrect_rratio 0)\n"
-                           "      (chamfer_ratio 0.25) (chamfer top_left)))\n");
+  const Board board =
+      read(kSquareOutline +
+           "  (footprint \"Lib:Shapes\" (layer \"F.Cu\") (at 50 50)\n"
+           "    (fp_text reference \"S1\" (at 0 0) (layer \"F.SilkS\"))\n"
+           "    (pad \"1\" thru_hole circle (at 0 0) (size 1.5 1.5) (drill 0.8) (layers *.Cu *.Mask))\n"
+           "    (pad \"2\" smd rect (at 5 0) (size 2 1) (layers \"F.Cu\"))\n"
+           "    (pad \"3\" thru_hole oval (at 10 0) (size 3 1) (drill 0.5) (layers *.Cu))\n"
+           "    (pad \"4\" thru_hole oval (at 15 0) (size 1 3) (drill 0.5) (layers \"F&B.Cu\"))\n"
+           "    (pad \"5\" smd roundrect (at 20 0) (size 2 1) (layers \"F.Cu\") (roundrect_rratio 0.25))\n"
+           "    (pad \"6\" smd trapezoid (at 25 0) (size 2 2) (rect_delta 0 0.5) (layers \"F.Cu\"))\n"
+           "    (pad \"7\" smd custom (at 30 0) (size 0.5 0.5) (layers \"F.Cu\")\n"
+           "      (options (clearance outline) (anchor rect))\n"
+           "      (primitives (gr_poly (pts (xy 0 0) (xy 2 0) (xy 0 -1)) (width 0) (fill yes))\n"
+           "                  (gr_line (start 0 0) (end 0 3) (width 0.2))))\n"
+           "    (pad \"\" np_thru_hole circle (at 35 0) (size 3 3) (drill 3) (layers *.Cu *.Mask))\n"
+           "    (pad \"8\" smd roundrect (at 40 0) (size 2 2) (layers \"F.Cu\") (roundrect_rratio 0)\n"
+           "      (chamfer_ratio 0.25) (chamfer top_left)))\n");
   const Image& image = board.images.at(0);
   ASSERT_EQ(image.pins.size(), 8u) << "the non-plated hole is no pin";
   const auto stack = [&](std::size_t pin) -> const Padstack& {
@@ -305,11 +312,12 @@ TEST(KicadReader, EveryPadShape) {
 // copper moves by the offset, as pcbnew's PAD::ShapePos() places it (a
 // TO-92 footprint of kicad-demos' complex_hierarchy has such pads).
 TEST(KicadReader, DrillOffsetMovesTheCopperNotTheHole) {
-  const Board board = read(kSquareOutline +
-                           "  (footprint \"L:TO92\" (layer \"F.Cu\") (at 50 50)\n"
-                           "    (fp_text reference \"Q1\" (at 0 0) (layer \"F.SilkS\"))\n"
-                           "    (pad \"1\" thru_hole rect (at 0 0) (size 1.1 1.8) (drill 0.75 (offset 0 0.4)) (layers *.Cu))\n"
-                           "    (pad \"2\" np_thru_hole circle (at 5 0) (size 1 1) (drill 1 (offset 0 0.4)) (layers *.Cu)))\n");
+  const Board board =
+      read(kSquareOutline +
+           "  (footprint \"L:TO92\" (layer \"F.Cu\") (at 50 50)\n"
+           "    (fp_text reference \"Q1\" (at 0 0) (layer \"F.SilkS\"))\n"
+           "    (pad \"1\" thru_hole rect (at 0 0) (size 1.1 1.8) (drill 0.75 (offset 0 0.4)) (layers *.Cu))\n"
+           "    (pad \"2\" np_thru_hole circle (at 5 0) (size 1 1) (drill 1 (offset 0 0.4)) (layers *.Cu)))\n");
   const PinRef pin = pin_named(board, "Q1", "1");
   EXPECT_EQ(pin_position(board, pin), (Point{mm(50), mm(-50)}));
   const std::vector<PinCopper> copper = copper_of(board, pin);
@@ -332,9 +340,10 @@ TEST(KicadReader, IdenticalFootprintsShareAnImageAndRepeatedNumbersGetSuffixes) 
             "    (pad \"1\" smd rect (at 0 0) (size 1 1) (layers \"F.Cu\"))\n"
             "    (pad \"1\" smd rect (at 2 0) (size 1 1) (layers \"F.Cu\")))\n";
   }
-  body += "  (footprint \"Lib:R\" (layer \"F.Cu\") (at 30 30)\n"
-          "    (fp_text reference \"R3\" (at 0 0) (layer \"F.SilkS\"))\n"
-          "    (pad \"1\" smd rect (at 0 0) (size 2 1) (layers \"F.Cu\")))\n";
+  body +=
+      "  (footprint \"Lib:R\" (layer \"F.Cu\") (at 30 30)\n"
+      "    (fp_text reference \"R3\" (at 0 0) (layer \"F.SilkS\"))\n"
+      "    (pad \"1\" smd rect (at 0 0) (size 2 1) (layers \"F.Cu\")))\n";
   const Board board = read(body);
   ASSERT_EQ(board.images.size(), 2u);
   EXPECT_EQ(board.components[0].image, board.components[1].image);
@@ -442,26 +451,27 @@ TEST(KicadReader, TracksAndVias) {
 }
 
 TEST(KicadReader, KeepoutsAndPlanes) {
-  const Board board = read(kSquareOutline +
-                           "  (zone (net 0) (net_name \"\") (layer \"F.Cu\") (hatch edge 0.508)\n"
-                           "    (name \"no tracks\")\n"
-                           "    (keepout (tracks not_allowed) (vias allowed) (pads allowed) (copperpour allowed) (footprints allowed))\n"
-                           "    (fill (thermal_gap 0.508) (thermal_bridge_width 0.508))\n"
-                           "    (polygon (pts (xy 10 10) (xy 20 10) (xy 20 20) (xy 10 20))))\n"
-                           "  (zone (net 0) (net_name \"\") (layers *.Cu) (hatch edge 0.508)\n"
-                           "    (keepout (tracks not_allowed) (vias not_allowed) (pads allowed) (copperpour allowed) (footprints allowed))\n"
-                           "    (polygon (pts (xy 30 30) (xy 40 30) (xy 40 40))))\n"
-                           "  (zone (net 0) (net_name \"\") (layers \"B.Cu\") (hatch edge 0.508)\n"
-                           "    (keepout (tracks allowed) (vias not_allowed) (pads allowed) (copperpour allowed) (footprints allowed))\n"
-                           "    (polygon (pts (xy 50 50) (xy 60 50) (xy 60 60))))\n"
-                           "  (zone (net 0) (net_name \"\") (layer \"F.Cu\") (hatch edge 0.508)\n"
-                           "    (keepout (tracks allowed) (vias allowed) (pads not_allowed) (copperpour not_allowed) (footprints allowed))\n"
-                           "    (polygon (pts (xy 70 70) (xy 80 70) (xy 80 80))))\n"
-                           "  (zone (net 1) (net_name \"GND\") (layer \"B.Cu\") (hatch edge 0.508)\n"
-                           "    (connect_pads (clearance 0.508)) (min_thickness 0.254)\n"
-                           "    (fill yes (thermal_gap 0.508) (thermal_bridge_width 0.508))\n"
-                           "    (polygon (pts (xy 1 1) (xy 99 1) (xy 99 99) (xy 1 99)))\n"
-                           "    (filled_polygon (layer \"B.Cu\") (pts (xy 2 2) (xy 98 2) (xy 98 98))))\n");
+  const Board board = read(
+      kSquareOutline +
+      "  (zone (net 0) (net_name \"\") (layer \"F.Cu\") (hatch edge 0.508)\n"
+      "    (name \"no tracks\")\n"
+      "    (keepout (tracks not_allowed) (vias allowed) (pads allowed) (copperpour allowed) (footprints allowed))\n"
+      "    (fill (thermal_gap 0.508) (thermal_bridge_width 0.508))\n"
+      "    (polygon (pts (xy 10 10) (xy 20 10) (xy 20 20) (xy 10 20))))\n"
+      "  (zone (net 0) (net_name \"\") (layers *.Cu) (hatch edge 0.508)\n"
+      "    (keepout (tracks not_allowed) (vias not_allowed) (pads allowed) (copperpour allowed) (footprints allowed))\n"
+      "    (polygon (pts (xy 30 30) (xy 40 30) (xy 40 40))))\n"
+      "  (zone (net 0) (net_name \"\") (layers \"B.Cu\") (hatch edge 0.508)\n"
+      "    (keepout (tracks allowed) (vias not_allowed) (pads allowed) (copperpour allowed) (footprints allowed))\n"
+      "    (polygon (pts (xy 50 50) (xy 60 50) (xy 60 60))))\n"
+      "  (zone (net 0) (net_name \"\") (layer \"F.Cu\") (hatch edge 0.508)\n"
+      "    (keepout (tracks allowed) (vias allowed) (pads not_allowed) (copperpour not_allowed) (footprints allowed))\n"
+      "    (polygon (pts (xy 70 70) (xy 80 70) (xy 80 80))))\n"
+      "  (zone (net 1) (net_name \"GND\") (layer \"B.Cu\") (hatch edge 0.508)\n"
+      "    (connect_pads (clearance 0.508)) (min_thickness 0.254)\n"
+      "    (fill yes (thermal_gap 0.508) (thermal_bridge_width 0.508))\n"
+      "    (polygon (pts (xy 1 1) (xy 99 1) (xy 99 99) (xy 1 99)))\n"
+      "    (filled_polygon (layer \"B.Cu\") (pts (xy 2 2) (xy 98 2) (xy 98 98))))\n");
   ASSERT_EQ(board.keepouts.size(), 3u) << "the pour-only rule area is no routing keepout";
   EXPECT_EQ(board.keepouts[0].kind, KeepoutKind::wire_keepout);
   EXPECT_EQ(board.keepouts[0].name, "no tracks");
@@ -489,16 +499,17 @@ Box box_of(const CopperGraphic& graphic) {
 }
 
 TEST(KicadReader, TextAndDrawingsOnCopperAreCopperOfNoNet) {
-  const Board board = read(kSquareOutline +
-                           "  (gr_text \"VCC ON\" (at 50 50) (layer \"F.Cu\")\n"
-                           "    (effects (font (size 2.032 1.524) (thickness 0.3048))))\n"
-                           "  (gr_text \"hidden\" (at 50 60) (layer \"F.Cu\") hide (effects (font (size 1 1) (thickness 0.1))))\n"
-                           "  (gr_text \"silk\" (at 50 70) (layer \"F.SilkS\") (effects (font (size 1 1) (thickness 0.1))))\n"
-                           "  (gr_line (start 10 10) (end 20 10) (layer \"B.Cu\") (width 0.5))\n"
-                           "  (gr_poly (pts (xy 30 30) (xy 32 30) (xy 32 32)) (layer \"F.Cu\") (width 0) (fill solid))\n"
-                           "  (footprint \"L:F\" (layer \"F.Cu\") (at 80 20 90)\n"
-                           "    (fp_text reference \"U1\" (at 0 0) (layer \"F.SilkS\") (effects (font (size 1 1) (thickness 0.1))))\n"
-                           "    (fp_rect (start 1 0) (end 2 1) (layer \"F.Cu\") (width 0) (fill solid)))\n");
+  const Board board =
+      read(kSquareOutline +
+           "  (gr_text \"VCC ON\" (at 50 50) (layer \"F.Cu\")\n"
+           "    (effects (font (size 2.032 1.524) (thickness 0.3048))))\n"
+           "  (gr_text \"hidden\" (at 50 60) (layer \"F.Cu\") hide (effects (font (size 1 1) (thickness 0.1))))\n"
+           "  (gr_text \"silk\" (at 50 70) (layer \"F.SilkS\") (effects (font (size 1 1) (thickness 0.1))))\n"
+           "  (gr_line (start 10 10) (end 20 10) (layer \"B.Cu\") (width 0.5))\n"
+           "  (gr_poly (pts (xy 30 30) (xy 32 30) (xy 32 32)) (layer \"F.Cu\") (width 0) (fill solid))\n"
+           "  (footprint \"L:F\" (layer \"F.Cu\") (at 80 20 90)\n"
+           "    (fp_text reference \"U1\" (at 0 0) (layer \"F.SilkS\") (effects (font (size 1 1) (thickness 0.1))))\n"
+           "    (fp_rect (start 1 0) (end 2 1) (layer \"F.Cu\") (width 0) (fill solid)))\n");
   ASSERT_EQ(board.copper_graphics.size(), 4u);
   const CopperGraphic& text = board.copper_graphics[0];
   EXPECT_EQ(text.layer, 0);
@@ -554,9 +565,10 @@ TEST(KicadReader, DegenerateCopperDrawingsAreReadWithoutHarm) {
 // line, as wide as each byte taken for the widest glyph: it holds the real
 // glyphs wherever they sit.
 TEST(KicadReader, TextBeyondAsciiIsOneBoxOverItsLine) {
-  const Board board = read(kSquareOutline +
-                           "  (gr_text \"10 \xC2\xB5H\" (at 50 50) (layer \"F.Cu\") (effects (font (size 1 1) (thickness 0.1))))\n"
-                           "  (gr_text \"10 uH\" (at 50 60) (layer \"F.Cu\") (effects (font (size 1 1) (thickness 0.1))))\n");
+  const Board board =
+      read(kSquareOutline +
+           "  (gr_text \"10 \xC2\xB5H\" (at 50 50) (layer \"F.Cu\") (effects (font (size 1 1) (thickness 0.1))))\n"
+           "  (gr_text \"10 uH\" (at 50 60) (layer \"F.Cu\") (effects (font (size 1 1) (thickness 0.1))))\n");
   ASSERT_EQ(board.copper_graphics.size(), 2u);
   EXPECT_EQ(board.copper_graphics[0].shapes.size(), 1u);
   const Box guessed = box_of(board.copper_graphics[0]);
@@ -613,15 +625,16 @@ TEST(KicadReader, KiCad5BoardsAreRead) {
 
 // Local clearance overrides: a pad's own, else its footprint's; 0 is none.
 TEST(KicadReader, PadAndFootprintClearanceOverrides) {
-  const Board board = read(kSquareOutline +
-                           "  (footprint \"L:F\" (layer \"F.Cu\") (at 20 20) (clearance 0.2)\n"
-                           "    (fp_text reference \"JP1\" (at 0 0) (layer \"F.SilkS\") (effects (font (size 1 1))))\n"
-                           "    (pad \"1\" smd rect (at -1 0) (size 1 1) (layers \"F.Cu\") (net 1 \"GND\"))\n"
-                           "    (pad \"2\" smd rect (at 1 0) (size 1 1) (layers \"F.Cu\") (net 2 \"SIG\") (clearance 0.4)))\n"
-                           "  (footprint \"L:F\" (layer \"F.Cu\") (at 40 20) (clearance 0)\n"
-                           "    (fp_text reference \"JP2\" (at 0 0) (layer \"F.SilkS\") (effects (font (size 1 1))))\n"
-                           "    (pad \"1\" smd rect (at -1 0) (size 1 1) (layers \"F.Cu\"))\n"
-                           "    (pad \"2\" smd rect (at 1 0) (size 1 1) (layers \"F.Cu\")))\n");
+  const Board board =
+      read(kSquareOutline +
+           "  (footprint \"L:F\" (layer \"F.Cu\") (at 20 20) (clearance 0.2)\n"
+           "    (fp_text reference \"JP1\" (at 0 0) (layer \"F.SilkS\") (effects (font (size 1 1))))\n"
+           "    (pad \"1\" smd rect (at -1 0) (size 1 1) (layers \"F.Cu\") (net 1 \"GND\"))\n"
+           "    (pad \"2\" smd rect (at 1 0) (size 1 1) (layers \"F.Cu\") (net 2 \"SIG\") (clearance 0.4)))\n"
+           "  (footprint \"L:F\" (layer \"F.Cu\") (at 40 20) (clearance 0)\n"
+           "    (fp_text reference \"JP2\" (at 0 0) (layer \"F.SilkS\") (effects (font (size 1 1))))\n"
+           "    (pad \"1\" smd rect (at -1 0) (size 1 1) (layers \"F.Cu\"))\n"
+           "    (pad \"2\" smd rect (at 1 0) (size 1 1) (layers \"F.Cu\")))\n");
   EXPECT_EQ(pin_clearance_override(board, pin_named(board, "JP1", "1")), mm(0.2));
   EXPECT_EQ(pin_clearance_override(board, pin_named(board, "JP1", "2")), mm(0.4));
   EXPECT_EQ(pin_clearance_override(board, pin_named(board, "JP2", "1")), std::nullopt);
@@ -635,13 +648,14 @@ TEST(KicadReader, UserLayerNamesAreTheSpecctraNames) {
     text.replace(text.find(canonical), canonical.size(), entry);
     return text;
   };
-  const Board six = read_kicad_pcb(with_front(board_text(kSquareOutline), "(0 \"F.Cu\" signal \"top_layer\")"), "six.kicad_pcb");
+  const Board six =
+      read_kicad_pcb(with_front(board_text(kSquareOutline), "(0 \"F.Cu\" signal \"top_layer\")"), "six.kicad_pcb");
   EXPECT_EQ(six.layers[0].name, "F.Cu");
   EXPECT_EQ(six.layers[0].specctra_name, "top_layer");
   EXPECT_EQ(six.layers[1].specctra_name, "");
   const std::string track = "  (segment (start 1 1) (end 5 1) (width 0.25) (layer top_layer) (net 1))\n";
-  const Board five =
-      read_kicad_pcb(with_front(board_text(kSquareOutline + track, "20171130"), "(0 top_layer signal)"), "five.kicad_pcb");
+  const Board five = read_kicad_pcb(with_front(board_text(kSquareOutline + track, "20171130"), "(0 top_layer signal)"),
+                                    "five.kicad_pcb");
   EXPECT_EQ(five.layers[0].name, "F.Cu");
   EXPECT_EQ(five.layers[0].specctra_name, "top_layer");
   ASSERT_EQ(five.wires.size(), 1u);
@@ -726,7 +740,8 @@ std::multiset<std::string> pin_names(const Board& board, const Net& net) {
   std::multiset<std::string> names;
   for (const PinRef& pin : net.pins) {
     const Component& component = board.components[static_cast<std::size_t>(pin.component)];
-    const std::string& name = board.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pin.pin)].name;
+    const std::string& name =
+        board.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pin.pin)].name;
     names.insert(component.reference + "-" + name.substr(0, name.find('@')));
   }
   return names;
@@ -748,7 +763,8 @@ void expect_same_as_kicad_export(const DemoPair& pair) {
     // Every pin where KiCad's export puts it, within 1 um.
     for (const PinRef& pin : net.pins) {
       const Component& component = dsn.components[static_cast<std::size_t>(pin.component)];
-      const std::string& name = dsn.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pin.pin)].name;
+      const std::string& name =
+          dsn.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pin.pin)].name;
       const Point expected = pin_position(dsn, pin);
       const Point got = pin_position(kicad, pin_named(kicad, component.reference, name));
       EXPECT_NEAR(got.x, expected.x, 1000) << component.reference << "-" << name;
@@ -828,21 +844,31 @@ std::vector<BadBoard> bad_boards() {
       {"older than KiCad 5.1", board_text("", "20160815"), 1},
       {"newer than KiCad 9", board_text("", "20990101"), 1},
       {"garbage version", board_text("", "soon"), 1},
-      {"garbage number", board_text("  (segment (start 1.2.3 0) (end 1 1) (width 0.2) (layer \"F.Cu\") (net 1))\n"), 13},
+      {"garbage number", board_text("  (segment (start 1.2.3 0) (end 1 1) (width 0.2) (layer \"F.Cu\") (net 1))\n"),
+       13},
       {"NaN", board_text("  (segment (start nan 0) (end 1 1) (width 0.2) (layer \"F.Cu\") (net 1))\n"), 13},
       {"huge", board_text("  (via (at 1e20 0) (size 0.6) (drill 0.3) (layers \"F.Cu\" \"B.Cu\") (net 1))\n"), 13},
       {"negative width", board_text("  (segment (start 0 0) (end 1 1) (width -0.2) (layer \"F.Cu\") (net 1))\n"), 13},
-      {"unknown net", board_text(fp_head + "    (pad \"1\" smd rect (at 0 0) (size 1 1) (layers \"F.Cu\") (net 7 \"X\")))\n"), 14},
-      {"net name mismatch", board_text(fp_head + "    (pad \"1\" smd rect (at 0 0) (size 1 1) (layers \"F.Cu\") (net 1 \"VCC\")))\n"), 14},
-      {"unknown pad shape", board_text(fp_head + "    (pad \"1\" smd star (at 0 0) (size 1 1) (layers \"F.Cu\")))\n"), 14},
+      {"unknown net",
+       board_text(fp_head + "    (pad \"1\" smd rect (at 0 0) (size 1 1) (layers \"F.Cu\") (net 7 \"X\")))\n"), 14},
+      {"net name mismatch",
+       board_text(fp_head + "    (pad \"1\" smd rect (at 0 0) (size 1 1) (layers \"F.Cu\") (net 1 \"VCC\")))\n"), 14},
+      {"unknown pad shape", board_text(fp_head + "    (pad \"1\" smd star (at 0 0) (size 1 1) (layers \"F.Cu\")))\n"),
+       14},
       {"zero pad size", board_text(fp_head + "    (pad \"1\" smd rect (at 0 0) (size 0 1) (layers \"F.Cu\")))\n"), 14},
-      {"unknown copper layer", board_text("  (segment (start 0 0) (end 1 1) (width 0.2) (layer \"In3.Cu\") (net 1))\n"), 13},
-      {"track on silkscreen", board_text("  (segment (start 0 0) (end 1 1) (width 0.2) (layer \"F.SilkS\") (net 1))\n"), 13},
-      {"open outline", board_text("  (gr_line (start 0 0) (end 10 0) (layer \"Edge.Cuts\") (width 0.1))\n"
-                                  "  (gr_line (start 10 0) (end 10 10) (layer \"Edge.Cuts\") (width 0.1))\n"), 13},
+      {"unknown copper layer", board_text("  (segment (start 0 0) (end 1 1) (width 0.2) (layer \"In3.Cu\") (net 1))\n"),
+       13},
+      {"track on silkscreen", board_text("  (segment (start 0 0) (end 1 1) (width 0.2) (layer \"F.SilkS\") (net 1))\n"),
+       13},
+      {"open outline",
+       board_text("  (gr_line (start 0 0) (end 10 0) (layer \"Edge.Cuts\") (width 0.1))\n"
+                  "  (gr_line (start 10 0) (end 10 10) (layer \"Edge.Cuts\") (width 0.1))\n"),
+       13},
       {"footprint side", board_text("  (footprint \"L:F\" (layer \"In1.Cu\") (at 1 1))\n"), 13},
       {"duplicate net", board_text("  (net 2 \"OTHER\")\n"), 13},
-      {"collapsed trapezoid", board_text(fp_head + "    (pad \"1\" smd trapezoid (at 0 0) (size 1 1) (rect_delta 1 0) (layers \"F.Cu\")))\n"), 14},
+      {"collapsed trapezoid",
+       board_text(fp_head + "    (pad \"1\" smd trapezoid (at 0 0) (size 1 1) (rect_delta 1 0) (layers \"F.Cu\")))\n"),
+       14},
       {"nested too deep", "(kicad_pcb (version 20211014)\n" + std::string(100, '(') + std::string(100, ')') + ")\n", 2},
   };
 }
@@ -898,11 +924,12 @@ TEST(KicadErrors, AMissingFileIsAnInputError) {
 // Cutting a valid board anywhere gives an InputError, never a crash or a
 // partial board.
 TEST(KicadErrors, EveryTruncationIsAnError) {
-  const std::string good = board_text(kSquareOutline +
-                                      "  (footprint \"L:F\" (layer \"B.Cu\") (at 5 5 45)\n"
-                                      "    (pad \"1\" thru_hole roundrect (at 0 0 45) (size 1 2) (drill 0.5) (layers *.Cu) "
-                                      "(roundrect_rratio 0.25) (net 1 \"GND\")))\n"
-                                      "  (arc (start 30 10) (mid 35 15) (end 40 10) (width 0.2) (layer \"B.Cu\") (net 2))\n");
+  const std::string good =
+      board_text(kSquareOutline +
+                 "  (footprint \"L:F\" (layer \"B.Cu\") (at 5 5 45)\n"
+                 "    (pad \"1\" thru_hole roundrect (at 0 0 45) (size 1 2) (drill 0.5) (layers *.Cu) "
+                 "(roundrect_rratio 0.25) (net 1 \"GND\")))\n"
+                 "  (arc (start 30 10) (mid 35 15) (end 40 10) (width 0.2) (layer \"B.Cu\") (net 2))\n");
   ASSERT_NO_THROW(read_kicad_pcb(good, "good.kicad_pcb"));
   for (std::size_t length = 0; length + 2 < good.size(); length += 3) {
     EXPECT_THROW(read_kicad_pcb(std::string_view(good).substr(0, length), "cut.kicad_pcb"), InputError) << length;

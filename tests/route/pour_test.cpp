@@ -20,9 +20,14 @@ constexpr Coord mm(double value) { return static_cast<Coord>(std::llround(value 
 // the whole board on B.Cu connecting pads as `connect` says.
 std::string board_text(const std::string& connect, const std::string& j1_pad_extra = "") {
   const auto connector = [&](const std::string& reference, double x) {
-    return "  (footprint \"Lib:Conn\" (layer \"F.Cu\") (at " + std::to_string(x) + " 10)\n"
-           "    (fp_text reference \"" + reference + "\" (at 0 -3) (layer \"F.SilkS\"))\n"
-           "    (pad \"1\" thru_hole circle (at 0 -2.5) (size 1.6 1.6) (drill 0.8) (layers *.Cu) (net 1 \"GND\")" + (reference == "J1" ? j1_pad_extra : "") + ")\n"
+    return "  (footprint \"Lib:Conn\" (layer \"F.Cu\") (at " + std::to_string(x) +
+           " 10)\n"
+           "    (fp_text reference \"" +
+           reference +
+           "\" (at 0 -3) (layer \"F.SilkS\"))\n"
+           "    (pad \"1\" thru_hole circle (at 0 -2.5) (size 1.6 1.6) (drill 0.8) (layers *.Cu) (net 1 \"GND\")" +
+           (reference == "J1" ? j1_pad_extra : "") +
+           ")\n"
            "    (pad \"2\" thru_hole circle (at 0 2.5) (size 1.6 1.6) (drill 0.8) (layers *.Cu) (net 2 \"SIG\")))\n";
   };
   return "(kicad_pcb (version 20211014) (generator pcbnew)\n"
@@ -33,7 +38,9 @@ std::string board_text(const std::string& connect, const std::string& j1_pad_ext
          "  (gr_rect (start 0 0) (end 30 20) (layer \"Edge.Cuts\") (width 0.1))\n" +
          connector("J1", 5) + connector("J2", 25) +
          "  (zone (net 1) (net_name \"GND\") (layer \"B.Cu\") (hatch edge 0.508)\n"
-         "    (connect_pads " + connect + "(clearance 0.5)) (min_thickness 0.25)\n"
+         "    (connect_pads " +
+         connect +
+         "(clearance 0.5)) (min_thickness 0.25)\n"
          "    (fill yes (thermal_gap 0.5) (thermal_bridge_width 0.5))\n"
          "    (polygon (pts (xy 0.5 0.5) (xy 29.5 0.5) (xy 29.5 19.5) (xy 0.5 19.5))))\n)\n";
 }
@@ -41,7 +48,8 @@ std::string board_text(const std::string& connect, const std::string& j1_pad_ext
 bool joined(const Board& board, const std::vector<PourIsland>& islands, const std::string& a, const std::string& b) {
   return std::any_of(islands.begin(), islands.end(), [&](const PourIsland& island) {
     const auto has = [&](const std::string& name) {
-      return std::any_of(island.pins.begin(), island.pins.end(), [&](const PinRef& pin) { return pin_name(board, pin) == name; });
+      return std::any_of(island.pins.begin(), island.pins.end(),
+                         [&](const PinRef& pin) { return pin_name(board, pin) == name; });
     };
     return has(a) && has(b);
   });
@@ -49,7 +57,8 @@ bool joined(const Board& board, const std::vector<PourIsland>& islands, const st
 
 // A SIG wire across the whole board at x = 15 mm on `layer`.
 Wire cut(int layer) {
-  return {layer, {ShapeKind::path, mm(0.25), {{mm(15), mm(-1)}, {mm(15), mm(-19)}}}, 1, WiringType::normal};  // net 1: SIG
+  return {
+      layer, {ShapeKind::path, mm(0.25), {{mm(15), mm(-1)}, {mm(15), mm(-19)}}}, 1, WiringType::normal};  // net 1: SIG
 }
 
 TEST(PourIslands, ThermalPadsInOnePourAreJoined) {
@@ -85,7 +94,8 @@ TEST(PourIslands, APadsOwnZoneConnectionComesFirst) {
 
 TEST(PourIslands, DrcCountsWhatThePourJoins) {
   const Board board = read_kicad_pcb(board_text(""), "pour.kicad_pcb");
-  const RoutedCopper sig{{{1, {ShapeKind::path, mm(0.25), {{mm(5), mm(-12.5)}, {mm(25), mm(-12.5)}}}, 1, WiringType::normal}}, {}};
+  const RoutedCopper sig{
+      {{1, {ShapeKind::path, mm(0.25), {{mm(5), mm(-12.5)}, {mm(25), mm(-12.5)}}}, 1, WiringType::normal}}, {}};
   const DrcReport report = check_design_rules(board, sig);
   EXPECT_TRUE(report.unconnected.empty());
   ASSERT_EQ(report.pours.size(), 1u);

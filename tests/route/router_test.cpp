@@ -179,7 +179,8 @@ TEST(Router, CrossingNetsRouteCleanlyWithAVia) {
     // Collinear steps are merged: no three consecutive collinear points.
     const auto& p = wire.shape.points;
     for (std::size_t i = 2; i < p.size(); ++i) {
-      const Coord cross = (p[i - 1].x - p[i - 2].x) * (p[i].y - p[i - 1].y) - (p[i - 1].y - p[i - 2].y) * (p[i].x - p[i - 1].x);
+      const Coord cross =
+          (p[i - 1].x - p[i - 2].x) * (p[i].y - p[i - 1].y) - (p[i - 1].y - p[i - 2].y) * (p[i].x - p[i - 1].x);
       EXPECT_NE(cross, 0) << "collinear points left in a wire";
     }
   }
@@ -351,8 +352,10 @@ TEST(Router, APinWalledInByAKeepoutIsReportedUnrouted) {
   b.net("B", {b.part(b.smd, {mm(5), mm(15)}), b.part(b.smd, {mm(15), mm(5)})});
   // A ring of keepout around A's first pin on both layers.
   for (const Coord d : {mm(-2), mm(2)}) {
-    b.board.keepouts.push_back({KeepoutKind::keepout, "wall", kAllLayers, rect({mm(5) + d - mm(0.2), mm(3)}, {mm(5) + d + mm(0.2), mm(7)})});
-    b.board.keepouts.push_back({KeepoutKind::keepout, "wall", kAllLayers, rect({mm(3), mm(5) + d - mm(0.2)}, {mm(7), mm(5) + d + mm(0.2)})});
+    b.board.keepouts.push_back(
+        {KeepoutKind::keepout, "wall", kAllLayers, rect({mm(5) + d - mm(0.2), mm(3)}, {mm(5) + d + mm(0.2), mm(7)})});
+    b.board.keepouts.push_back(
+        {KeepoutKind::keepout, "wall", kAllLayers, rect({mm(3), mm(5) + d - mm(0.2)}, {mm(7), mm(5) + d + mm(0.2)})});
   }
   RouterOptions options;
   options.backend = Backend::reference;
@@ -580,7 +583,9 @@ TEST(Router, MixedClearanceClassesRouteCleanly) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const DrcReport drc = check(board, result);
     EXPECT_TRUE(drc.routing.empty()) << drc.routing.size() << " violations, first: "
-                                     << (drc.routing.empty() ? "" : drc.routing.front().first.name + " / " + drc.routing.front().second.name);
+                                     << (drc.routing.empty() ? ""
+                                                             : drc.routing.front().first.name + " / " +
+                                                                   drc.routing.front().second.name);
     EXPECT_EQ(drc.unconnected.size(), result.unrouted_nets.size());
     EXPECT_LE(result.unrouted_nets.size(), 2u);
   }
@@ -606,7 +611,9 @@ TEST_P(RouterBackends, RandomBoardsRouteCleanlyAndMatchTheReference) {
     EXPECT_EQ(result.iterations.size(), expected.iterations.size());
     const DrcReport drc = check(board, result);
     EXPECT_TRUE(drc.routing.empty()) << drc.routing.size() << " violations, first: "
-                                     << (drc.routing.empty() ? "" : drc.routing.front().first.name + " / " + drc.routing.front().second.name);
+                                     << (drc.routing.empty() ? ""
+                                                             : drc.routing.front().first.name + " / " +
+                                                                   drc.routing.front().second.name);
     EXPECT_EQ(drc.unconnected.size(), result.unrouted_nets.size());
   }
 }
@@ -809,7 +816,8 @@ TEST(Router, APinNoWireCanLeaveIsNotRetriedOnAFinerLattice) {
   RouterOptions options;
   options.backend = Backend::reference;
   std::vector<Coord> pitches;  // of every iteration run, kept or not
-  const RouteResult result = route_board(b.board, options, [&](const RouteIteration& it) { pitches.push_back(it.pitch); });
+  const RouteResult result =
+      route_board(b.board, options, [&](const RouteIteration& it) { pitches.push_back(it.pitch); });
   EXPECT_EQ(result.unrouted_nets.size(), 2u);
   ASSERT_EQ(result.warnings.size(), 2u);
   for (const std::string& warning : result.warnings) {

@@ -63,13 +63,17 @@ Board awkward_board() {
 
 RoutedCopper awkward_routes() {
   RoutedCopper routed;
-  routed.wires.push_back({0, path(250'000, {{9'000'000, 10'000'000}, {9'000'000, 5'000'000}, {29'000'000, 5'000'000}}), 0,
-                          WiringType::normal});
-  routed.wires.push_back({2, path(300'000, {{11'000'000, 10'000'000}, {20'000'000, 30'000'000}}), 1, WiringType::protect});
+  routed.wires.push_back({0, path(250'000, {{9'000'000, 10'000'000}, {9'000'000, 5'000'000}, {29'000'000, 5'000'000}}),
+                          0, WiringType::normal});
+  routed.wires.push_back(
+      {2, path(300'000, {{11'000'000, 10'000'000}, {20'000'000, 30'000'000}}), 1, WiringType::protect});
   routed.wires.push_back({3, path(250'000, {{29'000'000, 5'000'000}, {29'000'000, 10'000'000}}), 0, WiringType::fix});
   routed.wires.push_back({1, path(200'000, {{40'000'000, 1'000'000}}), -1, WiringType::normal});  // a dot of no net
-  routed.wires.push_back({1, {ShapeKind::polygon, 0, {{1'000'000, 1'000'000}, {2'000'000, 1'000'000}, {1'500'000, 2'000'000}}},
-                          3, WiringType::normal});
+  routed.wires.push_back(
+      {1,
+       {ShapeKind::polygon, 0, {{1'000'000, 1'000'000}, {2'000'000, 1'000'000}, {1'500'000, 2'000'000}}},
+       3,
+       WiringType::normal});
   routed.vias.push_back({0, {29'000'000, 5'000'000}, 0, WiringType::normal});
   routed.vias.push_back({2, {15'000'000, 20'000'100}, 1, WiringType::route});
   routed.vias.push_back({0, {20'000'000, 5'300'000}, 2, WiringType::normal});  // too close to GND's wire
@@ -226,30 +230,36 @@ TEST(SessionWriter, TextHasWhatKiCadsImporterNeeds) {
   const Board board = awkward_board();
   const std::string text = session_text(board, awkward_routes());
   const auto has = [&](const std::string& part) { return text.find(part) != std::string::npos; };
-  EXPECT_TRUE(text.starts_with("(session \"demo board\"\n  (base_design \"demo board\")\n  (placement\n"
-                               "    (resolution um 10)\n"))
+  EXPECT_TRUE(
+      text.starts_with("(session \"demo board\"\n  (base_design \"demo board\")\n  (placement\n"
+                       "    (resolution um 10)\n"))
       << text;
   // Placement repeats the board's, in file steps, grouped by image.
-  EXPECT_TRUE(has("    (component \"Resistor (0805)\"\n      (place R1 100000 100000 front 0)\n"
-                  "      (place \"R-2\" 300000 100000 back 90)\n    )\n"))
+  EXPECT_TRUE(
+      has("    (component \"Resistor (0805)\"\n      (place R1 100000 100000 front 0)\n"
+          "      (place \"R-2\" 300000 100000 back 90)\n    )\n"))
       << text;
   EXPECT_TRUE(has("(place \"TP 1\" 200000 300000 back 45.5)")) << text;
-  EXPECT_TRUE(has("  (was_is)\n  (routes\n    (resolution um 10)\n    (parser\n      (string_quote \")\n"
-                  "      (host_cad \"trellis\")\n"))
+  EXPECT_TRUE(
+      has("  (was_is)\n  (routes\n    (resolution um 10)\n    (parser\n      (string_quote \")\n"
+          "      (host_cad \"trellis\")\n"))
       << text;
   // Only the padstacks vias use, with the board's copper.
-  EXPECT_TRUE(has("(library_out\n      (padstack \"Via[0-3]_600:300_um\"\n        (shape (circle F.Cu 6000))\n"
-                  "        (shape (circle In1.Cu 6000))\n        (shape (circle \"In2 (power)\" 6000))\n"
-                  "        (shape (circle B.Cu 6000))\n      )\n      (padstack \"small via\"\n"
-                  "        (shape (circle F.Cu 4000))\n        (shape (circle In1.Cu 4000))\n        (attach off)\n"))
+  EXPECT_TRUE(
+      has("(library_out\n      (padstack \"Via[0-3]_600:300_um\"\n        (shape (circle F.Cu 6000))\n"
+          "        (shape (circle In1.Cu 6000))\n        (shape (circle \"In2 (power)\" 6000))\n"
+          "        (shape (circle B.Cu 6000))\n      )\n      (padstack \"small via\"\n"
+          "        (shape (circle F.Cu 4000))\n        (shape (circle In1.Cu 4000))\n        (attach off)\n"))
       << text;
   EXPECT_FALSE(has("Round Pad")) << text;
-  EXPECT_TRUE(has("(network_out\n      (net GND\n        (wire (path F.Cu 2500 90000 100000 90000 50000 290000 50000))\n"
-                  "        (wire (path B.Cu 2500 290000 50000 290000 100000) (type fix))\n"
-                  "        (via \"Via[0-3]_600:300_um\" 290000 50000)\n      )\n"))
+  EXPECT_TRUE(
+      has("(network_out\n      (net GND\n        (wire (path F.Cu 2500 90000 100000 90000 50000 290000 50000))\n"
+          "        (wire (path B.Cu 2500 290000 50000 290000 100000) (type fix))\n"
+          "        (via \"Via[0-3]_600:300_um\" 290000 50000)\n      )\n"))
       << text;
-  EXPECT_TRUE(has("(net \"Net-(R1-Pad2)\"\n        (wire (path \"In2 (power)\" 3000 110000 100000 200000 300000) "
-                  "(type protect))\n        (via \"small via\" 150000 200001 (type route))\n"))
+  EXPECT_TRUE(
+      has("(net \"Net-(R1-Pad2)\"\n        (wire (path \"In2 (power)\" 3000 110000 100000 200000 300000) "
+          "(type protect))\n        (via \"small via\" 150000 200001 (type route))\n"))
       << text;
   EXPECT_TRUE(has("(net \"#reset 50%\"\n")) << text;
   EXPECT_TRUE(has("(net \"{bus}\"\n        (wire (polygon In1.Cu 0 10000 10000 20000 10000 15000 20000))")) << text;
@@ -272,8 +282,8 @@ std::size_t text_lines(const std::string& text) {
 }
 
 std::string minimal_session(const std::string& routes_body, const std::string& before_routes = "") {
-  return "(session s\n(base_design s)\n" + before_routes + "(routes\n(resolution um 10)\n(library_out)\n" + routes_body +
-         ")\n)\n";
+  return "(session s\n(base_design s)\n" + before_routes + "(routes\n(resolution um 10)\n(library_out)\n" +
+         routes_body + ")\n)\n";
 }
 
 TEST(SessionReader, BadInputNamesTheLine) {
@@ -289,13 +299,15 @@ TEST(SessionReader, BadInputNamesTheLine) {
       {"zero steps", "(session s\n(routes\n(resolution um 0)\n(library_out))\n)\n", 3, "steps per unit"},
       {"unknown layer", minimal_session("(network_out (net GND\n(wire (path Top 2500 0 0 10 10))))\n"), 7,
        "unknown layer"},
-      {"unknown net", minimal_session("(network_out\n(net VCC (wire (path F.Cu 2500 0 0 10 10))))\n"), 7, "unknown net"},
+      {"unknown net", minimal_session("(network_out\n(net VCC (wire (path F.Cu 2500 0 0 10 10))))\n"), 7,
+       "unknown net"},
       {"unknown padstack", minimal_session("(network_out (net GND\n(via Via_X 0 0)))\n"), 7, "unknown padstack"},
       {"library padstack not on the board",
        "(session s\n(routes\n(resolution um 10)\n(library_out\n(padstack Other (shape (circle F.Cu 10)))))\n)\n", 5,
        "not in the board's library"},
       {"library shape on an unknown layer",
-       "(session s\n(routes\n(resolution um 10)\n(library_out\n(padstack \"small via\"\n(shape (circle X.Cu 10)))))\n)\n",
+       "(session s\n(routes\n(resolution um 10)\n(library_out\n(padstack \"small via\"\n(shape (circle X.Cu "
+       "10)))))\n)\n",
        6, "unknown layer"},
       {"huge coordinate", minimal_session("(network_out (net GND\n(wire (path F.Cu 2500 0 0 1e30 10))))\n"), 7,
        "out of range"},
@@ -306,10 +318,11 @@ TEST(SessionReader, BadInputNamesTheLine) {
       {"coordinate before resolution",
        "(session s\n(routes\n(library_out)\n(network_out (net GND\n(wire (path F.Cu 2500 0 0 1 1))))))\n", 5,
        "before the (resolution"},
-      {"unknown component", minimal_session("", "(placement (resolution um 10)\n(component X (place Q9 0 0 front 0)))\n"),
-       4, "does not have"},
-      {"moved component", minimal_session("", "(placement (resolution um 10) (component X\n(place R1 0 0 front 0)))\n"), 4,
-       "elsewhere"},
+      {"unknown component",
+       minimal_session("", "(placement (resolution um 10)\n(component X (place Q9 0 0 front 0)))\n"), 4,
+       "does not have"},
+      {"moved component", minimal_session("", "(placement (resolution um 10) (component X\n(place R1 0 0 front 0)))\n"),
+       4, "elsewhere"},
       {"flipped component",
        minimal_session("", "(placement (resolution um 10) (component X\n(place R1 100000 100000 back 0)))\n"), 4,
        "elsewhere"},
@@ -336,7 +349,8 @@ TEST(SessionReader, AcceptsWhatOtherRoutersWrite) {
   // properties and lists this reader skips, a placement without positions.
   const Board board = awkward_board();
   const std::string text =
-      "(session \"x.ses\"\n(base_design x.dsn)\n(placement (resolution um 10) (component \"Resistor (0805)\" (place R1)))\n"
+      "(session \"x.ses\"\n(base_design x.dsn)\n(placement (resolution um 10) (component \"Resistor (0805)\" (place "
+      "R1)))\n"
       "(was_is (pins R1-1 R1-2))\n(routes\n(resolution mil 1000)\n(parser (host_cad FreeRouting) (host_version 1.9))\n"
       "(library_out (padstack \"small via\" (shape (circle F.Cu 16 0 0)) (shape (circle In1.Cu 16)) (attach off)))\n"
       "(network_out\n(net GND (net_number 1)\n(wire (path F.Cu 10 0 0 1000 0) (net GND) (type protect) (attr test))\n"
@@ -442,7 +456,8 @@ TEST(SessionSharedBoards, ReferenceRoutingRoundTripsAndChecksTheSame) {
     const RoutedCopper wiring{board.wires, board.vias};
     const std::string text = session_text(board, wiring);
     const RoutedCopper back = read_session(text, where + ".ses", board);
-    const Coord tolerance = static_cast<Coord>(std::ceil(nanometres_per(board.resolution_unit) / board.resolution_per_unit / 2));
+    const Coord tolerance =
+        static_cast<Coord>(std::ceil(nanometres_per(board.resolution_unit) / board.resolution_per_unit / 2));
     expect_same_copper(grouped_by_net(wiring), back, tolerance, where);
     EXPECT_FALSE(back.wires.empty()) << where;
     expect_same_report(check_design_rules(board), check_design_rules(board, back), where);

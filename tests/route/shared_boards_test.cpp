@@ -95,9 +95,9 @@ const std::vector<ParsedBoard>& parsed_boards(const fs::path& dir) {
   return boards;
 }
 
-#define BOARDS_OR_SKIP(dir)                         \
-  std::string why_not;                              \
-  const fs::path dir = boards_dir(why_not);         \
+#define BOARDS_OR_SKIP(dir)                 \
+  std::string why_not;                      \
+  const fs::path dir = boards_dir(why_not); \
   if (dir.empty()) GTEST_SKIP() << why_not
 
 TEST(SharedBoards, EveryBoardParsesWithResolvedPinsOnTheBoard) {
@@ -129,7 +129,8 @@ TEST(SharedBoards, EveryBoardParsesWithResolvedPinsOnTheBoard) {
         ASSERT_GE(pin.component, 0);
         ASSERT_LT(static_cast<std::size_t>(pin.component), board.components.size());
         const Component& component = board.components[static_cast<std::size_t>(pin.component)];
-        ASSERT_LT(static_cast<std::size_t>(pin.pin), board.images[static_cast<std::size_t>(component.image)].pins.size());
+        ASSERT_LT(static_cast<std::size_t>(pin.pin),
+                  board.images[static_cast<std::size_t>(component.image)].pins.size());
       }
     }
     // Pad centres inside the outline's box; their copper may overhang the

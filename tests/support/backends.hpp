@@ -37,16 +37,14 @@ std::string float64_unavailable_reason(Backend backend);
 
 }  // namespace trellis::testing
 
-#define TRELLIS_SKIP_UNLESS_AVAILABLE(backend)                                          \
-  do {                                                                                  \
-    if (std::string why = ::trellis::testing::unavailable_reason(backend); !why.empty()) \
-      GTEST_SKIP() << why;                                                              \
+#define TRELLIS_SKIP_UNLESS_AVAILABLE(backend)                                                                \
+  do {                                                                                                        \
+    if (std::string why = ::trellis::testing::unavailable_reason(backend); !why.empty()) GTEST_SKIP() << why; \
   } while (0)
 
 #define TRELLIS_SKIP_UNLESS_CUDA() TRELLIS_SKIP_UNLESS_AVAILABLE(::trellis::Backend::cuda)
 
-#define TRELLIS_SKIP_UNLESS_FLOAT64(backend)                                                     \
-  do {                                                                                           \
-    if (std::string why = ::trellis::testing::float64_unavailable_reason(backend); !why.empty()) \
-      GTEST_SKIP() << why;                                                                       \
+#define TRELLIS_SKIP_UNLESS_FLOAT64(backend)                                                                          \
+  do {                                                                                                                \
+    if (std::string why = ::trellis::testing::float64_unavailable_reason(backend); !why.empty()) GTEST_SKIP() << why; \
   } while (0)

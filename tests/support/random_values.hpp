@@ -24,8 +24,10 @@ std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
 
 template <typename T>
 auto bits(T value) {
-  if constexpr (sizeof(T) == 8) return std::bit_cast<std::uint64_t>(value);
-  else return std::bit_cast<std::uint32_t>(value);
+  if constexpr (sizeof(T) == 8)
+    return std::bit_cast<std::uint64_t>(value);
+  else
+    return std::bit_cast<std::uint32_t>(value);
 }
 
 // max |v_i| in double.

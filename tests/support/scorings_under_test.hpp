@@ -32,11 +32,16 @@ inline std::vector<align::Scoring> scorings_under_test() {
   using align::builtin_matrix;
   using align::Scoring;
   return {
-      Scoring(builtin_matrix("BLOSUM62"), {11, 1}),   Scoring(builtin_matrix("BLOSUM45"), {14, 2}),
-      Scoring(builtin_matrix("PAM30"), {9, 1}),       Scoring(builtin_matrix("BLOSUM80"), {10, 0}),
-      Scoring(builtin_matrix("PAM250"), {0, 0}),      Scoring(builtin_matrix("BLOSUM50"), {0, 3}),
-      Scoring(builtin_matrix("BLOSUM62"), {1000, 1}), Scoring(builtin_matrix("PAM70"), {1'000'000, 1'000'000}),
-      Scoring(wide_matrix(), {40, 7}),                Scoring(positive_asymmetric_matrix(), {3, 1}),
+      Scoring(builtin_matrix("BLOSUM62"), {11, 1}),
+      Scoring(builtin_matrix("BLOSUM45"), {14, 2}),
+      Scoring(builtin_matrix("PAM30"), {9, 1}),
+      Scoring(builtin_matrix("BLOSUM80"), {10, 0}),
+      Scoring(builtin_matrix("PAM250"), {0, 0}),
+      Scoring(builtin_matrix("BLOSUM50"), {0, 3}),
+      Scoring(builtin_matrix("BLOSUM62"), {1000, 1}),
+      Scoring(builtin_matrix("PAM70"), {1'000'000, 1'000'000}),
+      Scoring(wide_matrix(), {40, 7}),
+      Scoring(positive_asymmetric_matrix(), {3, 1}),
   };
 }
 

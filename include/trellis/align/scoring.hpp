@@ -38,7 +38,7 @@ class ScoringMatrix {
   }
   std::span<const std::int32_t> row(Residue query) const noexcept {
     return std::span<const std::int32_t>(scores_).subspan(static_cast<std::size_t>(query) * kAlphabetSize,
-                                                         kAlphabetSize);
+                                                          kAlphabetSize);
   }
   const Scores& scores() const noexcept { return scores_; }
   std::int32_t max_score() const noexcept { return max_score_; }

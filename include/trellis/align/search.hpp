@@ -53,12 +53,12 @@ struct SearchOptions {
 void validate(const SearchOptions& options);
 
 struct Hit {
-  std::size_t query = 0;    // index into the query set
-  std::size_t subject = 0;  // index into the database
-  std::int32_t score = 0;   // raw score, > 0
-  double bit_score = 0;     // NaN without published parameters
+  std::size_t query = 0;         // index into the query set
+  std::size_t subject = 0;       // index into the database
+  std::int32_t score = 0;        // raw score, > 0
+  double bit_score = 0;          // NaN without published parameters
   std::optional<double> evalue;  // empty without published parameters
-  Alignment alignment;      // the traceback reaching `score`
+  Alignment alignment;           // the traceback reaching `score`
 };
 
 // hits[q] holds query q's hits in rank order (possibly none). Throws

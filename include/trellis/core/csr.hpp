@@ -27,9 +27,9 @@ struct CsrView {
   std::int32_t rows = 0;
   std::int32_t cols = 0;
   RowOffset nnz = 0;
-  const RowOffset* row_offsets = nullptr;   // rows + 1 entries
-  const ColumnIndex* col_indices = nullptr; // nnz entries
-  const Value* values = nullptr;            // nnz entries
+  const RowOffset* row_offsets = nullptr;    // rows + 1 entries
+  const ColumnIndex* col_indices = nullptr;  // nnz entries
+  const Value* values = nullptr;             // nnz entries
   // Rows longer than kHeavyRowEntries, ascending; filled for device views only.
   const std::int32_t* heavy_rows = nullptr;
   std::int32_t heavy_row_count = 0;
@@ -57,9 +57,8 @@ struct CsrMatrix {
 // Builds a CSR matrix from (row, col, value) triplets; duplicates are kept as
 // separate entries in input order, rows come out in ascending order.
 template <typename Value>
-CsrMatrix<Value> csr_from_triplets(std::int32_t rows, std::int32_t cols,
-                                   std::span<const std::int32_t> row_of, std::span<const ColumnIndex> col_of,
-                                   std::span<const Value> value_of);
+CsrMatrix<Value> csr_from_triplets(std::int32_t rows, std::int32_t cols, std::span<const std::int32_t> row_of,
+                                   std::span<const ColumnIndex> col_of, std::span<const Value> value_of);
 
 // The matrix resident on the device, uploaded once and reused.
 template <typename Value>

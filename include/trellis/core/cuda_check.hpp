@@ -30,8 +30,8 @@ inline void check_launch(const char* kernel, const char* file, int line) {
 
 // TRELLIS_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...);
 // expands to the launch followed by a check naming the kernel.
-#define TRELLIS_LAUNCH(kernel, grid, block, shared_bytes, stream, ...)              \
-  do {                                                                              \
-    kernel<<<(grid), (block), (shared_bytes), (stream)>>>(__VA_ARGS__);             \
-    ::trellis::cuda_detail::check_launch(#kernel, __FILE__, __LINE__);              \
+#define TRELLIS_LAUNCH(kernel, grid, block, shared_bytes, stream, ...)  \
+  do {                                                                  \
+    kernel<<<(grid), (block), (shared_bytes), (stream)>>>(__VA_ARGS__); \
+    ::trellis::cuda_detail::check_launch(#kernel, __FILE__, __LINE__);  \
   } while (0)

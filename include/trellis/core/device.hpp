@@ -17,9 +17,9 @@ struct DeviceInfo {
   int compute_major = 0;
   int compute_minor = 0;
   int multiprocessors = 0;
-  std::size_t total_memory = 0;   // bytes
-  std::size_t free_memory = 0;    // bytes, when discovered
-  std::size_t l2_cache = 0;       // bytes
+  std::size_t total_memory = 0;                   // bytes
+  std::size_t free_memory = 0;                    // bytes, when discovered
+  std::size_t l2_cache = 0;                       // bytes
   std::size_t shared_memory_per_block_optin = 0;  // bytes
 };
 

@@ -23,8 +23,7 @@ class DeviceArray {
 
   // Uninitialised storage for count elements.
   explicit DeviceArray(std::size_t count)
-      : data_(count == 0 ? nullptr : static_cast<T*>(device::allocate(count * sizeof(T)))),
-        size_(count) {}
+      : data_(count == 0 ? nullptr : static_cast<T*>(device::allocate(count * sizeof(T)))), size_(count) {}
 
   static DeviceArray from_host(std::span<const T> host, Stream stream = nullptr) {
     DeviceArray array(host.size());

@@ -13,14 +13,14 @@
 namespace trellis {
 
 struct VulkanDeviceInfo {
-  int index = 0;                   // in the order the loader lists devices
+  int index = 0;  // in the order the loader lists devices
   std::string name;
-  std::string type;                // "discrete GPU", "integrated GPU", "CPU", ...
-  std::string api_version;         // "1.3.230": what the driver implements
-  std::string driver;              // driver name and version, when reported
+  std::string type;         // "discrete GPU", "integrated GPU", "CPU", ...
+  std::string api_version;  // "1.3.230": what the driver implements
+  std::string driver;       // driver name and version, when reported
   std::uint32_t subgroup_size = 0;
-  std::size_t shared_memory = 0;   // bytes of workgroup (shared) memory
-  bool float64 = false;            // shaderFloat64: fp64 kernels can run
+  std::size_t shared_memory = 0;  // bytes of workgroup (shared) memory
+  bool float64 = false;           // shaderFloat64: fp64 kernels can run
 };
 
 // Devices with a compute queue and Vulkan 1.1, in the loader's order; the

@@ -31,16 +31,14 @@ struct LatticeSpec {
   std::int32_t width = 0;
   std::int32_t height = 0;
   std::int32_t layers = 1;
-  float track_cost = 1.0f;        // one step along a layer
-  float via_cost = 3.0f;          // per layer crossed
+  float track_cost = 1.0f;  // one step along a layer
+  float via_cost = 3.0f;    // per layer crossed
   bool both_directions = false;
   bool any_layer_vias = false;
-  double obstacle_fraction = 0.0; // in [0, 1)
-  std::uint64_t seed = 1;         // picks the obstacles
+  double obstacle_fraction = 0.0;  // in [0, 1)
+  std::uint64_t seed = 1;          // picks the obstacles
 
-  std::int64_t node_count() const noexcept {
-    return std::int64_t{width} * std::int64_t{height} * std::int64_t{layers};
-  }
+  std::int64_t node_count() const noexcept { return std::int64_t{width} * std::int64_t{height} * std::int64_t{layers}; }
 };
 
 // Node (x, y, layer) has id  x + width * (y + height * layer); coordinates
@@ -57,8 +55,8 @@ std::int64_t lattice_edge_count(const LatticeSpec& spec);
 NodeId lattice_node(const LatticeSpec& spec, std::int32_t x, std::int32_t y, std::int32_t layer);
 
 struct LatticePreset {
-  std::string name;          // e.g. "seed-401k"
-  std::string description;   // what it reproduces
+  std::string name;         // e.g. "seed-401k"
+  std::string description;  // what it reproduces
   LatticeSpec spec;
 };
 
@@ -90,8 +88,8 @@ Graph random_geometric_graph(NodeId nodes, double radius, std::uint64_t seed);
 // node in the order they were drawn. Throws UsageError unless
 // 0 <= scale <= 30, edge_factor >= 1, a, b, c >= 0 with a + b + c <= 1 and
 // max_weight >= 1.
-Graph rmat_graph(int scale, int edge_factor, std::uint64_t seed, double a = 0.57, double b = 0.19,
-                 double c = 0.19, int max_weight = 255);
+Graph rmat_graph(int scale, int edge_factor, std::uint64_t seed, double a = 0.57, double b = 0.19, double c = 0.19,
+                 int max_weight = 255);
 
 struct GraphStats {
   NodeId nodes = 0;

@@ -28,7 +28,7 @@ GraphFormat format_from_path(const std::filesystem::path& path);
 int id_base(GraphFormat format) noexcept;
 
 struct GraphFile {
-  Graph graph;          // ids 0-based inside
+  Graph graph;  // ids 0-based inside
   GraphFormat format;
 };
 

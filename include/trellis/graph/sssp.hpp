@@ -35,8 +35,8 @@ SsspAlgorithm parse_sssp_algorithm(std::string_view name);
 inline constexpr NodeId kNoParent = -1;
 
 struct SsspQuery {
-  std::vector<NodeId> sources;     // one or more nodes at distance 0 (a partly routed net)
-  NodeId target = -1;              // >= 0: stop once it is settled
+  std::vector<NodeId> sources;        // one or more nodes at distance 0 (a partly routed net)
+  NodeId target = -1;                 // >= 0: stop once it is settled
   std::span<const Weight> node_cost;  // empty, or one finite non-negative cost per node
 };
 
@@ -48,12 +48,12 @@ struct SsspOptions {
 };
 
 struct SsspResult {
-  std::vector<Weight> distance;   // kUnreachable for nodes not reached (or not settled)
-  std::vector<NodeId> parent;     // kNoParent for sources and unreached; empty unless asked
-  std::int64_t edges_relaxed = 0; // edge relaxations performed: the work, not the graph size
-  NodeId reached = 0;             // nodes with a finite distance
-  double solve_ms = 0;            // the search itself: steady clock on the host, CUDA events on
-                                  // the device (graph upload and result download excluded)
+  std::vector<Weight> distance;    // kUnreachable for nodes not reached (or not settled)
+  std::vector<NodeId> parent;      // kNoParent for sources and unreached; empty unless asked
+  std::int64_t edges_relaxed = 0;  // edge relaxations performed: the work, not the graph size
+  NodeId reached = 0;              // nodes with a finite distance
+  double solve_ms = 0;             // the search itself: steady clock on the host, CUDA events on
+                                   // the device (graph upload and result download excluded)
   Backend backend = Backend::reference;
   SsspAlgorithm algorithm = SsspAlgorithm::dijkstra;
 };

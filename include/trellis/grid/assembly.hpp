@@ -59,7 +59,7 @@ template <typename T>
 class DeviceCoefficients {
  public:
   explicit DeviceCoefficients(const Coefficients<T>& host, Stream stream = nullptr);
-  void set(std::int32_t slot, std::span<const T> values, Stream stream = nullptr);  // checked like Coefficients
+  void set(std::int32_t slot, std::span<const T> values, Stream stream = nullptr);     // checked like Coefficients
   void set(std::int32_t slot, const DeviceArray<T>& values, Stream stream = nullptr);  // not checked for NaN
   const T* packed() const noexcept { return packed_.data(); }
   std::int32_t slots() const noexcept { return slots_; }

@@ -64,10 +64,9 @@ class Mesh1D {
       : points_(std::move(points)), uniform_spacing_(uniform_spacing) {}
   std::vector<double> points_;
   double uniform_spacing_ = 0;  // > 0 for uniform meshes: every h_i
-
 };
 
-using Point = std::array<double, 3>;       // unused coordinates are 0
+using Point = std::array<double, 3>;             // unused coordinates are 0
 using MultiIndex = std::array<std::int32_t, 3>;  // unused entries are 0
 
 class Mesh {

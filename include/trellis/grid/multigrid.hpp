@@ -107,10 +107,10 @@ std::string_view to_string(Cycle cycle) noexcept;
 
 // What one level holds (for reports and tests).
 struct MultigridLevelInfo {
-  MultiIndex extents{};        // nodes per axis
+  MultiIndex extents{};  // nodes per axis
   std::int32_t nodes = 0;
-  std::int64_t nonzeros = 0;   // of the level's matrix
-  double lambda_max = 0;       // estimated largest eigenvalue of D^-1 A (0 on the coarsest)
+  std::int64_t nonzeros = 0;  // of the level's matrix
+  double lambda_max = 0;      // estimated largest eigenvalue of D^-1 A (0 on the coarsest)
 };
 
 template <typename T>
@@ -195,8 +195,8 @@ SolveResult mgcg(const HostLinearOperator<T>& op, const Multigrid<T>& mg, std::t
 // device operator (e.g. mg.device_operator() or a device matrix-free apply),
 // b and x device vectors; the host reads the residual after every iteration.
 template <typename T>
-SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, const DeviceArray<T>& b,
-                 DeviceArray<T>& x, const SolverOptions& options = {}, Stream stream = nullptr);
+SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, const DeviceArray<T>& b, DeviceArray<T>& x,
+                 const SolverOptions& options = {}, Stream stream = nullptr);
 
 // BiCGStab on op right-preconditioned by one cycle per application (two
 // cycles an iteration), for non-symmetric forms such as

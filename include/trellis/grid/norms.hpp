@@ -79,8 +79,8 @@ template <typename T>
 T norm_h(const DeviceMesh<T>& mesh, const DeviceArray<T>& u, const DeviceMarker* marker = nullptr,
          Stream stream = nullptr);
 template <typename T>
-T norm_plus(const DeviceMesh<T>& mesh, std::span<const DeviceArray<T>> components,
-            const DeviceMarker* marker = nullptr, Stream stream = nullptr);
+T norm_plus(const DeviceMesh<T>& mesh, std::span<const DeviceArray<T>> components, const DeviceMarker* marker = nullptr,
+            Stream stream = nullptr);
 template <typename T>
 T h1_seminorm(const DeviceMesh<T>& mesh, const DeviceArray<T>& u, const DeviceMarker* marker = nullptr,
               Stream stream = nullptr);

@@ -42,7 +42,7 @@ struct ProblemOptions {
   std::int32_t cells = 8;  // cells per axis on the coarsest mesh
   int levels = 4;          // meshes: cells, 2 cells, 4 cells, ...
   MeshKind mesh = MeshKind::uniform;
-  std::uint64_t seed = 1;  // of the non-uniform meshes
+  std::uint64_t seed = 1;                        // of the non-uniform meshes
   RhsProjection rhs = RhsProjection::automatic;  // automatic: see above
   bool matrix_free = false;
   Backend backend = Backend::automatic;
@@ -54,11 +54,11 @@ struct ProblemOptions {
 struct ConvergenceRow {
   std::int32_t cells = 0;
   std::int64_t unknowns = 0;
-  double h = 0;           // largest spacing
-  double error_h = 0;     // ||R_h u - u_h||_h
-  double error_h1 = 0;    // discrete H1 norm of R_h u - u_h
-  double error_max = 0;   // max norm
-  double order_h = 0;     // observed against the previous row (NaN on the first)
+  double h = 0;          // largest spacing
+  double error_h = 0;    // ||R_h u - u_h||_h
+  double error_h1 = 0;   // discrete H1 norm of R_h u - u_h
+  double error_max = 0;  // max norm
+  double order_h = 0;    // observed against the previous row (NaN on the first)
   double order_h1 = 0;
   std::int64_t iterations = 0;  // solver iterations, cycles for mg (summed over time steps for heat)
   std::int32_t steps = 1;       // time steps
@@ -70,7 +70,7 @@ struct ConvergenceStudy {
   std::string problem;
   Backend backend = Backend::cpu;
   std::vector<ConvergenceRow> rows;
-  double fitted_order_h = 0;   // least-squares slope of log error against log h
+  double fitted_order_h = 0;  // least-squares slope of log error against log h
   double fitted_order_h1 = 0;
   // The finest mesh's solution and the exact values there (for --vtk).
   std::vector<double> solution;

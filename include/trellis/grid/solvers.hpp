@@ -117,8 +117,7 @@ class DeviceCsrOperator {
 // operator). Breakdowns are reported in the result, never thrown.
 template <typename T>
 SolveResult cg(const HostLinearOperator<T>& op, std::type_identity_t<std::span<const T>> b,
-               std::type_identity_t<std::span<T>> x, const SolverOptions& options = {},
-               Backend backend = Backend::cpu);
+               std::type_identity_t<std::span<T>> x, const SolverOptions& options = {}, Backend backend = Backend::cpu);
 
 template <typename T>
 SolveResult bicgstab(const HostLinearOperator<T>& op, std::type_identity_t<std::span<const T>> b,

@@ -20,8 +20,8 @@ namespace trellis::grid {
 // Throws UsageError when right_hand_sides is negative or X or Y does not hold
 // cols * right_hand_sides and rows * right_hand_sides values.
 template <typename T>
-void spmm(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::span<T> y,
-          std::int32_t right_hand_sides, Backend backend = Backend::automatic);
+void spmm(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::span<T> y, std::int32_t right_hand_sides,
+          Backend backend = Backend::automatic);
 
 // Data resident on the device; asynchronous on stream.
 template <typename T>

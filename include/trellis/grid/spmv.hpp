@@ -20,7 +20,6 @@ void spmv(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::spa
 
 // Data resident on the device; asynchronous on stream.
 template <typename T>
-void spmv(T alpha, const DeviceCsr<T>& a, const DeviceArray<T>& x, T beta, DeviceArray<T>& y,
-          Stream stream = nullptr);
+void spmv(T alpha, const DeviceCsr<T>& a, const DeviceArray<T>& x, T beta, DeviceArray<T>& y, Stream stream = nullptr);
 
 }  // namespace trellis::grid

@@ -113,7 +113,7 @@ enum class PadConnection { none, thermal, solid, thru_hole_only };
 // it as `pads` says.
 struct PourRules {
   PadConnection pads = PadConnection::thermal;
-  Coord clearance = 0;             // from other nets' copper (the zone's own; net classes may ask more)
+  Coord clearance = 0;  // from other nets' copper (the zone's own; net classes may ask more)
   Coord min_thickness = 0;
   Coord thermal_gap = 0;
   Coord thermal_bridge_width = 0;  // spoke width
@@ -159,9 +159,9 @@ struct Padstack {
 
 struct ImagePin {
   std::string name;
-  int padstack = 0;    // index into Board::padstacks
-  Point offset;        // relative to the image origin
-  double rotation = 0; // degrees, counter-clockwise, applied to the padstack
+  int padstack = 0;                               // index into Board::padstacks
+  Point offset;                                   // relative to the image origin
+  double rotation = 0;                            // degrees, counter-clockwise, applied to the padstack
   std::optional<Coord> clearance = std::nullopt;  // the pad's own clearance (KiCad's local override)
   // How pours join this pad where the pad or its footprint says (KiCad's
   // zone_connect), instead of the zone's rule; and its own thermal gap.
@@ -187,7 +187,8 @@ struct Component {
   Point position;
   Side side = Side::front;
   double rotation = 0;  // degrees, counter-clockwise
-  std::optional<Coord> clearance = std::nullopt;  // its pads' clearance where a pad sets none (KiCad's footprint override)
+  std::optional<Coord> clearance =
+      std::nullopt;  // its pads' clearance where a pad sets none (KiCad's footprint override)
 };
 
 struct PinRef {
@@ -204,9 +205,9 @@ struct Net {
 
 struct NetClass {
   std::string name;
-  std::vector<int> nets;      // indices into Board::nets
+  std::vector<int> nets;  // indices into Board::nets
   Rules rules;
-  std::vector<int> vias;      // padstack indices the class may use
+  std::vector<int> vias;  // padstack indices the class may use
 };
 
 // How existing wiring may be treated; a router keeps all of it in place.
@@ -214,8 +215,8 @@ enum class WiringType { normal, route, fix, protect };
 
 struct Wire {
   int layer = 0;
-  Shape shape;  // a path (trace) or, rarely, a polygon
-  int net = -1; // -1: no net given
+  Shape shape;   // a path (trace) or, rarely, a polygon
+  int net = -1;  // -1: no net given
   WiringType type = WiringType::normal;
 };
 

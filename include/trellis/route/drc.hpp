@@ -63,10 +63,10 @@ enum class DrcObjectKind { pad, wire, via, graphic, keepout, outline };
 
 struct DrcObject {
   DrcObjectKind kind = DrcObjectKind::pad;
-  int index = -1;      // position in its list: pin_copper(board), the wires, the vias, Board::copper_graphics, the keepouts
-  int net = -1;        // index into Board::nets, -1 when none
-  PinRef pin;          // pads only
-  std::string name;    // "U3-7", "wire 12", "via 4", "text 'VCC ON' (line 3533)", "keepout K1", "outline"
+  int index = -1;  // position in its list: pin_copper(board), the wires, the vias, Board::copper_graphics, the keepouts
+  int net = -1;    // index into Board::nets, -1 when none
+  PinRef pin;      // pads only
+  std::string name;  // "U3-7", "wire 12", "via 4", "text 'VCC ON' (line 3533)", "keepout K1", "outline"
   std::string net_name;
 };
 
@@ -76,11 +76,11 @@ enum class ViolationKind { pad_pad, pad_wire, pad_via, wire_wire, wire_via, via_
 struct Violation {
   ViolationKind kind = ViolationKind::pad_pad;
   int layer = 0;
-  Point position;          // where the two come closest (midpoint of the closest points)
+  Point position;  // where the two come closest (midpoint of the closest points)
   DrcObject first;
   DrcObject second;
-  double measured = 0;     // nanometres between the copper; 0 when they overlap, negative outside the outline
-  Coord required = 0;      // nanometres the rules ask for
+  double measured = 0;  // nanometres between the copper; 0 when they overlap, negative outside the outline
+  Coord required = 0;   // nanometres the rules ask for
 };
 
 struct UnconnectedNet {
@@ -122,12 +122,12 @@ struct UnconnectedNet {
 // connections: a connection listed is one KiCad's refill makes, a
 // connection not listed may be made all the same.
 struct PourIsland {
-  int plane = 0;            // index into Board::planes
+  int plane = 0;  // index into Board::planes
   int net = 0;
   int layer = 0;
-  std::vector<PinRef> pins; // pads it reaches
-  std::vector<int> wires;   // indices of the wires it reaches
-  std::vector<int> vias;    // indices of the vias it reaches
+  std::vector<PinRef> pins;  // pads it reaches
+  std::vector<int> wires;    // indices of the wires it reaches
+  std::vector<int> vias;     // indices of the vias it reaches
 };
 
 // The islands of every plane with fill rules that reach at least one pad,
@@ -138,9 +138,9 @@ struct DrcReport {
   std::vector<Violation> routing;          // involving wires or vias
   std::vector<Violation> input_conflicts;  // pads against pads or the outline
   std::vector<UnconnectedNet> unconnected;
-  std::vector<PourIsland> pours;           // what the pours connect (pour_islands), two pads or more each
-  std::size_t nets_checked = 0;            // nets with two or more pins
-  std::size_t pads = 0;                    // pad shapes (one per pin and layer)
+  std::vector<PourIsland> pours;  // what the pours connect (pour_islands), two pads or more each
+  std::size_t nets_checked = 0;   // nets with two or more pins
+  std::size_t pads = 0;           // pad shapes (one per pin and layer)
   std::size_t wires = 0;
   std::size_t vias = 0;
   double seconds = 0;

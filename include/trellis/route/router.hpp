@@ -119,9 +119,9 @@ struct RouterOptions {
   double present_factor_growth = 1.3;
   double present_factor_max = 1000;
   double history_factor = 1;
-  double via_cost = 10;          // a via costs as much as this many grid steps
-  int box_margin = 10;           // grid steps around a connection's pins
-  int batch_size = 64;           // nets searched together (at most)
+  double via_cost = 10;  // a via costs as much as this many grid steps
+  int box_margin = 10;   // grid steps around a connection's pins
+  int batch_size = 64;   // nets searched together (at most)
   // After the first iteration a batch holds only nets whose reaches do not
   // overlap, so routing them at once gives what routing them one by one
   // would (0). Otherwise the next concurrent_nets nets in routing order
@@ -135,7 +135,7 @@ struct RouterOptions {
   // at most concurrent_nets (fewer than two: reaches apart, as by default).
   bool concurrency_follows_overuse = false;
   int overuse_per_concurrent_net = 8;
-  bool miter_corners = true;     // cut right-angle corners at 45 degrees where the clearance allows
+  bool miter_corners = true;  // cut right-angle corners at 45 degrees where the clearance allows
   // Preferred directions: the board's (Specctra's (direction ...) per layer),
   // horizontal and vertical alternating from the front layer whatever the
   // board says, or none. A grid step against its layer's direction costs
@@ -162,28 +162,28 @@ struct RouterOptions {
 
 // One PathFinder iteration.
 struct RouteIteration {
-  int iteration = 0;               // 1-based, on the lattice of this pitch
+  int iteration = 0;  // 1-based, on the lattice of this pitch
   Coord pitch = 0;
-  std::size_t nets_routed = 0;     // nets (re)routed in this iteration
+  std::size_t nets_routed = 0;           // nets (re)routed in this iteration
   std::size_t connections_searched = 0;  // path searches run, one connection of a net each
-  std::size_t overused_nodes = 0;  // after it
-  std::size_t failed_connections = 0;  // searches that found no path even with the widest box
+  std::size_t overused_nodes = 0;        // after it
+  std::size_t failed_connections = 0;    // searches that found no path even with the widest box
   double present_factor = 0;
   double seconds = 0;
 };
 
 struct LatticeSummary {
   Coord pitch = 0;
-  int columns = 0;                 // grid points along x
-  int rows = 0;                    // grid points along y
-  int layers = 0;                  // signal layers routed on
-  std::size_t nodes = 0;           // graph nodes (grid nodes, via sites, pad nodes)
-  std::size_t edges = 0;           // directed graph edges
+  int columns = 0;                    // grid points along x
+  int rows = 0;                       // grid points along y
+  int layers = 0;                     // signal layers routed on
+  std::size_t nodes = 0;              // graph nodes (grid nodes, via sites, pad nodes)
+  std::size_t edges = 0;              // directed graph edges
   std::size_t usable_grid_nodes = 0;  // grid nodes some net may use
 };
 
 struct RouteResult {
-  RoutedCopper copper;             // the router's wires and vias (the board's own wiring not repeated)
+  RoutedCopper copper;  // the router's wires and vias (the board's own wiring not repeated)
   std::vector<RouteIteration> iterations;
   LatticeSummary lattice;
   std::size_t nets_to_route = 0;   // nets with two or more pins
@@ -198,8 +198,8 @@ struct RouteResult {
   // more): connections the router left to the pours.
   std::vector<PourIsland> pour_joins;
   std::vector<std::string> warnings;  // pins no wire of their net can reach, and the like
-  double seconds = 0;              // lattice, negotiation and geometry together (both routings
-                                   // where a finer pitch was tried)
+  double seconds = 0;                 // lattice, negotiation and geometry together (both routings
+                                      // where a finer pitch was tried)
   Backend backend = Backend::reference;
 };
 

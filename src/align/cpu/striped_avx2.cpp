@@ -18,9 +18,7 @@ __m256i shift_lanes_up(__m256i v) {
   return _mm256_alignr_epi8(v, low_half_moved_up, 16 - bytes);
 }
 
-bool all_zero_bytes(__m256i v) {
-  return _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())) == -1;
-}
+bool all_zero_bytes(__m256i v) { return _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())) == -1; }
 
 // See striped_sse2.cpp for the lane conventions; they are the same.
 struct Lanes8 {
@@ -34,9 +32,7 @@ struct Lanes8 {
         ceiling_minus_one(_mm256_set1_epi8(static_cast<char>(255 - costs.bias - 1))) {}
 
   static __m256i zero() { return _mm256_setzero_si256(); }
-  __m256i add_score(__m256i h, __m256i score) const {
-    return _mm256_subs_epu8(_mm256_adds_epu8(h, score), bias);
-  }
+  __m256i add_score(__m256i h, __m256i score) const { return _mm256_subs_epu8(_mm256_adds_epu8(h, score), bias); }
   __m256i gap_open(__m256i v) const { return _mm256_subs_epu8(v, open); }
   __m256i gap_extend(__m256i v) const { return _mm256_subs_epu8(v, extend); }
   static __m256i max(__m256i a, __m256i b) { return _mm256_max_epu8(a, b); }
@@ -88,8 +84,8 @@ std::int32_t best_score_8bit(const void* profile, std::size_t segments, const Re
 
 std::int32_t best_score_16bit(const void* profile, std::size_t segments, const Residue* subject,
                               std::size_t subject_length, const StripedCosts& costs, void* workspace) {
-  return striped_best_score(Lanes16(costs), static_cast<const __m256i*>(profile), segments, subject,
-                            subject_length, static_cast<__m256i*>(workspace));
+  return striped_best_score(Lanes16(costs), static_cast<const __m256i*>(profile), segments, subject, subject_length,
+                            static_cast<__m256i*>(workspace));
 }
 
 }  // namespace trellis::align::cpu::avx2

@@ -34,13 +34,12 @@ namespace trellis::align::cpu {
 // Returns the best score, or -1 when a lane saturated (rescore wider).
 template <class Ops>
 std::int32_t striped_best_score(const Ops& ops, const typename Ops::Vector* profile, std::size_t segments,
-                                const Residue* subject, std::size_t subject_length,
-                                typename Ops::Vector* workspace) {
+                                const Residue* subject, std::size_t subject_length, typename Ops::Vector* workspace) {
   using Vector = typename Ops::Vector;
   const Vector zero = ops.zero();
-  Vector* h_load = workspace;                     // H of the previous column
-  Vector* h_store = workspace + segments;         // H of this column
-  Vector* e = workspace + 2 * segments;           // gap along the subject
+  Vector* h_load = workspace;              // H of the previous column
+  Vector* h_store = workspace + segments;  // H of this column
+  Vector* e = workspace + 2 * segments;    // gap along the subject
   for (std::size_t i = 0; i < segments; ++i) {
     h_load[i] = zero;
     h_store[i] = zero;

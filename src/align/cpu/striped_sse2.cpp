@@ -78,8 +78,8 @@ std::int32_t best_score_8bit(const void* profile, std::size_t segments, const Re
 
 std::int32_t best_score_16bit(const void* profile, std::size_t segments, const Residue* subject,
                               std::size_t subject_length, const StripedCosts& costs, void* workspace) {
-  return striped_best_score(Lanes16(costs), static_cast<const __m128i*>(profile), segments, subject,
-                            subject_length, static_cast<__m128i*>(workspace));
+  return striped_best_score(Lanes16(costs), static_cast<const __m128i*>(profile), segments, subject, subject_length,
+                            static_cast<__m128i*>(workspace));
 }
 
 }  // namespace trellis::align::cpu::sse2

@@ -143,9 +143,12 @@ bool avx2_available() noexcept {
 
 std::string_view to_string(InstructionSet set) noexcept {
   switch (set) {
-    case InstructionSet::portable: return "portable";
-    case InstructionSet::sse2: return "sse2";
-    case InstructionSet::avx2: return "avx2";
+    case InstructionSet::portable:
+      return "portable";
+    case InstructionSet::sse2:
+      return "sse2";
+    case InstructionSet::avx2:
+      return "avx2";
   }
   return "unknown";
 }

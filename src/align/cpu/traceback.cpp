@@ -41,7 +41,6 @@ std::unique_ptr<T[], AlignedDelete> aligned_array(std::size_t count) {
   return std::unique_ptr<T[], AlignedDelete>(static_cast<T*>(::operator new[](count * sizeof(T), kVectorAlignment)));
 }
 
-
 // The reference's walk back from `end` over the striped direction masks,
 // and the reference's bookkeeping of the columns it collects.
 template <class Mask>
@@ -140,9 +139,10 @@ Alignment traceback_on(TracebackPath path, std::span<const Residue> query, std::
   // The reference's preconditions, with its messages.
   check_score_range(m, n, scoring.matrix);
   if (m > kMaxTracebackCells / n) {
-    throw UsageError(fmt::format("a traceback of {} x {} residues needs {} cells of directions, more than the "
-                                 "limit of {}",
-                                 m, n, m * n, kMaxTracebackCells));
+    throw UsageError(
+        fmt::format("a traceback of {} x {} residues needs {} cells of directions, more than the "
+                    "limit of {}",
+                    m, n, m * n, kMaxTracebackCells));
   }
   [[maybe_unused]] const std::int32_t stop_score = known_score ? *known_score : kNoStopScore;
   switch (path) {
@@ -151,10 +151,11 @@ Alignment traceback_on(TracebackPath path, std::span<const Residue> query, std::
       return striped_traceback<avx2::kLanes, avx2::Mask>(avx2::traceback_directions, query, subject, scoring,
                                                          stop_score);
     case TracebackPath::avx512:
-      return striped_traceback<avx512::kLanes, avx512::Mask>(avx512::traceback_directions, query, subject,
-                                                             scoring, stop_score);
+      return striped_traceback<avx512::kLanes, avx512::Mask>(avx512::traceback_directions, query, subject, scoring,
+                                                             stop_score);
 #endif
-    default: return reference::sw_traceback(query, subject, scoring);
+    default:
+      return reference::sw_traceback(query, subject, scoring);
   }
 }
 
@@ -162,9 +163,12 @@ Alignment traceback_on(TracebackPath path, std::span<const Residue> query, std::
 
 std::string_view to_string(TracebackPath path) noexcept {
   switch (path) {
-    case TracebackPath::reference: return "reference";
-    case TracebackPath::avx2: return "avx2";
-    case TracebackPath::avx512: return "avx512";
+    case TracebackPath::reference:
+      return "reference";
+    case TracebackPath::avx2:
+      return "avx2";
+    case TracebackPath::avx512:
+      return "avx512";
   }
   return "unknown";
 }

@@ -98,14 +98,14 @@ EndCell traceback_directions(const std::int32_t* profile, std::size_t segments, 
 // horizontal_max(v).
 template <class Ops>
 EndCell striped_traceback_directions(const std::int32_t* profile, std::size_t segments, const Residue* query,
-                                     std::size_t query_length, std::size_t subject_length,
-                                     const TracebackCosts& costs, std::int32_t stop_score,
-                                     std::int32_t* workspace, DirectionMasks<typename Ops::Mask>* directions) {
+                                     std::size_t query_length, std::size_t subject_length, const TracebackCosts& costs,
+                                     std::int32_t stop_score, std::int32_t* workspace,
+                                     DirectionMasks<typename Ops::Mask>* directions) {
   using Vector = typename Ops::Vector;
   using Mask = typename Ops::Mask;
   constexpr std::size_t lanes = Ops::kLanes;
-  const std::size_t stride = segments * lanes;  // int32 values per row array
-  std::int32_t* h_previous = workspace;         // H of the row above
+  const std::size_t stride = segments * lanes;   // int32 values per row array
+  std::int32_t* h_previous = workspace;          // H of the row above
   std::int32_t* h_current = workspace + stride;  // max(0, H(i-1,j-1) + s, I), then H
   std::int32_t* i_gap = workspace + 2 * stride;  // I along each column
   std::int32_t* d_gap = workspace + 3 * stride;  // D within each block, before the carry

@@ -141,9 +141,8 @@ class EntryLayout {
   // members[e] lists the subjects of entry e (one or two; the longer first).
   // subjects_per_entry: 2 for the 16-bit kernel's pairs, 1 for the 32-bit one.
   // With ScoreOrder::subject every subject of `subjects` belongs to an entry.
-  EntryLayout(const SequenceSet& subjects, const std::vector<std::vector<std::size_t>>& members,
-              int subjects_per_entry, ScoreOrder order, std::size_t budget_bytes, HostColumns host_columns,
-              Pipeline& pipeline)
+  EntryLayout(const SequenceSet& subjects, const std::vector<std::vector<std::size_t>>& members, int subjects_per_entry,
+              ScoreOrder order, std::size_t budget_bytes, HostColumns host_columns, Pipeline& pipeline)
       : pipeline_(pipeline),
         subjects_per_entry_(subjects_per_entry),
         order_(order),
@@ -336,7 +335,8 @@ class EntryLayout {
     for (std::int32_t e = 1; e <= count_; ++e) {
       const bool full = offsets[static_cast<std::size_t>(e)] - offsets[static_cast<std::size_t>(first)] > chunk_columns;
       if (full && e - 1 > first) {
-        chunks_.push_back({first, e - 1, offsets[static_cast<std::size_t>(first)], offsets[static_cast<std::size_t>(e - 1)]});
+        chunks_.push_back(
+            {first, e - 1, offsets[static_cast<std::size_t>(first)], offsets[static_cast<std::size_t>(e - 1)]});
         first = e - 1;
       }
     }
@@ -365,13 +365,13 @@ class EntryLayout {
   std::int64_t columns_ = 0;
   bool streamed_ = false;
   std::vector<Chunk> chunks_;
-  std::int64_t largest_chunk_ = 0;  // columns
-  PinnedArray<std::uint16_t> pinned_;  // streamed from page-locked memory,
+  std::int64_t largest_chunk_ = 0;       // columns
+  PinnedArray<std::uint16_t> pinned_;    // streamed from page-locked memory,
   std::vector<std::uint16_t> pageable_;  // or, where the host would not lock it, from here
   std::span<const std::uint16_t> host_;
   DeviceArray<std::int64_t> chunk_offsets_;
   DeviceArray<std::int32_t> scores_;
-  DeviceArray<std::int32_t> subject_of_slot_;  // ScoreOrder::subject: a subject's index per entry slot, or -1
+  DeviceArray<std::int32_t> subject_of_slot_;          // ScoreOrder::subject: a subject's index per entry slot, or -1
   std::array<DeviceArray<std::uint16_t>, 2> buffers_;  // resident: all columns in the first
   DeviceArray<std::uint64_t> boundary_;                // allocated on the first query that needs two passes
 };
@@ -382,8 +382,8 @@ class EntryLayout {
 // kPadScore. Compact: int16 scores [kProfileResidues][rows], two to a 32-bit
 // word; wide: the low 16 bits of each score, zero-extended, at
 // wide_profile_index().
-std::vector<std::uint32_t> build_profile(std::span<const Residue> query, const ScoringMatrix& matrix,
-                                         std::int64_t rows, KernelShape shape) {
+std::vector<std::uint32_t> build_profile(std::span<const Residue> query, const ScoringMatrix& matrix, std::int64_t rows,
+                                         KernelShape shape) {
   const auto score_at = [&](int residue, std::int64_t row) {
     const bool real = residue < kAlphabetSize && row < static_cast<std::int64_t>(query.size());
     return real ? matrix.score(query[static_cast<std::size_t>(row)], static_cast<Residue>(residue)) : detail::kPadScore;
@@ -432,8 +432,8 @@ struct QuerySlot {
   device::OwnedStream stream;
   std::vector<std::uint32_t> host_profile;  // kept until the upload is done
   DeviceArray<std::uint32_t> profile;
-  DeviceArray<std::int32_t> scores;          // one per subject
-  DeviceArray<std::uint64_t> boundary;       // allocated by the first query of several passes
+  DeviceArray<std::int32_t> scores;     // one per subject
+  DeviceArray<std::uint64_t> boundary;  // allocated by the first query of several passes
   DeviceArray<std::uint32_t> bins{detail::kScoreBins};
   DeviceArray<detail::Selected> selected{1};
   DeviceArray<detail::ScoredSlot> gathered;  // room for every subject
@@ -568,10 +568,9 @@ void ResidentSubjects::State::score_pairs(QuerySlot& slot, std::span<const Resid
   if (params.passes > 1 && slot.boundary.size() < entries.boundary_columns()) {
     slot.boundary = DeviceArray<std::uint64_t>(entries.boundary_columns());
   }
-  entries.run(
-      params, shape,
-      [&](const KernelParams& p, unsigned blocks, Stream s) { detail::launch_packed(shape, p, blocks, s); },
-      {stream, slot.scores.data(), slot.boundary.data()});
+  entries.run(params, shape,
+              [&](const KernelParams& p, unsigned blocks, Stream s) { detail::launch_packed(shape, p, blocks, s); },
+              {stream, slot.scores.data(), slot.boundary.data()});
 }
 
 // After score_pairs(), on the slot's stream: the subjects that can rank among
@@ -629,9 +628,8 @@ std::vector<std::int32_t> ResidentSubjects::State::rescore(std::span<const Resid
   for (const std::size_t subject : overflowed) singles.push_back({subject});
   EntryLayout exact(subjects, singles, 1, ScoreOrder::entry, rescoring_budget(), HostColumns::pageable, pipeline);
   const auto m = static_cast<std::int64_t>(query.size());
-  KernelParams params = upload_profile(query, scoring.matrix, padded_rows(m, detail::kExactShape),
-                                       detail::kExactShape, rescoring_host_profile, rescoring_profile,
-                                       pipeline.compute.get());
+  KernelParams params = upload_profile(query, scoring.matrix, padded_rows(m, detail::kExactShape), detail::kExactShape,
+                                       rescoring_host_profile, rescoring_profile, pipeline.compute.get());
   params.open_extend = scoring.gaps.open + scoring.gaps.extend;
   params.extend = scoring.gaps.extend;
   params.overflow_threshold = std::numeric_limits<std::int32_t>::max();
@@ -674,8 +672,7 @@ std::vector<ScoredSubject> ResidentSubjects::best(std::span<const Residue> query
 }
 
 std::vector<std::vector<ScoredSubject>> ResidentSubjects::best(std::span<const std::span<const Residue>> queries,
-                                                               std::size_t keep,
-                                                               std::optional<KernelShape> requested) {
+                                                               std::size_t keep, std::optional<KernelShape> requested) {
   State& state = *state_;
   check_shape(requested);
   for (const std::span<const Residue> query : queries) {

@@ -24,8 +24,8 @@ unsigned blocks_for(std::int32_t count) {
   return needed < kMaxBlocks ? needed : kMaxBlocks;
 }
 
-__global__ void __launch_bounds__(kThreads) count_scores_kernel(const std::int32_t* scores, std::int32_t count,
-                                                                 std::uint32_t* bins) {
+__global__ void __launch_bounds__(kThreads)
+    count_scores_kernel(const std::int32_t* scores, std::int32_t count, std::uint32_t* bins) {
   __shared__ std::uint32_t block_bins[kScoreBins];
   for (int b = static_cast<int>(threadIdx.x); b < kScoreBins; b += kThreads) block_bins[b] = 0;
   __syncthreads();
@@ -45,8 +45,8 @@ __global__ void __launch_bounds__(kThreads) count_scores_kernel(const std::int32
 // above each thread's bins.
 constexpr int kSelectThreads = kScoreBins / 4;
 
-__global__ void __launch_bounds__(kSelectThreads) select_bins_kernel(const std::uint32_t* bins, std::uint32_t keep,
-                                                                      Selected* selected) {
+__global__ void __launch_bounds__(kSelectThreads)
+    select_bins_kernel(const std::uint32_t* bins, std::uint32_t keep, Selected* selected) {
   using Scan = cub::BlockScan<std::uint32_t, kSelectThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   const int t = static_cast<int>(threadIdx.x);
@@ -73,8 +73,8 @@ __global__ void __launch_bounds__(kSelectThreads) select_bins_kernel(const std::
   }
 }
 
-__global__ void __launch_bounds__(kThreads) gather_scores_kernel(const std::int32_t* scores, std::int32_t count,
-                                                                  Selected* selected, ScoredSlot* out) {
+__global__ void __launch_bounds__(kThreads)
+    gather_scores_kernel(const std::int32_t* scores, std::int32_t count, Selected* selected, ScoredSlot* out) {
   const int first_bin = static_cast<int>(selected->first_bin);
   const auto stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
   for (std::int64_t s = blockIdx.x * kThreads + threadIdx.x; s < count; s += stride) {
@@ -96,8 +96,7 @@ void select_bins(const std::uint32_t* bins, std::uint32_t keep, Selected* select
   TRELLIS_LAUNCH(select_bins_kernel, 1, kSelectThreads, 0, stream, bins, keep, selected);
 }
 
-void gather_scores(const std::int32_t* scores, std::int32_t count, Selected* selected, ScoredSlot* out,
-                   Stream stream) {
+void gather_scores(const std::int32_t* scores, std::int32_t count, Selected* selected, ScoredSlot* out, Stream stream) {
   if (count <= 0) return;
   TRELLIS_LAUNCH(gather_scores_kernel, blocks_for(count), kThreads, 0, stream, scores, count, selected, out);
 }

@@ -41,7 +41,6 @@ void select_bins(const std::uint32_t* bins, std::uint32_t keep, Selected* select
 // Writes (s, scores[s]) for every s whose score falls in selected->first_bin
 // or above, at out[selected->next++] (the order is the device's); out has
 // room for selected->count.
-void gather_scores(const std::int32_t* scores, std::int32_t count, Selected* selected, ScoredSlot* out,
-                   Stream stream);
+void gather_scores(const std::int32_t* scores, std::int32_t count, Selected* selected, ScoredSlot* out, Stream stream);
 
 }  // namespace trellis::align::cuda::detail

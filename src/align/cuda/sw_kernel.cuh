@@ -210,9 +210,7 @@ struct CompactForm {
 // may be merged with or moved past another pass's.
 __device__ __forceinline__ uint4 load_shared(const unsigned address) {
   uint4 v;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "r"(address));
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(address));
   return v;
 }
 
@@ -222,7 +220,7 @@ __device__ __forceinline__ uint4 load_shared(const unsigned address) {
 // 128-bit load serves at a time hit eight different bank groups).
 struct WideForm {
   template <int G, int R>
-  static constexpr int kSharedWords = kProfileResidues * G * R / 4;  // 128-bit words
+  static constexpr int kSharedWords = kProfileResidues* G* R / 4;  // 128-bit words
 
   // A lane's profile as a shared-memory address (32 bits), so that a
   // residue's scores are one multiply-add away from it.
@@ -301,9 +299,8 @@ inline constexpr unsigned kPadColumns = kPadPair | (unsigned{kPadPair} << 16);
 // row, below `top_columns`; both are 0 elsewhere, which makes each
 // predicate one comparison.
 template <bool kPasses>
-__device__ __forceinline__ void load_step_inputs(const unsigned* residues, const uint4* boundary,
-                                                 int residue_columns, int top_columns, int pair_of_columns,
-                                                 StepInputs& inputs) {
+__device__ __forceinline__ void load_step_inputs(const unsigned* residues, const uint4* boundary, int residue_columns,
+                                                 int top_columns, int pair_of_columns, StepInputs& inputs) {
   const int c = 2 * pair_of_columns;
   inputs.residues = c < residue_columns ? residues[pair_of_columns] : kPadColumns;
   // Past the entry's end the row above keeps the last one loaded: the
@@ -401,13 +398,12 @@ __device__ __forceinline__ void sweep(const KernelParams& p, const uint4* __rest
     last_h[0] = h_left[R - 1];
     last_f[0] = f[0];
     Form::template column_scores<G, R, Lanes, 1>(lane_profile, residues_of_step, scores);
-    Form::template column_update<R, Lanes>(scores, h_above[0], h_left, e, f[1], minus_open_extend, minus_extend,
-                                           best);
+    Form::template column_update<R, Lanes>(scores, h_above[0], h_left, e, f[1], minus_open_extend, minus_extend, best);
     last_h[1] = h_left[R - 1];
     last_f[1] = f[1];
     h_above_previous = h_above[1];
 
-    if constexpr (kPasses) {  // the last lane's rows are the next pass's top
+    if constexpr (kPasses) {            // the last lane's rows are the next pass's top
       const int c = 2 * (t - (G - 1));  // negative before the last lane's first column
       if (static_cast<unsigned>(c) < bottom_columns) {
         boundary[c / 2] = make_uint4(static_cast<unsigned>(last_h[0]), static_cast<unsigned>(last_f[0]),

@@ -49,14 +49,31 @@ constexpr CompiledShape compiled() {
 // pass"); compact 32-row shapes were never the fastest, so they are not
 // compiled.
 constexpr std::array kCompiled = {
-    compiled<8, 4>(),   compiled<8, 8>(),   compiled<8, 16>(),  compiled<8, 24>(),
-    compiled<16, 4>(),  compiled<16, 8>(),  compiled<16, 12>(), compiled<16, 16>(),
-    compiled<16, 24>(), compiled<32, 4>(),  compiled<32, 8>(),  compiled<32, 12>(),
-    compiled<32, 16>(), compiled<32, 20>(), compiled<32, 24>(),
+    compiled<8, 4>(),
+    compiled<8, 8>(),
+    compiled<8, 16>(),
+    compiled<8, 24>(),
+    compiled<16, 4>(),
+    compiled<16, 8>(),
+    compiled<16, 12>(),
+    compiled<16, 16>(),
+    compiled<16, 24>(),
+    compiled<32, 4>(),
+    compiled<32, 8>(),
+    compiled<32, 12>(),
+    compiled<32, 16>(),
+    compiled<32, 20>(),
+    compiled<32, 24>(),
 
-    compiled<8, 16, WideForm>(),  compiled<8, 20, WideForm>(),  compiled<8, 24, WideForm>(),
-    compiled<16, 16, WideForm>(), compiled<16, 20, WideForm>(), compiled<16, 24, WideForm>(),
-    compiled<32, 16, WideForm>(), compiled<32, 20, WideForm>(), compiled<8, 32, WideForm>(),
+    compiled<8, 16, WideForm>(),
+    compiled<8, 20, WideForm>(),
+    compiled<8, 24, WideForm>(),
+    compiled<16, 16, WideForm>(),
+    compiled<16, 20, WideForm>(),
+    compiled<16, 24, WideForm>(),
+    compiled<32, 16, WideForm>(),
+    compiled<32, 20, WideForm>(),
+    compiled<8, 32, WideForm>(),
     compiled<16, 32, WideForm>(),
 };
 

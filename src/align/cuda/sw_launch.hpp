@@ -23,18 +23,18 @@ inline constexpr std::int32_t kOverflow = -1;
 inline constexpr int kBlockThreads = 128;
 
 struct KernelParams {
-  const void* profile;                 // compact: int16 [kProfileResidues][padded_rows]; wide: wide_profile_index()
-  std::int32_t padded_rows;            // passes * G * R
+  const void* profile;       // compact: int16 [kProfileResidues][padded_rows]; wide: wide_profile_index()
+  std::int32_t padded_rows;  // passes * G * R
   std::int32_t passes;
   const std::uint16_t* residues;       // per column: subject A's residue in the low byte, B's in the high byte
   const std::int64_t* column_offsets;  // entry e owns columns [column_offsets[e], column_offsets[e + 1]), all even
   std::int32_t entries;
-  std::uint64_t* boundary;             // per column: H (low word) and F (high word) of the previous pass's last row
-  std::int32_t* scores;                // per entry slot (2, A then B, for PackedPairs; 1 for Exact32),
+  std::uint64_t* boundary;              // per column: H (low word) and F (high word) of the previous pass's last row
+  std::int32_t* scores;                 // per entry slot (2, A then B, for PackedPairs; 1 for Exact32),
   const std::int32_t* subject_of_slot;  // or, where not null, at subject_of_slot[slot] (nothing where < 0)
-  std::int32_t open_extend;            // gap penalties as the lanes apply them (see PackedPairs)
+  std::int32_t open_extend;             // gap penalties as the lanes apply them (see PackedPairs)
   std::int32_t extend;
-  std::int32_t overflow_threshold;     // PackedPairs: scores at or above it are reported as kOverflow
+  std::int32_t overflow_threshold;  // PackedPairs: scores at or above it are reported as kOverflow
 };
 
 // Where the wide form's profile keeps the score of profile residue
@@ -47,8 +47,7 @@ constexpr std::int64_t wide_profile_index(KernelShape shape, int residue, std::i
   const std::int64_t pass = row / rows_per_pass;
   const std::int64_t lane = row % rows_per_pass / shape.rows_per_lane;
   const std::int64_t chunk = row % shape.rows_per_lane / 4;
-  return (((pass * kProfileResidues + residue) * (shape.rows_per_lane / 4) + chunk) * shape.lanes + lane) * 4 +
-         row % 4;
+  return (((pass * kProfileResidues + residue) * (shape.rows_per_lane / 4) + chunk) * shape.lanes + lane) * 4 + row % 4;
 }
 
 // The shared memory a shape's kernel takes: one pass of its profile.

@@ -33,13 +33,13 @@ template <typename ScoreOf>
 std::int32_t best_score(std::span<const Residue> rows, std::span<const Residue> columns, std::int32_t open_cost,
                         std::int32_t extend_cost, ScoreOf score_of) {
   const std::size_t n = columns.size();
-  std::vector<std::int32_t> h(n + 1, 0);                 // H of the previous row, then this one
+  std::vector<std::int32_t> h(n + 1, 0);                      // H of the previous row, then this one
   std::vector<std::int32_t> vertical(n + 1, kMinusInfinity);  // gap state along the columns
   std::int32_t best = 0;
   for (const Residue row_residue : rows) {
     std::int32_t diagonal = 0;  // H(i-1, j-1)
     std::int32_t horizontal = kMinusInfinity;
-    std::int32_t left = 0;      // H(i, j-1)
+    std::int32_t left = 0;  // H(i, j-1)
     for (std::size_t j = 1; j <= n; ++j) {
       vertical[j] = std::max(h[j] - open_cost, vertical[j] - extend_cost);
       horizontal = std::max(left - open_cost, horizontal - extend_cost);
@@ -63,16 +63,16 @@ constexpr std::uint8_t kSourceMask = 3;
 constexpr std::uint8_t kIExtended = 4;  // I here continues I of the cell above
 constexpr std::uint8_t kDExtended = 8;  // D here continues D of the cell to the left
 
-
 }  // namespace
 
 void check_score_range(std::int64_t query_length, std::int64_t subject_length, const ScoringMatrix& matrix) {
   const std::int64_t shorter = std::min(query_length, subject_length);
   const std::int64_t best_conceivable = std::max<std::int64_t>(matrix.max_score(), 0) * shorter;
   if (best_conceivable > std::numeric_limits<std::int32_t>::max() / 2) {
-    throw UsageError(fmt::format("alignment scores of {} x {} residues under {} (largest entry {}) could exceed "
-                                 "32 bits",
-                                 query_length, subject_length, matrix.name(), matrix.max_score()));
+    throw UsageError(
+        fmt::format("alignment scores of {} x {} residues under {} (largest entry {}) could exceed "
+                    "32 bits",
+                    query_length, subject_length, matrix.name(), matrix.max_score()));
   }
 }
 
@@ -80,16 +80,14 @@ namespace reference {
 
 std::int32_t sw_score(std::span<const Residue> query, std::span<const Residue> subject, const Scoring& scoring) {
   if (query.empty() || subject.empty()) return 0;
-  check_score_range(static_cast<std::int64_t>(query.size()), static_cast<std::int64_t>(subject.size()),
-                    scoring.matrix);
+  check_score_range(static_cast<std::int64_t>(query.size()), static_cast<std::int64_t>(subject.size()), scoring.matrix);
   const std::int32_t open_cost = scoring.gaps.open + scoring.gaps.extend;
   const std::int32_t extend_cost = scoring.gaps.extend;
   const ScoringMatrix& matrix = scoring.matrix;
   // Store a row as long as the shorter sequence; the matrix may be
   // asymmetric, so the transposed pass looks scores up as (query, subject).
   if (subject.size() <= query.size()) {
-    return best_score(query, subject, open_cost, extend_cost,
-                      [&](Residue q, Residue s) { return matrix.score(q, s); });
+    return best_score(query, subject, open_cost, extend_cost, [&](Residue q, Residue s) { return matrix.score(q, s); });
   }
   return best_score(subject, query, open_cost, extend_cost, [&](Residue s, Residue q) { return matrix.score(q, s); });
 }
@@ -106,9 +104,10 @@ Alignment sw_traceback(std::span<const Residue> query, std::span<const Residue> 
   if (m == 0 || n == 0) return result;
   check_score_range(m, n, scoring.matrix);
   if (m > kMaxTracebackCells / n) {
-    throw UsageError(fmt::format("a traceback of {} x {} residues needs {} cells of directions, more than the "
-                                 "limit of {}",
-                                 m, n, m * n, kMaxTracebackCells));
+    throw UsageError(
+        fmt::format("a traceback of {} x {} residues needs {} cells of directions, more than the "
+                    "limit of {}",
+                    m, n, m * n, kMaxTracebackCells));
   }
   const std::int32_t open_cost = scoring.gaps.open + scoring.gaps.extend;
   const std::int32_t extend_cost = scoring.gaps.extend;

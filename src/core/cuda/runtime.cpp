@@ -96,8 +96,8 @@ void* allocate_pinned(std::size_t bytes) {
   const cudaError_t status = cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault);
   if (status != cudaSuccess) {
     (void)cudaGetLastError();
-    throw DeviceError("cannot page-lock " + std::to_string(bytes >> 20) + " MiB of host memory: " +
-                      cudaGetErrorString(status));
+    throw DeviceError("cannot page-lock " + std::to_string(bytes >> 20) +
+                      " MiB of host memory: " + cudaGetErrorString(status));
   }
   return pointer;
 }

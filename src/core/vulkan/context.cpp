@@ -30,9 +30,8 @@ bool has_layer(const Functions& f, const char* name) {
   f.vkEnumerateInstanceLayerProperties(&count, nullptr);
   std::vector<VkLayerProperties> layers(count);
   f.vkEnumerateInstanceLayerProperties(&count, layers.data());
-  return std::any_of(layers.begin(), layers.end(), [&](const VkLayerProperties& l) {
-    return std::strcmp(l.layerName, name) == 0;
-  });
+  return std::any_of(layers.begin(), layers.end(),
+                     [&](const VkLayerProperties& l) { return std::strcmp(l.layerName, name) == 0; });
 }
 
 bool has_instance_extension(const Functions& f, const char* layer, const char* name) {
@@ -40,9 +39,8 @@ bool has_instance_extension(const Functions& f, const char* layer, const char* n
   f.vkEnumerateInstanceExtensionProperties(layer, &count, nullptr);
   std::vector<VkExtensionProperties> extensions(count);
   f.vkEnumerateInstanceExtensionProperties(layer, &count, extensions.data());
-  return std::any_of(extensions.begin(), extensions.end(), [&](const VkExtensionProperties& e) {
-    return std::strcmp(e.extensionName, name) == 0;
-  });
+  return std::any_of(extensions.begin(), extensions.end(),
+                     [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
 }
 
 bool has_device_extension(VkPhysicalDevice device, const char* name) {
@@ -51,9 +49,8 @@ bool has_device_extension(VkPhysicalDevice device, const char* name) {
   f.vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
   std::vector<VkExtensionProperties> extensions(count);
   f.vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
-  return std::any_of(extensions.begin(), extensions.end(), [&](const VkExtensionProperties& e) {
-    return std::strcmp(e.extensionName, name) == 0;
-  });
+  return std::any_of(extensions.begin(), extensions.end(),
+                     [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
 }
 
 std::string version_string(std::uint32_t v) {
@@ -62,21 +59,31 @@ std::string version_string(std::uint32_t v) {
 
 std::string type_name(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "CPU";
+    default:
+      return "other";
   }
 }
 
 int preference(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -92,7 +99,8 @@ Instance::Instance(bool validation) {
   std::uint32_t loader_version = VK_API_VERSION_1_0;
   f.vkEnumerateInstanceVersion(&loader_version);
   if (loader_version < VK_API_VERSION_1_1) {
-    throw BackendUnavailable(fmt::format("the Vulkan loader implements {}, 1.1 is needed", version_string(loader_version)));
+    throw BackendUnavailable(
+        fmt::format("the Vulkan loader implements {}, 1.1 is needed", version_string(loader_version)));
   }
   std::vector<const char*> layers;
   std::vector<const char*> extensions;
@@ -133,8 +141,8 @@ Instance::Instance(bool validation) {
     auto info = make<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
     info.messageSeverity =
         VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
+    info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
     info.pfnUserCallback = &on_message;
     if (create_messenger != nullptr) create_messenger(instance_, &info, nullptr, &messenger_);
   }

@@ -126,7 +126,7 @@ class Context {
   VkPhysicalDeviceMemoryProperties memory_{};
   VulkanDeviceInfo info_;
   std::uint32_t max_groups_x_ = 65535;
-  std::mutex mutex_;  // one recording and submission at a time
+  std::mutex mutex_;          // one recording and submission at a time
   std::mutex kernels_mutex_;  // apart: kernels are looked up while recording
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;
 };

@@ -36,8 +36,8 @@ const Functions& global_functions() {
   }
   auto get = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(library, "vkGetInstanceProcAddr"));
   if (get == nullptr) throw BackendUnavailable("libvulkan.so.1 has no vkGetInstanceProcAddr");
-#define TRELLIS_VK_LOAD(name)                                                      \
-  f.name = reinterpret_cast<PFN_##name>(get(VK_NULL_HANDLE, #name));               \
+#define TRELLIS_VK_LOAD(name)                                        \
+  f.name = reinterpret_cast<PFN_##name>(get(VK_NULL_HANDLE, #name)); \
   if (f.name == nullptr) throw BackendUnavailable("the Vulkan loader lacks " #name " (Vulkan 1.1 is needed)");
   TRELLIS_VK_GLOBAL_FUNCTIONS(TRELLIS_VK_LOAD)
 #undef TRELLIS_VK_LOAD
@@ -51,8 +51,8 @@ const Functions& load_instance_functions(VkInstance instance) {
   Functions& f = table();
   if (f.vkQueueSubmit != nullptr) return f;
   Functions loaded = f;
-#define TRELLIS_VK_LOAD(name)                                                                 \
-  loaded.name = reinterpret_cast<PFN_##name>(f.vkGetInstanceProcAddr(instance, #name));       \
+#define TRELLIS_VK_LOAD(name)                                                           \
+  loaded.name = reinterpret_cast<PFN_##name>(f.vkGetInstanceProcAddr(instance, #name)); \
   if (loaded.name == nullptr) throw BackendUnavailable("the Vulkan instance lacks " #name " (Vulkan 1.1 is needed)");
   TRELLIS_VK_INSTANCE_FUNCTIONS(TRELLIS_VK_LOAD)
 #undef TRELLIS_VK_LOAD
@@ -64,23 +64,40 @@ const Functions& functions() { return table(); }
 
 std::string result_name(VkResult result) {
   switch (result) {
-    case VK_SUCCESS: return "VK_SUCCESS";
-    case VK_NOT_READY: return "VK_NOT_READY";
-    case VK_TIMEOUT: return "VK_TIMEOUT";
-    case VK_INCOMPLETE: return "VK_INCOMPLETE";
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
-    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
-    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
-    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
-    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
-    case VK_ERROR_FORMAT_NOT_SUPPORTED: return "VK_ERROR_FORMAT_NOT_SUPPORTED";
-    case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
-    default: return fmt::format("VkResult {}", static_cast<int>(result));
+    case VK_SUCCESS:
+      return "VK_SUCCESS";
+    case VK_NOT_READY:
+      return "VK_NOT_READY";
+    case VK_TIMEOUT:
+      return "VK_TIMEOUT";
+    case VK_INCOMPLETE:
+      return "VK_INCOMPLETE";
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+      return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+      return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED:
+      return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST:
+      return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_MEMORY_MAP_FAILED:
+      return "VK_ERROR_MEMORY_MAP_FAILED";
+    case VK_ERROR_LAYER_NOT_PRESENT:
+      return "VK_ERROR_LAYER_NOT_PRESENT";
+    case VK_ERROR_EXTENSION_NOT_PRESENT:
+      return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT:
+      return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER:
+      return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    case VK_ERROR_TOO_MANY_OBJECTS:
+      return "VK_ERROR_TOO_MANY_OBJECTS";
+    case VK_ERROR_FORMAT_NOT_SUPPORTED:
+      return "VK_ERROR_FORMAT_NOT_SUPPORTED";
+    case VK_ERROR_OUT_OF_POOL_MEMORY:
+      return "VK_ERROR_OUT_OF_POOL_MEMORY";
+    default:
+      return fmt::format("VkResult {}", static_cast<int>(result));
   }
 }
 

@@ -9,64 +9,64 @@
 
 namespace trellis::vk {
 
-#define TRELLIS_VK_GLOBAL_FUNCTIONS(X)     \
-  X(vkCreateInstance)                      \
-  X(vkEnumerateInstanceVersion)            \
-  X(vkEnumerateInstanceLayerProperties)    \
+#define TRELLIS_VK_GLOBAL_FUNCTIONS(X)  \
+  X(vkCreateInstance)                   \
+  X(vkEnumerateInstanceVersion)         \
+  X(vkEnumerateInstanceLayerProperties) \
   X(vkEnumerateInstanceExtensionProperties)
 
 // Instance and device functions are the loader's trampolines (fetched with
 // vkGetInstanceProcAddr): they dispatch on the object, so one table serves
 // every instance and device.
-#define TRELLIS_VK_INSTANCE_FUNCTIONS(X)     \
-  X(vkDestroyInstance)                       \
-  X(vkEnumeratePhysicalDevices)              \
-  X(vkEnumerateDeviceExtensionProperties)    \
-  X(vkGetPhysicalDeviceProperties)           \
-  X(vkGetPhysicalDeviceProperties2)          \
-  X(vkGetPhysicalDeviceFeatures)             \
+#define TRELLIS_VK_INSTANCE_FUNCTIONS(X)      \
+  X(vkDestroyInstance)                        \
+  X(vkEnumeratePhysicalDevices)               \
+  X(vkEnumerateDeviceExtensionProperties)     \
+  X(vkGetPhysicalDeviceProperties)            \
+  X(vkGetPhysicalDeviceProperties2)           \
+  X(vkGetPhysicalDeviceFeatures)              \
   X(vkGetPhysicalDeviceQueueFamilyProperties) \
-  X(vkGetPhysicalDeviceMemoryProperties)     \
-  X(vkCreateDevice)                          \
-  X(vkDestroyDevice)                         \
-  X(vkGetDeviceQueue)                        \
-  X(vkCreateBuffer)                          \
-  X(vkDestroyBuffer)                         \
-  X(vkGetBufferMemoryRequirements)           \
-  X(vkAllocateMemory)                        \
-  X(vkFreeMemory)                            \
-  X(vkBindBufferMemory)                      \
-  X(vkMapMemory)                             \
-  X(vkUnmapMemory)                           \
-  X(vkCreateShaderModule)                    \
-  X(vkDestroyShaderModule)                   \
-  X(vkCreateDescriptorSetLayout)             \
-  X(vkDestroyDescriptorSetLayout)            \
-  X(vkCreatePipelineLayout)                  \
-  X(vkDestroyPipelineLayout)                 \
-  X(vkCreateComputePipelines)                \
-  X(vkDestroyPipeline)                       \
-  X(vkCreateDescriptorPool)                  \
-  X(vkDestroyDescriptorPool)                 \
-  X(vkResetDescriptorPool)                   \
-  X(vkAllocateDescriptorSets)                \
-  X(vkUpdateDescriptorSets)                  \
-  X(vkCreateCommandPool)                     \
-  X(vkDestroyCommandPool)                    \
-  X(vkAllocateCommandBuffers)                \
-  X(vkResetCommandBuffer)                    \
-  X(vkBeginCommandBuffer)                    \
-  X(vkEndCommandBuffer)                      \
-  X(vkCmdBindPipeline)                       \
-  X(vkCmdBindDescriptorSets)                 \
-  X(vkCmdPushConstants)                      \
-  X(vkCmdDispatch)                           \
-  X(vkCmdPipelineBarrier)                    \
-  X(vkCmdFillBuffer)                         \
-  X(vkQueueSubmit)                           \
-  X(vkCreateFence)                           \
-  X(vkDestroyFence)                          \
-  X(vkResetFences)                           \
+  X(vkGetPhysicalDeviceMemoryProperties)      \
+  X(vkCreateDevice)                           \
+  X(vkDestroyDevice)                          \
+  X(vkGetDeviceQueue)                         \
+  X(vkCreateBuffer)                           \
+  X(vkDestroyBuffer)                          \
+  X(vkGetBufferMemoryRequirements)            \
+  X(vkAllocateMemory)                         \
+  X(vkFreeMemory)                             \
+  X(vkBindBufferMemory)                       \
+  X(vkMapMemory)                              \
+  X(vkUnmapMemory)                            \
+  X(vkCreateShaderModule)                     \
+  X(vkDestroyShaderModule)                    \
+  X(vkCreateDescriptorSetLayout)              \
+  X(vkDestroyDescriptorSetLayout)             \
+  X(vkCreatePipelineLayout)                   \
+  X(vkDestroyPipelineLayout)                  \
+  X(vkCreateComputePipelines)                 \
+  X(vkDestroyPipeline)                        \
+  X(vkCreateDescriptorPool)                   \
+  X(vkDestroyDescriptorPool)                  \
+  X(vkResetDescriptorPool)                    \
+  X(vkAllocateDescriptorSets)                 \
+  X(vkUpdateDescriptorSets)                   \
+  X(vkCreateCommandPool)                      \
+  X(vkDestroyCommandPool)                     \
+  X(vkAllocateCommandBuffers)                 \
+  X(vkResetCommandBuffer)                     \
+  X(vkBeginCommandBuffer)                     \
+  X(vkEndCommandBuffer)                       \
+  X(vkCmdBindPipeline)                        \
+  X(vkCmdBindDescriptorSets)                  \
+  X(vkCmdPushConstants)                       \
+  X(vkCmdDispatch)                            \
+  X(vkCmdPipelineBarrier)                     \
+  X(vkCmdFillBuffer)                          \
+  X(vkQueueSubmit)                            \
+  X(vkCreateFence)                            \
+  X(vkDestroyFence)                           \
+  X(vkResetFences)                            \
   X(vkWaitForFences)
 
 struct Functions {

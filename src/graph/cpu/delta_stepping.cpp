@@ -109,7 +109,7 @@ std::int64_t delta_stepping(const CsrView<Weight>& g, const SearchSpec& search, 
         const NodeId u = frontier[i];
         const Weight du = weight_of(std::atomic_ref<std::uint32_t>(dist[u]).load(std::memory_order_relaxed));
         if (bucket_of(du, delta) < current) continue;  // settled in an earlier bucket; stale entry
-        if (du > target_bound) continue;              // cannot lead to the target
+        if (du > target_bound) continue;               // cannot lead to the target
         for (RowOffset k = g.row_offsets[u]; k < g.row_offsets[u + 1]; ++k) {
           const NodeId v = g.col_indices[k];
           const Weight candidate = du + effective_weight(g.values[k], search.node_cost, v);

@@ -14,7 +14,8 @@
 namespace trellis::graph::cpu {
 
 TargetedSearch::TargetedSearch(NodeId nodes)
-    : labels_(static_cast<std::size_t>(nodes), Label{0, 0}), traces_(static_cast<std::size_t>(nodes), Trace{0, 0, 0, 0}) {}
+    : labels_(static_cast<std::size_t>(nodes), Label{0, 0}),
+      traces_(static_cast<std::size_t>(nodes), Trace{0, 0, 0, 0}) {}
 
 SsspPath TargetedSearch::run(const CsrView<Weight>& g, const CsrView<Weight>& reversed, const SearchSpec& search) {
   if (++stamp_ == (1u << 31)) {  // the marks would wrap: forget every old entry once
@@ -133,8 +134,8 @@ void TargetedSearch::trace_parents(const CsrView<Weight>& g, const CsrView<Weigh
       for (RowOffset k = g.row_offsets[u]; k < g.row_offsets[u + 1]; ++k) {
         const NodeId v = g.col_indices[k];
         Trace& trace = traces_[static_cast<std::size_t>(v)];
-        if (trace.on_tight_path_stamp != stamp_ ||
-            from + effective_weight(g.values[k], search.node_cost, v) != labels_[static_cast<std::size_t>(v)].distance) {
+        if (trace.on_tight_path_stamp != stamp_ || from + effective_weight(g.values[k], search.node_cost, v) !=
+                                                       labels_[static_cast<std::size_t>(v)].distance) {
           continue;
         }
         if (trace.level_stamp != stamp_) {

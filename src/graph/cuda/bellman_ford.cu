@@ -55,8 +55,8 @@ __global__ void __launch_bounds__(kThreads)
 
 void run_bellman_ford(const DeviceSearch& search, const Workspace& work, unsigned source_count, Stream stream) {
   static const int blocks = co_resident_blocks(reinterpret_cast<const void*>(bellman_ford_kernel), 0);
-  TRELLIS_CUDA_CHECK(cudaMemcpyAsync(&work.counters[0], &source_count, sizeof source_count,
-                                     cudaMemcpyHostToDevice, stream));
+  TRELLIS_CUDA_CHECK(
+      cudaMemcpyAsync(&work.counters[0], &source_count, sizeof source_count, cudaMemcpyHostToDevice, stream));
   DeviceSearch s = search;
   NodeId* queue0 = work.queue[0];
   NodeId* queue1 = work.queue[1];
@@ -64,8 +64,8 @@ void run_bellman_ford(const DeviceSearch& search, const Workspace& work, unsigne
   unsigned* stamp = work.stamp;
   unsigned long long* relaxed = work.relaxed;
   void* args[] = {&s, &queue0, &queue1, &sizes, &stamp, &relaxed};
-  TRELLIS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(bellman_ford_kernel), blocks,
-                                                 kThreads, args, 0, stream));
+  TRELLIS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(bellman_ford_kernel), blocks, kThreads,
+                                                 args, 0, stream));
 }
 
 }  // namespace trellis::graph::cuda

@@ -68,8 +68,7 @@ std::size_t block_shared_bytes(NodeId nodes) {
 // entries, per edge a head and a weight, and a scratch word.
 std::size_t whole_graph_shared_bytes(NodeId nodes, RowOffset edges) {
   const std::size_t room = std::max<std::size_t>(static_cast<std::size_t>(nodes), static_cast<std::size_t>(edges));
-  return (3 * static_cast<std::size_t>(nodes) + 2 + 2 * room + 2 * static_cast<std::size_t>(edges)) *
-         sizeof(unsigned);
+  return (3 * static_cast<std::size_t>(nodes) + 2 + 2 * room + 2 * static_cast<std::size_t>(edges)) * sizeof(unsigned);
 }
 
 // Where a block's shared arrays start.
@@ -141,8 +140,8 @@ __global__ void __launch_bounds__(kBlockThreads) whole_graph_bellman_ford(BlockB
   const Weight* cost = b.cost_offsets[q] >= 0 ? b.node_costs + b.cost_offsets[q] : nullptr;
 
   if (threadIdx.x == 0) *scratch = kNoKey;
-  // The copies unrolled: their loads leave together rather than one L2 wait
-  // an iteration.
+    // The copies unrolled: their loads leave together rather than one L2 wait
+    // an iteration.
 #pragma unroll 4
   for (NodeId u = threadIdx.x; u <= n; u += kBlockThreads) {
     offsets[u] = static_cast<unsigned>(b.row_offsets[u]);
@@ -478,7 +477,7 @@ cudaLaunchConfig_t cluster_config(int blocks, std::size_t shared_bytes, unsigned
 // its regime, and for clusters the plan for every size that holds its labels
 // and that the device can place.
 struct GraphPlans {
-  BlockPlan single;  // all but clusters
+  BlockPlan single;                                                      // all but clusters
   std::array<std::optional<BlockPlan>, kClusterBlocks.size()> clusters;  // by kClusterBlocks index
   int multiprocessors = 0;
 };
@@ -491,8 +490,8 @@ GraphPlans find_plans(NodeId nodes, RowOffset edges) {
   TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&plans.multiprocessors, cudaDevAttrMultiProcessorCount, device));
   const std::array<const void*, 3> shared_users = {reinterpret_cast<const void*>(whole_graph_bellman_ford),
-                                                    reinterpret_cast<const void*>(block_bellman_ford<true>),
-                                                    reinterpret_cast<const void*>(cluster_bellman_ford)};
+                                                   reinterpret_cast<const void*>(block_bellman_ford<true>),
+                                                   reinterpret_cast<const void*>(cluster_bellman_ford)};
   for (const void* kernel : shared_users) {
     TRELLIS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
   }

@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(kThreads)
   const unsigned stride = gridDim.x * blockDim.x;
   const unsigned first = blockIdx.x * blockDim.x + (threadIdx.x - lane);
   unsigned long long relaxed = 0;
-  Weight bound = delta;  // the near pile holds distances below bound
+  Weight bound = delta;   // the near pile holds distances below bound
   unsigned far_side = 0;  // p.far[far_side] is the live far pile
   unsigned it = 0;        // near iterations so far (stamps and the rotating near counters)
   while (true) {
@@ -140,8 +140,8 @@ void run_delta_stepping(const DeviceSearch& search, const Workspace& work, unsig
   Piles piles{{work.queue[0], work.queue[1]}, {work.far[0], work.far[1]}, work.stamp, work.in_far, work.counters};
   unsigned long long* relaxed = work.relaxed;
   void* args[] = {&s, &piles, &delta, &relaxed};
-  TRELLIS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(delta_stepping_kernel), blocks,
-                                                 kThreads, args, 0, stream));
+  TRELLIS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(delta_stepping_kernel), blocks, kThreads,
+                                                 args, 0, stream));
 }
 
 }  // namespace trellis::graph::cuda

@@ -78,7 +78,7 @@ int co_resident_blocks(const void* kernel, std::size_t dynamic_shared_bytes) {
 struct TiledOnDevice {
   int tiles = 0;
   NodeId capacity_nodes = 0;
-  RowOffset capacity_edges = 0;  // 0: the edges stay in global memory
+  RowOffset capacity_edges = 0;          // 0: the edges stay in global memory
   std::optional<SweptTileLayout> swept;  // set: the tiles are searched by pull sweeps, not queues
   std::vector<NodeId> new_of_old;
   DeviceArray<NodeId> tile_first;
@@ -185,7 +185,7 @@ struct GraphOnDevice::State {
     DeviceArray<NodeId> path_nodes;
     DeviceArray<Weight> distances;
   } scratch;
-  std::optional<TiledOnDevice> tiled;  // made on the first search that wants it
+  std::optional<TiledOnDevice> tiled;               // made on the first search that wants it
   std::optional<std::optional<SweepLayout>> sweep;  // made on the first batch; nullopt inside: the graph has none
   device::OwnedStream stream;
   EventTimer timer;
@@ -279,9 +279,9 @@ void GraphOnDevice::finish(const Key* keys, const Uploaded& up, const Output& ou
   std::int32_t* const level = parents ? grown(scratch.level, queries * n) : nullptr;
   NodeId* const parent = parents ? grown(scratch.parent, queries * n) : nullptr;
   NodeId* const queues = parents ? grown(scratch.queues, 2 * queries * n) : nullptr;
-  const TightParents tight{g.row_offsets, g.col_indices,      g.values,          st.nodes,         keys,
-                           up.sources,    up.source_offsets,  up.device_targets, up.costs,         up.cost_offsets,
-                           paths,         level,              parent,            queues};
+  const TightParents tight{
+      g.row_offsets,     g.col_indices, g.values,        st.nodes, keys,  up.sources, up.source_offsets,
+      up.device_targets, up.costs,      up.cost_offsets, paths,    level, parent,     queues};
   if (parents) run_tight_parents(tight, queries, stream);
 
   if (paths) {
@@ -298,8 +298,8 @@ void GraphOnDevice::finish(const Key* keys, const Uploaded& up, const Output& ou
     std::vector<NodeId> all(offsets[queries]);
     std::vector<Key> target_keys(queries);
     if (!all.empty()) {
-      TRELLIS_CUDA_CHECK(cudaMemcpyAsync(all.data(), nodes, all.size() * sizeof(NodeId), cudaMemcpyDeviceToHost,
-                                         stream));
+      TRELLIS_CUDA_CHECK(
+          cudaMemcpyAsync(all.data(), nodes, all.size() * sizeof(NodeId), cudaMemcpyDeviceToHost, stream));
     }
     for (unsigned q = 0; q < queries; ++q) {
       TRELLIS_CUDA_CHECK(cudaMemcpyAsync(&target_keys[q], keys + q * n + static_cast<std::size_t>(targets[q]),
@@ -315,8 +315,7 @@ void GraphOnDevice::finish(const Key* keys, const Uploaded& up, const Output& ou
   }
 
   Weight* const distance = grown(scratch.distances, queries * n);
-  TRELLIS_LAUNCH(keys_to_distances, dim3(grid_for(st.nodes), queries), kThreads, 0, stream, keys, st.nodes,
-                 distance);
+  TRELLIS_LAUNCH(keys_to_distances, dim3(grid_for(st.nodes), queries), kThreads, 0, stream, keys, st.nodes, distance);
   // One copy each for the whole batch, into the caller's (pinned) host arrays.
   device::copy_to_host(out.host_distances, distance, queries * n * sizeof(Weight), stream);
   if (out.parents) device::copy_to_host(out.host_parents, parent, queries * n * sizeof(NodeId), stream);
@@ -334,8 +333,12 @@ void GraphOnDevice::Output::set_work(std::size_t q, std::int64_t relaxed, double
 
 GraphOnDevice::Output GraphOnDevice::Output::part(std::size_t q) const {
   if (!paths.empty()) return {parents, {}, paths.subspan(q, 1)};
-  return {parents, results.subspan(q, 1), {}, host_distances + q * stride,
-          host_parents == nullptr ? nullptr : host_parents + q * stride, stride};
+  return {parents,
+          results.subspan(q, 1),
+          {},
+          host_distances + q * stride,
+          host_parents == nullptr ? nullptr : host_parents + q * stride,
+          stride};
 }
 
 void GraphOnDevice::search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
@@ -383,8 +386,8 @@ void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const 
     s.node_cost = st.node_cost.data();
   }
   // Sources go straight into the first frontier (queue 0).
-  TRELLIS_CUDA_CHECK(cudaMemcpyAsync(work.queue[0], sources.data(), sources.size() * sizeof(NodeId),
-                                     cudaMemcpyHostToDevice, stream));
+  TRELLIS_CUDA_CHECK(
+      cudaMemcpyAsync(work.queue[0], sources.data(), sources.size() * sizeof(NodeId), cudaMemcpyHostToDevice, stream));
   st.stamp.fill_zero(stream);
   st.in_far.fill_zero(stream);
   st.counters.fill_zero(stream);
@@ -394,8 +397,12 @@ void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const 
   TRELLIS_LAUNCH(reset_keys, grid_for(st.nodes), kThreads, 0, stream, st.keys.data(), st.nodes);
   TRELLIS_LAUNCH(set_source_keys, 1, kThreads, 0, stream, st.keys.data(), work.queue[0], source_count);
   switch (algorithm) {
-    case SsspAlgorithm::bellman_ford: run_bellman_ford(s, work, source_count, stream); break;
-    case SsspAlgorithm::delta_stepping: run_delta_stepping(s, work, source_count, delta, stream); break;
+    case SsspAlgorithm::bellman_ford:
+      run_bellman_ford(s, work, source_count, stream);
+      break;
+    case SsspAlgorithm::delta_stepping:
+      run_delta_stepping(s, work, source_count, delta, stream);
+      break;
     case SsspAlgorithm::spfa: {
       // Room for every node four times over; a search that pushes more is
       // run again with four times the room.
@@ -413,7 +420,8 @@ void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const 
       }
       break;
     }
-    default: throw UsageError("the cuda backend has no " + std::string(to_string(algorithm)));
+    default:
+      throw UsageError("the cuda backend has no " + std::string(to_string(algorithm)));
   }
   st.timer.stop(stream);
 
@@ -491,8 +499,8 @@ void GraphOnDevice::search_in_blocks(std::span<const SearchSpec> searches, const
   unsigned long long* const relaxed = grown(scratch.relaxed, queries);
   device::fill_zero(relaxed, queries * sizeof(unsigned long long), stream);
 
-  BlockBatch batch{g.row_offsets,    g.col_indices, g.values,          st.nodes, g.nnz,    up.sources,
-                   up.source_offsets, up.device_targets, up.costs,      up.cost_offsets, keys, bits, relaxed};
+  BlockBatch batch{g.row_offsets,     g.col_indices, g.values,        st.nodes, g.nnz, up.sources, up.source_offsets,
+                   up.device_targets, up.costs,      up.cost_offsets, keys,     bits,  relaxed};
   if (!st.sweep) st.sweep = make_sweep_layout(st.host_csr.view(), stream);
   st.timer.start(stream);
   if (*st.sweep) {

@@ -15,11 +15,11 @@ namespace trellis::graph::cuda {
 
 // Scratch for one search at a time, sized for the graph once.
 struct Workspace {
-  NodeId* queue[2];           // frontiers, n entries each
-  NodeId* far[2];             // delta-stepping's far piles, n entries each
-  unsigned* stamp;            // per node: the iteration it was last queued for
-  unsigned* in_far;           // per node: 1 while in a far pile
-  unsigned* counters;         // small counters the kernels share (kCounterCount)
+  NodeId* queue[2];             // frontiers, n entries each
+  NodeId* far[2];               // delta-stepping's far piles, n entries each
+  unsigned* stamp;              // per node: the iteration it was last queued for
+  unsigned* in_far;             // per node: 1 while in a far pile
+  unsigned* counters;           // small counters the kernels share (kCounterCount)
   unsigned long long* relaxed;  // relaxations performed, summed over threads
   NodeId* worklist;             // SPFA's worklist; starts with the sources
   unsigned long long worklist_capacity;
@@ -93,24 +93,24 @@ void run_sweep_batch(const SweepLayout& layout, const BlockBatch& batch, unsigne
 // One search on a tiled graph (../tiling.hpp), one block a tile
 // (tiled_bellman_ford.cu). Ids are tiled ones except where said.
 struct TiledSearch {
-  const NodeId* tile_first;        // tiles + 1
-  const RowOffset* row_offsets;    // the tiled CSR
-  const std::uint32_t* heads;      // local index, or kRemoteHead | tiled id
+  const NodeId* tile_first;      // tiles + 1
+  const RowOffset* row_offsets;  // the tiled CSR
+  const std::uint32_t* heads;    // local index, or kRemoteHead | tiled id
   const Weight* weights;
-  const NodeId* old_of_new;        // -1 for padding
-  const NodeId* sources;           // distinct
+  const NodeId* old_of_new;  // -1 for padding
+  const NodeId* sources;     // distinct
   unsigned source_count;
-  NodeId target;                   // -1: none
-  const Weight* node_cost;         // by original id; nullptr: none
-  Weight* tiled_cost;              // scratch, one per tiled id (used when the edges stay in global memory)
-  Key* offers;                     // scratch: the least label other tiles offered each node
-  unsigned* inbox;                 // scratch: a bit per node, set when its offer dropped
-  int* pending;                    // zeroed: busy tiles plus messages not yet taken
-  unsigned* failed;                // zeroed: set when the search ran past timeout_ns
-  Key* keys;                       // out: the labels by original id
-  unsigned long long* relaxed;     // zeroed
-  NodeId capacity_nodes;           // the largest tile's nodes
-  RowOffset capacity_edges;        // the most edges a tile has (0: the edges stay in global memory)
+  NodeId target;                // -1: none
+  const Weight* node_cost;      // by original id; nullptr: none
+  Weight* tiled_cost;           // scratch, one per tiled id (used when the edges stay in global memory)
+  Key* offers;                  // scratch: the least label other tiles offered each node
+  unsigned* inbox;              // scratch: a bit per node, set when its offer dropped
+  int* pending;                 // zeroed: busy tiles plus messages not yet taken
+  unsigned* failed;             // zeroed: set when the search ran past timeout_ns
+  Key* keys;                    // out: the labels by original id
+  unsigned long long* relaxed;  // zeroed
+  NodeId capacity_nodes;        // the largest tile's nodes
+  RowOffset capacity_edges;     // the most edges a tile has (0: the edges stay in global memory)
   unsigned long long timeout_ns;
 };
 // The dynamic shared memory a tile's block needs; 0 when the device cannot
@@ -127,15 +127,15 @@ void run_tiled_bellman_ford(const TiledSearch& search, int tiles, Stream stream)
 // offers, inbox, pending, failed, keys, relaxed and timeout_ns of the
 // TiledSearch.
 struct SweptTileLayout {
-  int threads = 0;         // a tile's block: 1,024 or 512 threads, the last two warps the couriers
-  int slots = 0;           // nodes a worker thread owns
-  int edges_per_node = 0;  // in-edge slots a node
-  unsigned most_remote_edges = 0;  // a tile's edges to other tiles, at most
-  std::size_t shared_bytes = 0;    // a block's dynamic shared memory
-  DeviceArray<std::uint16_t> tails;     // [tile][edge slot][slot * workers + worker]: local tail, or the padding label
-  DeviceArray<Weight> weights;          // beside tails
-  DeviceArray<unsigned> remote_offsets; // tiled nodes + 1: each node's out-edges to other tiles
-  DeviceArray<NodeId> remote_heads;     // tiled ids
+  int threads = 0;                       // a tile's block: 1,024 or 512 threads, the last two warps the couriers
+  int slots = 0;                         // nodes a worker thread owns
+  int edges_per_node = 0;                // in-edge slots a node
+  unsigned most_remote_edges = 0;        // a tile's edges to other tiles, at most
+  std::size_t shared_bytes = 0;          // a block's dynamic shared memory
+  DeviceArray<std::uint16_t> tails;      // [tile][edge slot][slot * workers + worker]: local tail, or the padding label
+  DeviceArray<Weight> weights;           // beside tails
+  DeviceArray<unsigned> remote_offsets;  // tiled nodes + 1: each node's out-edges to other tiles
+  DeviceArray<NodeId> remote_heads;      // tiled ids
   DeviceArray<Weight> remote_weights;
 };
 struct SweptTiles {  // the layout's device pointers
@@ -163,11 +163,11 @@ struct TightParents {
   const unsigned* source_offsets;  // K + 1
   const NodeId* targets;           // K; -1: none
   const Weight* node_costs;
-  const long long* cost_offsets;   // K; -1: no cost
-  bool stop_at_target;             // stop once the target's level is known (paths only)
-  std::int32_t* level;             // K * n scratch: breadth-first level, -1 where not reached
-  NodeId* parent;                  // K * n out: parent, kNoParent for sources and nodes not reached
-  NodeId* queues;                  // K * 2 * n scratch
+  const long long* cost_offsets;  // K; -1: no cost
+  bool stop_at_target;            // stop once the target's level is known (paths only)
+  std::int32_t* level;            // K * n scratch: breadth-first level, -1 where not reached
+  NodeId* parent;                 // K * n out: parent, kNoParent for sources and nodes not reached
+  NodeId* queues;                 // K * 2 * n scratch
 };
 void run_tight_parents(const TightParents& tight, unsigned queries, Stream stream);
 // lengths[q]: the number of nodes on query q's path, 0 when its target was not reached.

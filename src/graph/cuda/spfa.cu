@@ -21,11 +21,11 @@ constexpr NodeId kEmptySlot = -1;
 struct Worklist {
   NodeId* slots;
   unsigned long long capacity;
-  unsigned* queued;             // per node: 1 while in the worklist
-  unsigned long long* head;     // entries claimed by consumers
-  unsigned long long* tail;     // entries claimed by producers
-  unsigned long long* done;     // entries processed (or dropped)
-  unsigned long long* overflow; // nonzero when an entry was dropped
+  unsigned* queued;              // per node: 1 while in the worklist
+  unsigned long long* head;      // entries claimed by consumers
+  unsigned long long* tail;      // entries claimed by producers
+  unsigned long long* done;      // entries processed (or dropped)
+  unsigned long long* overflow;  // nonzero when an entry was dropped
 };
 
 __device__ inline unsigned long long read64(const unsigned long long* p) {
@@ -43,8 +43,7 @@ __device__ inline void push(const Worklist& r, NodeId v) {
   }
 }
 
-__global__ void __launch_bounds__(kThreads)
-    spfa_kernel(DeviceSearch s, Worklist r, unsigned long long* relaxed_total) {
+__global__ void __launch_bounds__(kThreads) spfa_kernel(DeviceSearch s, Worklist r, unsigned long long* relaxed_total) {
   unsigned long long relaxed = 0;
   while (true) {
     // done is read before tail: equal values then mean nothing was in flight.
@@ -62,7 +61,7 @@ __global__ void __launch_bounds__(kThreads)
       if (done_now == tail_now && index >= tail_now) break;
       if (index >= r.capacity && done_now == tail_now) break;
     }
-    if (u == kEmptySlot) break;  // claimed past the last entry: the search is over
+    if (u == kEmptySlot) break;    // claimed past the last entry: the search is over
     atomicExch(&r.queued[u], 0u);  // from here on a new improvement re-queues u
     const Key from = load_key(&s.keys[u]);
     const Weight bound = target_bound(s);
@@ -82,8 +81,7 @@ __global__ void __launch_bounds__(kThreads)
 bool run_spfa(const DeviceSearch& search, const Workspace& work, unsigned source_count, Stream stream) {
   static const int blocks = co_resident_blocks(reinterpret_cast<const void*>(spfa_kernel), 0);
   auto* counters = reinterpret_cast<unsigned long long*>(work.counters);
-  Worklist list{work.worklist, work.worklist_capacity, work.stamp, counters, counters + 1, counters + 2,
-                counters + 3};
+  Worklist list{work.worklist, work.worklist_capacity, work.stamp, counters, counters + 1, counters + 2, counters + 3};
   const unsigned long long initial[4] = {0, source_count, 0, 0};
   TRELLIS_CUDA_CHECK(cudaMemcpyAsync(work.counters, initial, sizeof initial, cudaMemcpyHostToDevice, stream));
   // Sources are already in the first slots (queue 0 is the worklist's start).
@@ -94,8 +92,8 @@ bool run_spfa(const DeviceSearch& search, const Workspace& work, unsigned source
   void* args[] = {&s, &list, &relaxed};
   // Cooperative only for the guarantee that every block is resident: a
   // spinning block must never wait for one that has not started.
-  TRELLIS_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(spfa_kernel), blocks, kThreads, args,
-                                                 0, stream));
+  TRELLIS_CUDA_CHECK(
+      cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(spfa_kernel), blocks, kThreads, args, 0, stream));
   unsigned long long overflow = 0;
   TRELLIS_CUDA_CHECK(cudaMemcpyAsync(&overflow, counters + 3, sizeof overflow, cudaMemcpyDeviceToHost, stream));
   TRELLIS_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -79,10 +79,9 @@ __device__ inline void shared_set(T& x, T value) {
 // "Racing shared-memory labels and flags as relaxed atomics").
 __device__ inline void shared_store_if(bool when, Weight& label, Weight value) {
   const auto address = static_cast<unsigned>(__cvta_generic_to_shared(&label));
-  asm volatile(
-      "{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n @p st.relaxed.cta.shared.b32 [%0], %1;\n}" ::"r"(address),
-      "r"(__float_as_uint(value)), "r"(when ? 1u : 0u)
-      : "memory");
+  asm volatile("{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n @p st.relaxed.cta.shared.b32 [%0], %1;\n}" ::"r"(address),
+               "r"(__float_as_uint(value)), "r"(when ? 1u : 0u)
+               : "memory");
 }
 
 // What one search needs on the device.
@@ -92,8 +91,8 @@ struct DeviceSearch {
   const Weight* weights;
   const Weight* node_cost;  // nullptr: none
   NodeId nodes;
-  NodeId target;            // -1: none
-  Key* keys;                // one per node
+  NodeId target;  // -1: none
+  Key* keys;      // one per node
 };
 
 // Keys change under other blocks' atomics: read them from L2, never from a

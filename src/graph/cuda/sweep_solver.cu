@@ -39,8 +39,8 @@ static_assert(kSlotChoices.back() * kSweepThreads == kSweepMaxNodes);
 constexpr std::array<int, 4> kEdgeChoices = {3, 4, 6, 8};
 
 template <int kSlots, int kEdges>
-__global__ void __launch_bounds__(kSweepThreads) sweep_bellman_ford(BlockBatch b, const std::uint16_t* tails,
-                                                                     const Weight* weights) {
+__global__ void __launch_bounds__(kSweepThreads)
+    sweep_bellman_ford(BlockBatch b, const std::uint16_t* tails, const Weight* weights) {
   constexpr int kWidth = kSlots * kSweepThreads;
   constexpr int kSlotsAtOnce = kSlots * kEdges <= 16 ? kSlots : 1;
   // kWidth labels and one more that stays +inf: the padding edges' tail.
@@ -138,8 +138,7 @@ std::optional<SweepLayout> make_sweep_layout(const CsrView<Weight>& g, Stream st
   std::vector<int> in_degree(static_cast<std::size_t>(n), 0);
   for (RowOffset k = 0; k < g.nnz; ++k) ++in_degree[static_cast<std::size_t>(g.col_indices[k])];
   const int most = *std::max_element(in_degree.begin(), in_degree.end());
-  const auto edges =
-      std::find_if(kEdgeChoices.begin(), kEdgeChoices.end(), [&](int e) { return e >= most; });
+  const auto edges = std::find_if(kEdgeChoices.begin(), kEdgeChoices.end(), [&](int e) { return e >= most; });
   if (edges == kEdgeChoices.end() || kernel_of(*slots, *edges) == nullptr) return std::nullopt;
 
   SweepLayout layout;

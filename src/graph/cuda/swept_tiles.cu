@@ -82,15 +82,16 @@ constexpr int kPullsPerSweep = 3;
 
 // The workers' own barrier (id 1), and the same with an OR of `value`.
 template <int kWorkers>
-__device__ void workers_sync() { asm volatile("bar.sync 1, %0;" ::"n"(kWorkers) : "memory"); }
+__device__ void workers_sync() {
+  asm volatile("bar.sync 1, %0;" ::"n"(kWorkers) : "memory");
+}
 template <int kWorkers>
 __device__ bool workers_or(bool value) {
   unsigned result;
-  asm volatile(
-      "{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, 1, %2, p;\n selp.u32 %0, 1, 0, q;\n}"
-      : "=r"(result)
-      : "r"(value ? 1u : 0u), "n"(kWorkers)
-      : "memory");
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, 1, %2, p;\n selp.u32 %0, 1, 0, q;\n}"
+               : "=r"(result)
+               : "r"(value ? 1u : 0u), "n"(kWorkers)
+               : "memory");
   return result != 0;
 }
 
@@ -107,14 +108,14 @@ struct Control {
 // The block's shared memory for tiles of `width` node slots and at most
 // `remote` edges to other tiles.
 struct TileShare {
-  Weight* labels;         // width + 1: +inf where not reached; the last stays +inf (the padding edges' tail)
-  Key* mail;              // width: the least offer taken from other tiles
-  unsigned* send_bits;    // width / 32: nodes whose label goes to other tiles
-  NodeId* list;           // width: the sender's list of nodes to send
-  NodeId* inbox_list;     // width: the receiver's list of nodes with mail
-  unsigned* remote_first; // width + 1: a node's edges to other tiles in remote_heads
-  NodeId* remote_heads;   // tiled ids
-  Weight* remote_weights; // with the head's cost added
+  Weight* labels;          // width + 1: +inf where not reached; the last stays +inf (the padding edges' tail)
+  Key* mail;               // width: the least offer taken from other tiles
+  unsigned* send_bits;     // width / 32: nodes whose label goes to other tiles
+  NodeId* list;            // width: the sender's list of nodes to send
+  NodeId* inbox_list;      // width: the receiver's list of nodes with mail
+  unsigned* remote_first;  // width + 1: a node's edges to other tiles in remote_heads
+  NodeId* remote_heads;    // tiled ids
+  Weight* remote_weights;  // with the head's cost added
   Control* control;
 };
 
@@ -206,7 +207,8 @@ __device__ unsigned send_flagged(const TiledSearch& s, const TileShare& t, int w
 }
 
 template <int kThreads, int kSlots, int kEdges>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSearch s, SweptTiles st, unsigned remote) {
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
+    swept_tiles(TiledSearch s, SweptTiles st, unsigned remote) {
   constexpr int kTileThreads = kThreads;
   constexpr int kWorkers = workers_of(kThreads);
   constexpr int kWorkerWarps = kWorkers / kWarp;
@@ -391,9 +393,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) swept_tiles(TiledSe
   } else {
     // ---- Receiver ----
     const NodeId words = size / 32;
-    bool holds = sourced;     // the tile's busy token
-    unsigned taken = 0;       // inbox bits this lane took since the last release
-    Key published = kNoKey;   // the least bound this receiver wrote
+    bool holds = sourced;    // the tile's busy token
+    unsigned taken = 0;      // inbox bits this lane took since the last release
+    Key published = kNoKey;  // the least bound this receiver wrote
     for (unsigned pass = 0;; ++pass) {
       // This pass's loads from L2 together: the tile's inbox words, the
       // target's label and, when the tile is idle, pending.
@@ -529,8 +531,8 @@ std::optional<SweptTileLayout> make_swept_tiles(const TiledGraph& g, Stream stre
     const NodeId first = g.tile_first[static_cast<std::size_t>(tile)];
     for (NodeId id = first; id < g.tile_first[static_cast<std::size_t>(tile) + 1]; ++id) {
       unsigned remote = 0;
-      for (RowOffset k = g.row_offsets[static_cast<std::size_t>(id)]; k < g.row_offsets[static_cast<std::size_t>(id) + 1];
-           ++k) {
+      for (RowOffset k = g.row_offsets[static_cast<std::size_t>(id)];
+           k < g.row_offsets[static_cast<std::size_t>(id) + 1]; ++k) {
         const std::uint32_t head = g.heads[static_cast<std::size_t>(k)];
         if ((head & kRemoteHead) != 0) {
           ++remote;
@@ -540,8 +542,9 @@ std::optional<SweptTileLayout> make_swept_tiles(const TiledGraph& g, Stream stre
       }
       remote_offsets[static_cast<std::size_t>(id) + 1] = remote_offsets[static_cast<std::size_t>(id)] + remote;
     }
-    most_remote = std::max(most_remote, remote_offsets[static_cast<std::size_t>(g.tile_first[static_cast<std::size_t>(tile) + 1])] -
-                                            remote_offsets[static_cast<std::size_t>(first)]);
+    most_remote = std::max(most_remote,
+                           remote_offsets[static_cast<std::size_t>(g.tile_first[static_cast<std::size_t>(tile) + 1])] -
+                               remote_offsets[static_cast<std::size_t>(first)]);
   }
   const int most = local_in.empty() ? 0 : *std::max_element(local_in.begin(), local_in.end());
   const auto edges = std::find_if(kEdgeChoices.begin(), kEdgeChoices.end(), [&](int e) { return e >= most; });
@@ -565,8 +568,8 @@ std::optional<SweptTileLayout> make_swept_tiles(const TiledGraph& g, Stream stre
     const NodeId first = g.tile_first[static_cast<std::size_t>(tile)];
     for (NodeId id = first; id < g.tile_first[static_cast<std::size_t>(tile) + 1]; ++id) {
       unsigned remote = remote_offsets[static_cast<std::size_t>(id)];
-      for (RowOffset k = g.row_offsets[static_cast<std::size_t>(id)]; k < g.row_offsets[static_cast<std::size_t>(id) + 1];
-           ++k) {
+      for (RowOffset k = g.row_offsets[static_cast<std::size_t>(id)];
+           k < g.row_offsets[static_cast<std::size_t>(id) + 1]; ++k) {
         const std::uint32_t head = g.heads[static_cast<std::size_t>(k)];
         const Weight w = g.weights[static_cast<std::size_t>(k)];
         if ((head & kRemoteHead) != 0) {
@@ -575,8 +578,8 @@ std::optional<SweptTileLayout> make_swept_tiles(const TiledGraph& g, Stream stre
           ++remote;
         } else {
           const std::size_t h = static_cast<std::size_t>(head);
-          const std::size_t slot = static_cast<std::size_t>(tile) * per_tile +
-                                   static_cast<std::size_t>(local_in[first + h]++) * width + h;
+          const std::size_t slot =
+              static_cast<std::size_t>(tile) * per_tile + static_cast<std::size_t>(local_in[first + h]++) * width + h;
           tails[slot] = static_cast<std::uint16_t>(id - first);
           weights[slot] = w;
         }
@@ -598,8 +601,8 @@ std::optional<SweptTileLayout> make_swept_tiles(const TiledGraph& g, Stream stre
   TRELLIS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   if (layout.shared_bytes > static_cast<std::size_t>(optin)) return std::nullopt;
   const SweptKernel kernel = kernel_of(threads, layout.slots, layout.edges_per_node);
-  TRELLIS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(layout.shared_bytes)));
+  TRELLIS_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(layout.shared_bytes)));
   TRELLIS_CUDA_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, threads, layout.shared_bytes));
   if (static_cast<long long>(per_multiprocessor) * multiprocessors < g.tiles) return std::nullopt;

@@ -21,9 +21,7 @@ constexpr int kBfsThreads = 1024;
 constexpr std::int32_t kNoLevel = -1;
 constexpr NodeId kParentUnset = 0x7fffffff;
 
-__device__ inline Weight distance_of(Key key) {
-  return key == kNoKey ? __int_as_float(0x7f800000) : key_distance(key);
-}
+__device__ inline Weight distance_of(Key key) { return key == kNoKey ? __int_as_float(0x7f800000) : key_distance(key); }
 
 __global__ void __launch_bounds__(kBfsThreads) tight_bfs(TightParents t) {
   __shared__ unsigned next_count;

@@ -48,7 +48,7 @@ constexpr int worker_warps(bool edges_in_shared) { return edges_in_shared ? 16 :
 constexpr int kMostWorkerWarps = 31;
 // The block: the workers and the courier.
 constexpr int tile_threads(bool edges_in_shared) { return (worker_warps(edges_in_shared) + 1) * kWarp; }
-constexpr unsigned kOutboxSlots = 2048;         // a power of two
+constexpr unsigned kOutboxSlots = 2048;  // a power of two
 constexpr unsigned long long kEmptySlot = ~0ull;
 constexpr unsigned kAll = 0xffffffffu;
 constexpr int kLanesPerNode = 4;  // lanes that share a queued node's edges
@@ -78,7 +78,7 @@ struct Control {
   unsigned done;             // set by the courier: the search is over
   Key bound;                 // the target's best known label
   unsigned padding[1];
-  Key scratch[kWarp];        // stay kNoKey: a lane's target for atomics that change nothing
+  Key scratch[kWarp];  // stay kNoKey: a lane's target for atomics that change nothing
 };
 static_assert(sizeof(Control) % 16 == 0);
 
@@ -86,9 +86,9 @@ struct TileShare {
   Control* control;
   unsigned long long* outbox;  // (label << 32) | tiled head, or kEmptySlot
   Key* labels;
-  unsigned* queued;            // 1 while a node is in the queue
-  unsigned* queue;             // node + 1, or 0 for a free slot
-  unsigned* offsets;           // edges in shared memory only
+  unsigned* queued;   // 1 while a node is in the queue
+  unsigned* queue;    // node + 1, or 0 for a free slot
+  unsigned* offsets;  // edges in shared memory only
   std::uint32_t* heads;
   Weight* weights;
 };
@@ -162,8 +162,8 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
       const std::uint32_t head = __ldg(&s.heads[edge_base + k]);
       Weight weight = __ldg(&s.weights[edge_base + k]);
       if (s.node_cost != nullptr) {
-        const NodeId tiled = (head & kRemoteHead) != 0 ? static_cast<NodeId>(head & ~kRemoteHead)
-                                                       : first + static_cast<NodeId>(head);
+        const NodeId tiled =
+            (head & kRemoteHead) != 0 ? static_cast<NodeId>(head & ~kRemoteHead) : first + static_cast<NodeId>(head);
         weight += __ldg(&s.node_cost[s.old_of_new[tiled]]);
       }
       t.heads[k] = head;
@@ -269,8 +269,8 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
             weight = __ldg(&s.weights[k]);
             if (s.node_cost != nullptr) {
               const bool away = (head & kRemoteHead) != 0;
-              weight += __ldg(&s.tiled_cost[away ? static_cast<NodeId>(head & ~kRemoteHead)
-                                                 : first + static_cast<NodeId>(head)]);
+              weight += __ldg(
+                  &s.tiled_cost[away ? static_cast<NodeId>(head & ~kRemoteHead) : first + static_cast<NodeId>(head)]);
             }
           }
         }
@@ -345,7 +345,8 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
         }
         unsigned senders = 0;
 #pragma unroll
-        for (int j = 0; j < kDrainRounds; ++j) senders += static_cast<unsigned>(__popc(__ballot_sync(kAll, lowered[j])));
+        for (int j = 0; j < kDrainRounds; ++j)
+          senders += static_cast<unsigned>(__popc(__ballot_sync(kAll, lowered[j])));
         if (senders != 0) {
           if (lane == 0) atomicAdd(s.pending, static_cast<int>(senders));
           __threadfence();  // the count before any of its bits
@@ -428,8 +429,7 @@ __global__ void __launch_bounds__(tile_threads(kEdgesInShared)) tiled_bellman_fo
       }
       bool finished = false;
       if (!busy && lane == 0) finished = relaxed_load(s.pending) == 0;
-      if (lane == 0 && pass % 256 == 255 &&
-          (now_ns() - kernel_start > s.timeout_ns || relaxed_load(s.failed) != 0)) {
+      if (lane == 0 && pass % 256 == 255 && (now_ns() - kernel_start > s.timeout_ns || relaxed_load(s.failed) != 0)) {
         atomicExch(s.failed, 1u);
         finished = true;
       }
@@ -467,8 +467,8 @@ std::size_t tiled_shared_bytes(NodeId capacity_nodes, RowOffset capacity_edges, 
   if (bytes > static_cast<std::size_t>(std::max(dynamic, 0))) return 0;
   TRELLIS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic));
   int per_multiprocessor = 0;
-  TRELLIS_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, tile_threads(capacity_edges > 0), bytes));
+  TRELLIS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel,
+                                                                   tile_threads(capacity_edges > 0), bytes));
   return static_cast<long long>(per_multiprocessor) * multiprocessors >= tiles ? bytes : 0;
 }
 

@@ -79,8 +79,8 @@ std::vector<std::uint8_t> draw_obstacles(const LatticeSpec& spec) {
 // documented order (ascending head id). The one definition both the counting
 // and the filling pass use, so they cannot disagree.
 template <typename Visit>
-void for_each_edge(const LatticeSpec& spec, const std::vector<std::uint8_t>& blocked, std::int32_t x,
-                   std::int32_t y, std::int32_t layer, Visit&& visit) {
+void for_each_edge(const LatticeSpec& spec, const std::vector<std::uint8_t>& blocked, std::int32_t x, std::int32_t y,
+                   std::int32_t layer, Visit&& visit) {
   const NodeId self = lattice_node(spec, x, y, layer);
   auto is_blocked = [&](NodeId node) { return !blocked.empty() && blocked[static_cast<std::size_t>(node)] != 0; };
   if (is_blocked(self)) return;

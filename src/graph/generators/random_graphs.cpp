@@ -65,7 +65,8 @@ class CellGrid {
 Graph random_geometric_graph(NodeId nodes, double radius, std::uint64_t seed) {
   if (nodes <= 0) throw UsageError(fmt::format("a random geometric graph needs a positive node count (got {})", nodes));
   if (!std::isfinite(radius) || radius <= 0) {
-    throw UsageError(fmt::format("the radius of a random geometric graph must be finite and positive (got {})", radius));
+    throw UsageError(
+        fmt::format("the radius of a random geometric graph must be finite and positive (got {})", radius));
   }
   const auto n = static_cast<std::size_t>(nodes);
   std::vector<double> x(n);
@@ -110,11 +111,11 @@ Graph rmat_graph(int scale, int edge_factor, std::uint64_t seed, double a, doubl
     throw UsageError(fmt::format("R-MAT scale must be in 0..30 so 2^scale node ids fit in 32 bits (got {})", scale));
   }
   if (edge_factor < 1) throw UsageError(fmt::format("R-MAT edge factor must be at least 1 (got {})", edge_factor));
-  const bool probabilities_valid = std::isfinite(a) && std::isfinite(b) && std::isfinite(c) && a >= 0 && b >= 0 &&
-                                   c >= 0 && a + b + c <= 1.0;
+  const bool probabilities_valid =
+      std::isfinite(a) && std::isfinite(b) && std::isfinite(c) && a >= 0 && b >= 0 && c >= 0 && a + b + c <= 1.0;
   if (!probabilities_valid) {
-    throw UsageError(fmt::format("R-MAT probabilities a = {}, b = {}, c = {} must be non-negative with a + b + c <= 1",
-                                 a, b, c));
+    throw UsageError(
+        fmt::format("R-MAT probabilities a = {}, b = {}, c = {} must be non-negative with a + b + c <= 1", a, b, c));
   }
   if (max_weight < 1) throw UsageError(fmt::format("R-MAT maximum weight must be at least 1 (got {})", max_weight));
 

@@ -12,9 +12,7 @@ namespace trellis::graph::detail {
 using SeededEngine = std::mt19937_64;
 
 // Uniform in [0, 1) with 53 random bits.
-inline double uniform_unit(SeededEngine& engine) {
-  return static_cast<double>(engine() >> 11) * 0x1.0p-53;
-}
+inline double uniform_unit(SeededEngine& engine) { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
 
 // Uniform in [0, bound), bound > 0, without modulo bias: draws below
 // 2^64 mod bound are rejected so every residue is equally likely.

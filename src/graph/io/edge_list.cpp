@@ -54,7 +54,8 @@ Graph read_edge_list(std::istream& in, const std::string& name, bool weighted, c
     largest_id = std::max({largest_id, tail, head});
   }
   if (edges.size() == 0) {
-    reader.fail_at(reader.line_number(), fmt::format("the file holds no edges, so the graph would be empty; expected lines {}", edge_form));
+    reader.fail_at(reader.line_number(),
+                   fmt::format("the file holds no edges, so the graph would be empty; expected lines {}", edge_form));
   }
   return edges.to_graph(largest_id + 1);
 }

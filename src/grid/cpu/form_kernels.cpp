@@ -16,7 +16,8 @@ using detail::TableView;
 template <typename T>
 void gather(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out) {
 #pragma omp parallel for schedule(static)
-  for (std::int64_t o = 0; o < table.outputs; ++o) detail::output_slot(out, o) = detail::gather_position(table, coefficients, o);
+  for (std::int64_t o = 0; o < table.outputs; ++o)
+    detail::output_slot(out, o) = detail::gather_position(table, coefficients, o);
 }
 
 template <typename T>
@@ -76,9 +77,12 @@ void apply_uniform(const FormView<T>& form, const T* x, T* y) {
 template <typename T>
 void apply(const FormView<T>& form, const T* x, T* y) {
   if (form.uniform.usable) {
-    if (form.mesh.dim == 1) apply_uniform<T, 1>(form, x, y);
-    else if (form.mesh.dim == 2) apply_uniform<T, 2>(form, x, y);
-    else apply_uniform<T, 3>(form, x, y);
+    if (form.mesh.dim == 1)
+      apply_uniform<T, 1>(form, x, y);
+    else if (form.mesh.dim == 2)
+      apply_uniform<T, 2>(form, x, y);
+    else
+      apply_uniform<T, 3>(form, x, y);
     return;
   }
   if (form.separable.usable) {
@@ -93,17 +97,17 @@ void apply(const FormView<T>& form, const T* x, T* y) {
 }
 
 }  // namespace
-#define TRELLIS_CPU_FORM_KERNELS(T)                                                                          \
+#define TRELLIS_CPU_FORM_KERNELS(T)                                                                         \
   void refill_gather(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream) { \
-    gather(table, coefficients, out);                                                                        \
-  }                                                                                                          \
+    gather(table, coefficients, out);                                                                       \
+  }                                                                                                         \
   void refill_atomic(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream) { \
-    scatter(table, coefficients, out);                                                                       \
-  }                                                                                                          \
-  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,              \
-                  const CsrView<T>& lift, T* b, Stream) {                                                    \
-    finish(rows, constrained, boundary_values, lift, b);                                                     \
-  }                                                                                                          \
+    scatter(table, coefficients, out);                                                                      \
+  }                                                                                                         \
+  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,             \
+                  const CsrView<T>& lift, T* b, Stream) {                                                   \
+    finish(rows, constrained, boundary_values, lift, b);                                                    \
+  }                                                                                                         \
   void matrix_free_apply(const FormView<T>& form, const T* x, T* y, Stream) { apply(form, x, y); }
 
 TRELLIS_CPU_FORM_KERNELS(float)

@@ -17,7 +17,10 @@ std::int32_t row_at_work(const RowOffset* row_offsets, std::int32_t rows, RowOff
   std::int32_t hi = rows;
   while (lo < hi) {
     std::int32_t mid = lo + (hi - lo) / 2;
-    if (row_offsets[mid] + mid < work) lo = mid + 1; else hi = mid;
+    if (row_offsets[mid] + mid < work)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }

@@ -50,8 +50,10 @@ void chunked(std::int32_t n, Body body) {
 // division so the inner loops carry no branch.
 template <typename T, bool kJacobi>
 T precondition(T value, const T* diagonal, std::int32_t i) {
-  if constexpr (kJacobi) return value / diagonal[i];
-  else return value;
+  if constexpr (kJacobi)
+    return value / diagonal[i];
+  else
+    return value;
 }
 
 template <typename T>
@@ -153,8 +155,7 @@ void cg_step_of(std::int32_t n, double alpha, double beta, const T* diagonal, co
 }
 
 template <typename T, bool kJacobi>
-void bicgstab_direction_of(std::int32_t n, double beta, double omega, const T* r, const T* v, const T* diagonal,
-                           T* p) {
+void bicgstab_direction_of(std::int32_t n, double beta, double omega, const T* r, const T* v, const T* diagonal, T* p) {
   const auto b = static_cast<T>(beta);
   const auto bw = static_cast<T>(beta * omega);
   chunked(n, [=](std::int32_t begin, std::int32_t end) {
@@ -207,34 +208,42 @@ void bicgstab_step_of(std::int32_t n, double alpha, double omega, const T* p, co
 
 }  // namespace
 
-#define TRELLIS_GRID_DEFINE_VECTOR_OPS(T)                                                                           \
-  double dot(std::int32_t n, const T* x, const T* y) { return dot_of(n, x, y); }                                   \
-  void dot_pair(std::int32_t n, const T* t, const T* s, double* sums) { dot_pair_of(n, t, s, sums); }              \
-  void initial_residual(std::int32_t n, const T* b, const T* diagonal, T* r, T* z, double* sums) {                 \
-    if (diagonal != nullptr) initial_residual_of<T, true>(n, b, diagonal, r, z, sums);                             \
-    else initial_residual_of<T, false>(n, b, diagonal, r, z, sums);                                                \
-  }                                                                                                                \
-  void axpy(std::int32_t n, double alpha, const T* x, T* y) { axpy_of(n, alpha, x, y); }                           \
-  void cg_update_residual(std::int32_t n, double alpha, const T* q, const T* diagonal, T* r, double* sums) {       \
-    if (diagonal != nullptr) cg_update_residual_of<T, true>(n, alpha, q, diagonal, r, sums);                       \
-    else cg_update_residual_of<T, false>(n, alpha, q, diagonal, r, sums);                                          \
-  }                                                                                                                \
-  void cg_step(std::int32_t n, double alpha, double beta, const T* diagonal, const T* r, T* p, T* x) {             \
-    if (diagonal != nullptr) cg_step_of<T, true>(n, alpha, beta, diagonal, r, p, x);                               \
-    else cg_step_of<T, false>(n, alpha, beta, diagonal, r, p, x);                                                  \
-  }                                                                                                                \
-  void bicgstab_direction(std::int32_t n, double beta, double omega, const T* r, const T* v, const T* diagonal,    \
-                          T* p) {                                                                                  \
-    if (diagonal != nullptr) bicgstab_direction_of<T, true>(n, beta, omega, r, v, diagonal, p);                    \
-    else bicgstab_direction_of<T, false>(n, beta, omega, r, v, diagonal, p);                                       \
-  }                                                                                                                \
-  double bicgstab_half_step(std::int32_t n, double alpha, const T* v, const T* diagonal, T* r, T* s_hat) {         \
-    return diagonal != nullptr ? bicgstab_half_step_of<T, true>(n, alpha, v, diagonal, r, s_hat)                   \
-                               : bicgstab_half_step_of<T, false>(n, alpha, v, diagonal, r, s_hat);                 \
-  }                                                                                                                \
-  void bicgstab_step(std::int32_t n, double alpha, double omega, const T* p, const T* s_hat, const T* t,           \
-                     const T* r_hat, T* r, T* x, double* sums) {                                                   \
-    bicgstab_step_of(n, alpha, omega, p, s_hat, t, r_hat, r, x, sums);                                             \
+#define TRELLIS_GRID_DEFINE_VECTOR_OPS(T)                                                                       \
+  double dot(std::int32_t n, const T* x, const T* y) { return dot_of(n, x, y); }                                \
+  void dot_pair(std::int32_t n, const T* t, const T* s, double* sums) { dot_pair_of(n, t, s, sums); }           \
+  void initial_residual(std::int32_t n, const T* b, const T* diagonal, T* r, T* z, double* sums) {              \
+    if (diagonal != nullptr)                                                                                    \
+      initial_residual_of<T, true>(n, b, diagonal, r, z, sums);                                                 \
+    else                                                                                                        \
+      initial_residual_of<T, false>(n, b, diagonal, r, z, sums);                                                \
+  }                                                                                                             \
+  void axpy(std::int32_t n, double alpha, const T* x, T* y) { axpy_of(n, alpha, x, y); }                        \
+  void cg_update_residual(std::int32_t n, double alpha, const T* q, const T* diagonal, T* r, double* sums) {    \
+    if (diagonal != nullptr)                                                                                    \
+      cg_update_residual_of<T, true>(n, alpha, q, diagonal, r, sums);                                           \
+    else                                                                                                        \
+      cg_update_residual_of<T, false>(n, alpha, q, diagonal, r, sums);                                          \
+  }                                                                                                             \
+  void cg_step(std::int32_t n, double alpha, double beta, const T* diagonal, const T* r, T* p, T* x) {          \
+    if (diagonal != nullptr)                                                                                    \
+      cg_step_of<T, true>(n, alpha, beta, diagonal, r, p, x);                                                   \
+    else                                                                                                        \
+      cg_step_of<T, false>(n, alpha, beta, diagonal, r, p, x);                                                  \
+  }                                                                                                             \
+  void bicgstab_direction(std::int32_t n, double beta, double omega, const T* r, const T* v, const T* diagonal, \
+                          T* p) {                                                                               \
+    if (diagonal != nullptr)                                                                                    \
+      bicgstab_direction_of<T, true>(n, beta, omega, r, v, diagonal, p);                                        \
+    else                                                                                                        \
+      bicgstab_direction_of<T, false>(n, beta, omega, r, v, diagonal, p);                                       \
+  }                                                                                                             \
+  double bicgstab_half_step(std::int32_t n, double alpha, const T* v, const T* diagonal, T* r, T* s_hat) {      \
+    return diagonal != nullptr ? bicgstab_half_step_of<T, true>(n, alpha, v, diagonal, r, s_hat)                \
+                               : bicgstab_half_step_of<T, false>(n, alpha, v, diagonal, r, s_hat);              \
+  }                                                                                                             \
+  void bicgstab_step(std::int32_t n, double alpha, double omega, const T* p, const T* s_hat, const T* t,        \
+                     const T* r_hat, T* r, T* x, double* sums) {                                                \
+    bicgstab_step_of(n, alpha, omega, p, s_hat, t, r_hat, r, x, sums);                                          \
   }
 
 TRELLIS_GRID_DEFINE_VECTOR_OPS(float)

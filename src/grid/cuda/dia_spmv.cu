@@ -29,8 +29,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t rows = a.rows;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
   const T* __restrict__ values = a.values;
-  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x; row < rows;
-       row += stride) {
+  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x; row < rows; row += stride) {
     T sum = 0;
     for (std::int32_t first = 0; first < a.diagonals; first += kDiagonalBatch) {
       // All loads of a batch are issued before the first add, so a thread

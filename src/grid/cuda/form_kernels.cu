@@ -39,8 +39,10 @@ __global__ void gather_kernel(TableView<T> table, const T* __restrict__ coeffici
   for (std::int64_t k = table.offsets[o]; k < table.offsets[o + 1]; ++k) {
     sum = __fadd_rn(sum, __fmul_rn(table.geometry[k], coefficients[table.coefficient[k]]));
   }
-  if (o < out.split) out.first[o] = sum;
-  else out.second[o - out.split] = sum;
+  if (o < out.split)
+    out.first[o] = sum;
+  else
+    out.second[o - out.split] = sum;
 }
 
 template <>
@@ -52,8 +54,10 @@ __global__ void gather_kernel<double>(TableView<double> table, const double* __r
   for (std::int64_t k = table.offsets[o]; k < table.offsets[o + 1]; ++k) {
     sum = __dadd_rn(sum, __dmul_rn(table.geometry[k], coefficients[table.coefficient[k]]));
   }
-  if (o < out.split) out.first[o] = sum;
-  else out.second[o - out.split] = sum;
+  if (o < out.split)
+    out.first[o] = sum;
+  else
+    out.second[o - out.split] = sum;
 }
 
 template <typename T>
@@ -67,8 +71,8 @@ __global__ void atomic_kernel(TableView<T> table, const T* __restrict__ coeffici
 }
 
 template <typename T>
-__global__ void finish_kernel(std::int32_t rows, const std::uint8_t* __restrict__ constrained,
-                              const T* __restrict__ g, CsrView<T> lift, T* __restrict__ b) {
+__global__ void finish_kernel(std::int32_t rows, const std::uint8_t* __restrict__ constrained, const T* __restrict__ g,
+                              CsrView<T> lift, T* __restrict__ b) {
   const std::int32_t row = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
   if (row >= rows) return;
   if (constrained[row]) {
@@ -116,7 +120,7 @@ constexpr int kUniformThreadsX = 32;
 constexpr int kUniformThreadsY = 8;
 
 template <typename T, int Dim, int Rows>
-__global__ void __launch_bounds__(kUniformThreadsX * kUniformThreadsY)
+__global__ void __launch_bounds__(kUniformThreadsX* kUniformThreadsY)
     uniform_constant_apply_kernel(detail::UniformConstantForm<T> form, detail::MeshView<T> mesh, bool symmetrized,
                                   const T* __restrict__ x, T* __restrict__ y) {
   const std::int32_t nx = mesh.extent[0], ny = mesh.extent[1], nz = mesh.extent[2];
@@ -129,13 +133,13 @@ __global__ void __launch_bounds__(kUniformThreadsX * kUniformThreadsY)
   auto clamped_j = [ny](std::int32_t j) { return j < 0 ? 0 : (j >= ny ? ny - 1 : j); };
   // x at j0 - 1 .. j0 + Rows along y.
   T column[Rows + 2];
-TRELLIS_UNROLL
+  TRELLIS_UNROLL
   for (int t = 0; t < Rows + 2; ++t) column[t] = __ldg(x + base + clamped_j(j0 - 1 + t) * sy);
   // The neighbours along x and z of each row.
   const std::int32_t west = i > 0 ? 1 : 0, east = i < nx - 1 ? 1 : 0;
   const std::int32_t down = k > 0 ? sz : 0, up = k < nz - 1 ? sz : 0;
   T x_below[Rows], x_above[Rows], z_below[Rows], z_above[Rows];
-TRELLIS_UNROLL
+  TRELLIS_UNROLL
   for (int t = 0; t < Rows; ++t) {
     const std::int32_t row = base + clamped_j(j0 + t) * sy;
     x_below[t] = __ldg(x + row - west);
@@ -146,7 +150,7 @@ TRELLIS_UNROLL
     }
   }
   const bool edge_xz = i == 0 || i == nx - 1 || (Dim >= 3 && (k == 0 || k == nz - 1));
-TRELLIS_UNROLL
+  TRELLIS_UNROLL
   for (int t = 0; t < Rows; ++t) {
     const std::int32_t j = j0 + t;
     if (j >= ny) break;
@@ -211,8 +215,7 @@ void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   const dim3 grid(static_cast<unsigned>((mesh.extent[0] + kRowThreads - 1) / kRowThreads),
                   static_cast<unsigned>(mesh.extent[1]), static_cast<unsigned>(mesh.extent[2]));
   detail::with_separable_shape(view, [&]<int Dim, int Reach, bool WithCoefficients>() {
-    TRELLIS_LAUNCH((separable_apply_kernel<T, Dim, Reach, WithCoefficients>), grid, kRowThreads, 0, stream, view, x,
-                   y);
+    TRELLIS_LAUNCH((separable_apply_kernel<T, Dim, Reach, WithCoefficients>), grid, kRowThreads, 0, stream, view, x, y);
   });
 }
 
@@ -237,17 +240,17 @@ void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, cons
 
 }  // namespace
 
-#define TRELLIS_CUDA_FORM_KERNELS(T)                                                                             \
+#define TRELLIS_CUDA_FORM_KERNELS(T)                                                                               \
   void refill_gather(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream stream) { \
-    gather(table, coefficients, out, stream);                                                                    \
-  }                                                                                                              \
+    gather(table, coefficients, out, stream);                                                                      \
+  }                                                                                                                \
   void refill_atomic(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream stream) { \
-    scatter(table, coefficients, out, stream);                                                                   \
-  }                                                                                                              \
-  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,                  \
-                  const CsrView<T>& lift, T* b, Stream stream) {                                                 \
-    finish(rows, constrained, boundary_values, lift, b, stream);                                                 \
-  }                                                                                                              \
+    scatter(table, coefficients, out, stream);                                                                     \
+  }                                                                                                                \
+  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,                    \
+                  const CsrView<T>& lift, T* b, Stream stream) {                                                   \
+    finish(rows, constrained, boundary_values, lift, b, stream);                                                   \
+  }                                                                                                                \
   void matrix_free_apply(const FormView<T>& form, const T* x, T* y, Stream stream) { apply(form, x, y, stream); }
 
 TRELLIS_CUDA_FORM_KERNELS(float)

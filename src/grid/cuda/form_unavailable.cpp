@@ -11,10 +11,10 @@ namespace {
 
 }  // namespace
 
-#define TRELLIS_UNAVAILABLE_FORM_KERNELS(T)                                                                         \
+#define TRELLIS_UNAVAILABLE_FORM_KERNELS(T)                                                                           \
   void refill_gather(const detail::TableView<T>&, const T*, const detail::TableOutput<T>&, Stream) { unavailable(); } \
   void refill_atomic(const detail::TableView<T>&, const T*, const detail::TableOutput<T>&, Stream) { unavailable(); } \
-  void finish_rhs(std::int32_t, const std::uint8_t*, const T*, const CsrView<T>&, T*, Stream) { unavailable(); }     \
+  void finish_rhs(std::int32_t, const std::uint8_t*, const T*, const CsrView<T>&, T*, Stream) { unavailable(); }      \
   void matrix_free_apply(const detail::FormView<T>&, const T*, T*, Stream) { unavailable(); }
 
 TRELLIS_UNAVAILABLE_FORM_KERNELS(float)

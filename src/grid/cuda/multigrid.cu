@@ -49,9 +49,9 @@ __global__ void __launch_bounds__(kThreads)
 // x = b / a_ii on the constrained nodes (b where a_ii is 0), or x = b when
 // there is no diagonal (the levels below the finest, where a_ii is 1).
 template <typename T>
-__global__ void __launch_bounds__(kThreads) set_constrained(std::int32_t count, const std::int32_t* __restrict__ nodes,
-                                                            const T* __restrict__ diagonal, const T* __restrict__ b,
-                                                            T* __restrict__ x) {
+__global__ void __launch_bounds__(kThreads)
+    set_constrained(std::int32_t count, const std::int32_t* __restrict__ nodes, const T* __restrict__ diagonal,
+                    const T* __restrict__ b, T* __restrict__ x) {
   for (std::int64_t i = first_index(); i < count; i += grid_stride()) {
     const std::int32_t node = nodes[i];
     T value = b[node];
@@ -118,8 +118,8 @@ struct MultigridCycle<T>::Impl {
   void smooth(const DeviceLevel<T>& level, const T* b, T* x, Stream stream) const {
     for (const detail::SmoothingStep& step : level.steps) {
       residual(level, b, x, level.residual.data(), stream);
-      TRELLIS_LAUNCH(smoothing_step<T>, blocks_for(level.n), kThreads, 0, stream, level.n,
-                     static_cast<T>(step.alpha), static_cast<T>(step.beta), level.inverse_diagonal.data(),
+      TRELLIS_LAUNCH(smoothing_step<T>, blocks_for(level.n), kThreads, 0, stream, level.n, static_cast<T>(step.alpha),
+                     static_cast<T>(step.beta), level.inverse_diagonal.data(),
                      static_cast<const T*>(level.residual.data()), level.direction.data(), x);
     }
   }
@@ -137,8 +137,10 @@ struct MultigridCycle<T>::Impl {
     } else {
       level.direction.fill_zero(stream);
       const SolverOptions solve{.relative_tolerance = 1e-12, .max_iterations = 100000};
-      if (coarse_symmetric) cg(coarsest, r, e, solve, stream);
-      else bicgstab(coarsest, r, e, solve, stream);
+      if (coarse_symmetric)
+        cg(coarsest, r, e, solve, stream);
+      else
+        bicgstab(coarsest, r, e, solve, stream);
     }
     TRELLIS_LAUNCH(add_correction<T>, blocks_for(level.n), kThreads, 0, stream, level.n, static_cast<const T*>(e), x);
   }

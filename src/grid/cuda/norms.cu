@@ -31,7 +31,9 @@ struct WeightedProductAt {
   NodeWeights<T> weights;
   const T* u;
   const T* v;
-  __device__ __forceinline__ double operator()(std::int32_t node) const { return weighted_product(weights, u, v, node); }
+  __device__ __forceinline__ double operator()(std::int32_t node) const {
+    return weighted_product(weights, u, v, node);
+  }
 };
 
 template <typename T>

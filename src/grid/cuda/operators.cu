@@ -31,8 +31,8 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <typename T>
-void launch(AtomKind kind, const T* spacings, std::int32_t extent, std::int32_t stride, std::int32_t nodes,
-            const T* u, T* out, Stream stream) {
+void launch(AtomKind kind, const T* spacings, std::int32_t extent, std::int32_t stride, std::int32_t nodes, const T* u,
+            T* out, Stream stream) {
   if (nodes <= 0) return;
   const std::int64_t wanted = (static_cast<std::int64_t>(nodes) + kThreads - 1) / kThreads;
   const auto blocks = static_cast<unsigned>(wanted < kMaxBlocks ? wanted : kMaxBlocks);

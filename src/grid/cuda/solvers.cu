@@ -56,7 +56,7 @@ constexpr std::int32_t kHistoryUpFront = 1 << 20;
 
 // Everything the iteration decides, resident on the device.
 struct SolverState {
-  double rho;    // cg: r.D^-1 r; bicgstab: r_hat.r
+  double rho;  // cg: r.D^-1 r; bicgstab: r_hat.r
   double alpha;
   double beta;
   double omega;
@@ -169,12 +169,18 @@ __global__ void __launch_bounds__(kThreads)
   state->iteration = 0;
   history[0] = residual;
   std::int32_t status = kRunning;
-  if (!is_finite(bb)) status = code(SolverStop::non_finite_input);
-  else if (state->bad_diagonal != 0) status = code(SolverStop::unusable_preconditioner);
-  else if (bb == 0) status = code(SolverStop::zero_rhs);
-  else if (!is_finite(rr) || !is_finite(rz)) status = code(SolverStop::non_finite_input);
-  else if (residual <= state->threshold) status = code(SolverStop::converged);
-  else if (rz == 0) status = code(SolverStop::rho_breakdown);
+  if (!is_finite(bb))
+    status = code(SolverStop::non_finite_input);
+  else if (state->bad_diagonal != 0)
+    status = code(SolverStop::unusable_preconditioner);
+  else if (bb == 0)
+    status = code(SolverStop::zero_rhs);
+  else if (!is_finite(rr) || !is_finite(rz))
+    status = code(SolverStop::non_finite_input);
+  else if (residual <= state->threshold)
+    status = code(SolverStop::converged);
+  else if (rz == 0)
+    status = code(SolverStop::rho_breakdown);
   state->status = status;
 }
 
@@ -227,16 +233,18 @@ __global__ void __launch_bounds__(kThreads) cg_alpha(const double* partials, int
     state->status = code(SolverStop::not_positive_definite);
   } else {
     const double alpha = state->rho / pq;
-    if (is_finite(alpha)) state->alpha = alpha;
-    else state->status = code(SolverStop::non_finite_residual);
+    if (is_finite(alpha))
+      state->alpha = alpha;
+    else
+      state->status = code(SolverStop::non_finite_residual);
   }
 }
 
 // r -= alpha q; partial sums {r.r, r.D^-1 r}.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) cg_update_residual(std::int32_t n, const T* __restrict__ q,
-                                                               const T* __restrict__ diagonal, T* __restrict__ r,
-                                                               double* partials, const SolverState* state) {
+__global__ void __launch_bounds__(kThreads)
+    cg_update_residual(std::int32_t n, const T* __restrict__ q, const T* __restrict__ diagonal, T* __restrict__ r,
+                       double* partials, const SolverState* state) {
   if (state->status != kRunning) return;
   __shared__ typename BlockReduce::TempStorage storage;
   const auto alpha = static_cast<T>(state->alpha);
@@ -300,8 +308,8 @@ __global__ void __launch_bounds__(kThreads)
 // p_hat = D^-1 (r - beta omega v) + beta p_hat.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    bicgstab_direction(std::int32_t n, const T* __restrict__ r, const T* __restrict__ v,
-                       const T* __restrict__ diagonal, T* __restrict__ p_hat, const SolverState* state) {
+    bicgstab_direction(std::int32_t n, const T* __restrict__ r, const T* __restrict__ v, const T* __restrict__ diagonal,
+                       T* __restrict__ p_hat, const SolverState* state) {
   if (state->status != kRunning) return;
   const auto beta = static_cast<T>(state->beta);
   const auto beta_omega = static_cast<T>(state->beta * state->omega);
@@ -323,8 +331,10 @@ __global__ void __launch_bounds__(kThreads) bicgstab_alpha(const double* partial
     state->status = code(SolverStop::alpha_breakdown);
   } else {
     const double alpha = state->rho / rv;
-    if (is_finite(alpha)) state->alpha = alpha;
-    else state->status = code(SolverStop::alpha_breakdown);
+    if (is_finite(alpha))
+      state->alpha = alpha;
+    else
+      state->status = code(SolverStop::alpha_breakdown);
   }
 }
 
@@ -452,8 +462,10 @@ __global__ void __launch_bounds__(kThreads)
   const double residual = sqrt(totals[0]);
   state->iteration = k;
   history[k] = residual;
-  if (!is_finite(residual)) state->status = code(SolverStop::non_finite_residual);
-  else if (residual <= state->threshold) state->status = code(SolverStop::converged);
+  if (!is_finite(residual))
+    state->status = code(SolverStop::non_finite_residual);
+  else if (residual <= state->threshold)
+    state->status = code(SolverStop::converged);
 }
 
 // x += alpha p; r -= alpha q; partial sum r.r.
@@ -520,8 +532,7 @@ class PinnedState {
 
   // The one host round trip: copy and wait.
   const SolverState& read(const SolverState* device_state, Stream stream) {
-    TRELLIS_CUDA_CHECK(
-        cudaMemcpyAsync(host_, device_state, sizeof(SolverState), cudaMemcpyDeviceToHost, stream));
+    TRELLIS_CUDA_CHECK(cudaMemcpyAsync(host_, device_state, sizeof(SolverState), cudaMemcpyDeviceToHost, stream));
     TRELLIS_CUDA_CHECK(cudaStreamSynchronize(stream));
     return *host_;
   }
@@ -594,8 +605,8 @@ class DeviceSolve {
     const auto stop = last.status == kRunning ? SolverStop::max_iterations : static_cast<SolverStop>(last.status);
     if (stop == SolverStop::zero_rhs) device::fill_zero(x_, sizeof(T) * static_cast<std::size_t>(n_), stream_);
     op_.apply(x_, scratch, stream_);
-    TRELLIS_LAUNCH(initial_residual<T>, blocks_, kThreads, 0, stream_, n_, b_, static_cast<const T*>(nullptr),
-                   scratch, static_cast<T*>(nullptr), partials());
+    TRELLIS_LAUNCH(initial_residual<T>, blocks_, kThreads, 0, stream_, n_, b_, static_cast<const T*>(nullptr), scratch,
+                   static_cast<T*>(nullptr), partials());
     TRELLIS_LAUNCH(final_residual, 1, kThreads, 0, stream_, partials(), blocks_, state());
     SolveResult result;
     result.residual_history.resize(static_cast<std::size_t>(last.iteration) + 1);
@@ -678,8 +689,8 @@ SolveResult device_bicgstab(const DeviceLinearOperator<T>& op, const T* b, T* x,
   if (solve.begin(nullptr, r.data(), r_hat.data())) {
     for (std::int32_t k = 1; k <= options.max_iterations; ++k) {
       double* history = solve.history_for(k);
-      TRELLIS_LAUNCH(bicgstab_direction<T>, blocks, kThreads, 0, stream, n, r.data(), v.data(), diagonal,
-                     p_hat.data(), state);
+      TRELLIS_LAUNCH(bicgstab_direction<T>, blocks, kThreads, 0, stream, n, r.data(), v.data(), diagonal, p_hat.data(),
+                     state);
       op.apply(p_hat.data(), v.data(), stream);
       TRELLIS_LAUNCH(dot<T>, blocks, kThreads, 0, stream, n, r_hat.data(), v.data(), partials, state);
       TRELLIS_LAUNCH(bicgstab_alpha, 1, kThreads, 0, stream, partials, blocks, state);
@@ -738,8 +749,7 @@ SolveResult device_flexible_cg(const DeviceLinearOperator<T>& op,
   double* partials = solve.partials();
   auto next_direction = [&] {
     precondition(r.data(), z.data(), stream);
-    TRELLIS_LAUNCH(dot_pair<T>, blocks, kThreads, 0, stream, n, r.data(), z.data(), z_previous.data(), partials,
-                   state);
+    TRELLIS_LAUNCH(dot_pair<T>, blocks, kThreads, 0, stream, n, r.data(), z.data(), z_previous.data(), partials, state);
     TRELLIS_LAUNCH(flexible_beta, 1, kThreads, 0, stream, partials, blocks, state);
     TRELLIS_LAUNCH(flexible_direction<T>, blocks, kThreads, 0, stream, n, z.data(), p.data(), state);
   };
@@ -775,8 +785,8 @@ SolveResult bicgstab(const DeviceLinearOperator<float>& op, const float* b, floa
                      Stream stream) {
   return device_bicgstab(op, b, x, options, stream);
 }
-SolveResult bicgstab(const DeviceLinearOperator<double>& op, const double* b, double* x,
-                     const SolverOptions& options, Stream stream) {
+SolveResult bicgstab(const DeviceLinearOperator<double>& op, const double* b, double* x, const SolverOptions& options,
+                     Stream stream) {
   return device_bicgstab(op, b, x, options, stream);
 }
 
@@ -789,8 +799,8 @@ SolveResult stationary(const DeviceLinearOperator<double>& op, const std::functi
   return device_stationary(op, iterate, b, x, options, stream);
 }
 SolveResult flexible_cg(const DeviceLinearOperator<float>& op,
-                        const std::function<void(const float*, float*, Stream)>& precondition, const float* b,
-                        float* x, const SolverOptions& options, Stream stream) {
+                        const std::function<void(const float*, float*, Stream)>& precondition, const float* b, float* x,
+                        const SolverOptions& options, Stream stream) {
   return device_flexible_cg(op, precondition, b, x, options, stream);
 }
 SolveResult flexible_cg(const DeviceLinearOperator<double>& op,

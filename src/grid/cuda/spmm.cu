@@ -49,8 +49,8 @@ __device__ __forceinline__ bool is_heavy(const CsrView<T>& a, RowOffset length) 
 // x and y point at the tile's first column; width <= kTile columns are live.
 template <typename T, int kTile>
 __global__ void __launch_bounds__(kThreads)
-    spmm_lane_groups(CsrView<T> a, T alpha, const T* __restrict__ x, std::int32_t width, T beta,
-                     T* __restrict__ y, int group_lanes) {
+    spmm_lane_groups(CsrView<T> a, T alpha, const T* __restrict__ x, std::int32_t width, T beta, T* __restrict__ y,
+                     int group_lanes) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int lane_in_group = lane & (group_lanes - 1);
   const unsigned group_mask =
@@ -93,8 +93,7 @@ __global__ void __launch_bounds__(kThreads)
 // for every column, then warps and finally the block add them in fixed order.
 template <typename T, int kTile>
 __global__ void __launch_bounds__(kThreads)
-    spmm_heavy_rows(CsrView<T> a, T alpha, const T* __restrict__ x, std::int32_t width, T beta,
-                    T* __restrict__ y) {
+    spmm_heavy_rows(CsrView<T> a, T alpha, const T* __restrict__ x, std::int32_t width, T beta, T* __restrict__ y) {
   __shared__ T warp_sums[kWarps][kTile];
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
@@ -152,20 +151,25 @@ void spmm_tile(T alpha, const CsrView<T>& a, const T* x, std::int32_t width, T b
 }
 
 template <typename T>
-void spmm_any(T alpha, const CsrView<T>& a, const T* x, std::int32_t right_hand_sides, T beta, T* y,
-              Stream stream) {
+void spmm_any(T alpha, const CsrView<T>& a, const T* x, std::int32_t right_hand_sides, T beta, T* y, Stream stream) {
   if (a.rows == 0) return;
   for (std::int32_t first = 0; first < right_hand_sides; first += kMaxTile) {
     const std::int32_t width = right_hand_sides - first < kMaxTile ? right_hand_sides - first : kMaxTile;
     const T* x_tile = x + static_cast<std::size_t>(first) * static_cast<std::size_t>(a.cols);
     T* y_tile = y + static_cast<std::size_t>(first) * static_cast<std::size_t>(a.rows);
     // The narrowest tile that holds the columns keeps registers for occupancy.
-    if (width <= 1) spmm_tile<T, 1>(alpha, a, x_tile, width, beta, y_tile, stream);
-    else if (width <= 2) spmm_tile<T, 2>(alpha, a, x_tile, width, beta, y_tile, stream);
-    else if (width <= 4) spmm_tile<T, 4>(alpha, a, x_tile, width, beta, y_tile, stream);
-    else if (width <= 8) spmm_tile<T, 8>(alpha, a, x_tile, width, beta, y_tile, stream);
-    else if (width <= 16) spmm_tile<T, 16>(alpha, a, x_tile, width, beta, y_tile, stream);
-    else spmm_tile<T, kMaxTile>(alpha, a, x_tile, width, beta, y_tile, stream);
+    if (width <= 1)
+      spmm_tile<T, 1>(alpha, a, x_tile, width, beta, y_tile, stream);
+    else if (width <= 2)
+      spmm_tile<T, 2>(alpha, a, x_tile, width, beta, y_tile, stream);
+    else if (width <= 4)
+      spmm_tile<T, 4>(alpha, a, x_tile, width, beta, y_tile, stream);
+    else if (width <= 8)
+      spmm_tile<T, 8>(alpha, a, x_tile, width, beta, y_tile, stream);
+    else if (width <= 16)
+      spmm_tile<T, 16>(alpha, a, x_tile, width, beta, y_tile, stream);
+    else
+      spmm_tile<T, kMaxTile>(alpha, a, x_tile, width, beta, y_tile, stream);
   }
 }
 

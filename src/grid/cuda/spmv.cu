@@ -27,7 +27,7 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kRowsPerBlock = kThreads;
-constexpr int kStageCapacity = 2048;                    // products staged at once
+constexpr int kStageCapacity = 2048;                   // products staged at once
 constexpr int kMaxStagedEntries = 4 * kStageCapacity;  // more: warp per row instead
 constexpr int kWarpSize = 32;
 

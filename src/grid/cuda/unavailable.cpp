@@ -14,20 +14,49 @@ namespace {
 
 void spmv(float, const CsrView<float>&, const float*, float, float*, Stream) { unavailable(); }
 void spmv(double, const CsrView<double>&, const double*, double, double*, Stream) { unavailable(); }
-SolveResult cg(const DeviceLinearOperator<float>&, const float*, float*, const SolverOptions&, Stream) { unavailable(); }
-SolveResult cg(const DeviceLinearOperator<double>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
-SolveResult bicgstab(const DeviceLinearOperator<float>&, const float*, float*, const SolverOptions&, Stream) { unavailable(); }
-SolveResult bicgstab(const DeviceLinearOperator<double>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
-SolveResult stationary(const DeviceLinearOperator<float>&, const std::function<void(float*, Stream)>&, const float*, float*, const SolverOptions&, Stream) { unavailable(); }
-SolveResult stationary(const DeviceLinearOperator<double>&, const std::function<void(double*, Stream)>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
-SolveResult flexible_cg(const DeviceLinearOperator<float>&, const std::function<void(const float*, float*, Stream)>&, const float*, float*, const SolverOptions&, Stream) { unavailable(); }
-SolveResult flexible_cg(const DeviceLinearOperator<double>&, const std::function<void(const double*, double*, Stream)>&, const double*, double*, const SolverOptions&, Stream) { unavailable(); }
+SolveResult cg(const DeviceLinearOperator<float>&, const float*, float*, const SolverOptions&, Stream) {
+  unavailable();
+}
+SolveResult cg(const DeviceLinearOperator<double>&, const double*, double*, const SolverOptions&, Stream) {
+  unavailable();
+}
+SolveResult bicgstab(const DeviceLinearOperator<float>&, const float*, float*, const SolverOptions&, Stream) {
+  unavailable();
+}
+SolveResult bicgstab(const DeviceLinearOperator<double>&, const double*, double*, const SolverOptions&, Stream) {
+  unavailable();
+}
+SolveResult stationary(const DeviceLinearOperator<float>&, const std::function<void(float*, Stream)>&, const float*,
+                       float*, const SolverOptions&, Stream) {
+  unavailable();
+}
+SolveResult stationary(const DeviceLinearOperator<double>&, const std::function<void(double*, Stream)>&, const double*,
+                       double*, const SolverOptions&, Stream) {
+  unavailable();
+}
+SolveResult flexible_cg(const DeviceLinearOperator<float>&, const std::function<void(const float*, float*, Stream)>&,
+                        const float*, float*, const SolverOptions&, Stream) {
+  unavailable();
+}
+SolveResult flexible_cg(const DeviceLinearOperator<double>&, const std::function<void(const double*, double*, Stream)>&,
+                        const double*, double*, const SolverOptions&, Stream) {
+  unavailable();
+}
 void csr_diagonal(const CsrView<float>&, float*, Stream) { unavailable(); }
 void csr_diagonal(const CsrView<double>&, double*, Stream) { unavailable(); }
-void apply_atom(AtomKind, const float*, std::int32_t, std::int32_t, std::int32_t, const float*, float*, Stream) { unavailable(); }
-void apply_atom(AtomKind, const double*, std::int32_t, std::int32_t, std::int32_t, const double*, double*, Stream) { unavailable(); }
-double weighted_dot(const NodeWeights<float>&, const float*, const float*, const std::int32_t*, std::int32_t, Stream) { unavailable(); }
-double weighted_dot(const NodeWeights<double>&, const double*, const double*, const std::int32_t*, std::int32_t, Stream) { unavailable(); }
+void apply_atom(AtomKind, const float*, std::int32_t, std::int32_t, std::int32_t, const float*, float*, Stream) {
+  unavailable();
+}
+void apply_atom(AtomKind, const double*, std::int32_t, std::int32_t, std::int32_t, const double*, double*, Stream) {
+  unavailable();
+}
+double weighted_dot(const NodeWeights<float>&, const float*, const float*, const std::int32_t*, std::int32_t, Stream) {
+  unavailable();
+}
+double weighted_dot(const NodeWeights<double>&, const double*, const double*, const std::int32_t*, std::int32_t,
+                    Stream) {
+  unavailable();
+}
 double max_abs(const float*, const std::int32_t*, std::int32_t, Stream) { unavailable(); }
 double max_abs(const double*, const std::int32_t*, std::int32_t, Stream) { unavailable(); }
 void spmm(float, const CsrView<float>&, const float*, std::int32_t, float, float*, Stream) { unavailable(); }
@@ -45,9 +74,13 @@ MultigridCycle<T>::MultigridCycle(const std::vector<detail::HostLevelView<T>>&, 
 template <typename T>
 MultigridCycle<T>::~MultigridCycle() = default;
 template <typename T>
-void MultigridCycle<T>::cycle(const T*, T*, Stream) const { unavailable(); }
+void MultigridCycle<T>::cycle(const T*, T*, Stream) const {
+  unavailable();
+}
 template <typename T>
-const DeviceLinearOperator<T>& MultigridCycle<T>::finest_operator() const { unavailable(); }
+const DeviceLinearOperator<T>& MultigridCycle<T>::finest_operator() const {
+  unavailable();
+}
 template class MultigridCycle<float>;
 template class MultigridCycle<double>;
 
@@ -56,7 +89,9 @@ template class MultigridCycle<double>;
 namespace trellis::grid {
 // Device meshes need the device; the constructor says how to get one.
 template <typename T>
-DeviceMesh<T>::DeviceMesh(const Mesh& mesh, Stream) : mesh_(mesh) { cuda::unavailable(); }
+DeviceMesh<T>::DeviceMesh(const Mesh& mesh, Stream) : mesh_(mesh) {
+  cuda::unavailable();
+}
 template class DeviceMesh<float>;
 template class DeviceMesh<double>;
 }  // namespace trellis::grid

@@ -39,7 +39,8 @@ ConvergenceStudy heat_study(const ProblemOptions& options) {
     const auto steps = static_cast<std::int32_t>(std::ceil(kFinalTime / (h * h)));
     const double dt = kFinalTime / steps;
     const BilinearForm a = inner_h((1 / dt) * u, v) + inner_plus(Coefficient{0} * grad_minus(u), grad_minus(v));
-    const LinearForm l = inner_h(Coefficient{1}, v) + LinearForm({LinearTerm{InnerProduct::h, 0, Operator(), 2, 1 / dt}});
+    const LinearForm l =
+        inner_h(Coefficient{1}, v) + LinearForm({LinearTerm{InnerProduct::h, 0, Operator(), 2, 1 / dt}});
 
     ConvergenceRow row;
     row.cells = options.cells << level;
@@ -58,9 +59,8 @@ ConvergenceStudy heat_study(const ProblemOptions& options) {
     for (std::int32_t step = 1; step <= steps; ++step) {
       const double t = step * dt;
       const double k = diffusivity(t);
-      const auto f = detail::project_rhs(options, mesh, [dim, t, k](const Point& p) {
-        return -(1.0 + k * dim) * detail::exponential(p, dim, t);
-      });
+      const auto f = detail::project_rhs(
+          options, mesh, [dim, t, k](const Point& p) { return -(1.0 + k * dim) * detail::exponential(p, dim, t); });
       coefficients.set(0, k);
       coefficients.set(1, std::span<const double>(f));
       coefficients.set(2, std::span<const double>(x));

@@ -84,7 +84,8 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
     } else {
       op = csr_operator(host_matrix_.matrix, Preconditioner::jacobi, backend_);
     }
-    result = krylov_ == Krylov::cg ? cg<double>(op, b, x, options, backend_) : bicgstab<double>(op, b, x, options, backend_);
+    result =
+        krylov_ == Krylov::cg ? cg<double>(op, b, x, options, backend_) : bicgstab<double>(op, b, x, options, backend_);
     require_converged(result);
     return result;
   }
@@ -151,7 +152,7 @@ const Multigrid<double>& FormSolver::hierarchy() {
 }
 
 SolveResult FormSolver::multigrid_solve(const Coefficients<double>& coefficients, const std::vector<double>& b,
-                                       std::vector<double>& x, const SolverOptions& options) {
+                                        std::vector<double>& x, const SolverOptions& options) {
   const Multigrid<double>& mg = hierarchy();
   if (solver_ == LinearSolver::mg) return mg_solve<double>(mg, b, x, cycle_options(options));
   HostLinearOperator<double> op;

@@ -21,8 +21,8 @@ namespace trellis::grid {
 namespace {
 
 // Solves on each mesh of the study; f = f_factor * u for this u.
-ConvergenceStudy steady_study(const ProblemOptions& options, const char* name, const BilinearForm& a,
-                              double f_factor, detail::Krylov krylov) {
+ConvergenceStudy steady_study(const ProblemOptions& options, const char* name, const BilinearForm& a, double f_factor,
+                              detail::Krylov krylov) {
   detail::check_options(options);
   ConvergenceStudy study;
   study.problem = name;
@@ -32,9 +32,8 @@ ConvergenceStudy steady_study(const ProblemOptions& options, const char* name, c
   for (int level = 0; level < options.levels; ++level) {
     auto mesh = std::make_shared<const Mesh>(study_mesh(options, level));
     const auto exact_values = restrict_to_nodes(mesh, [dim](const Point& x) { return detail::exponential(x, dim); });
-    const auto f = detail::project_rhs(options, mesh, [dim, f_factor](const Point& x) {
-      return f_factor * detail::exponential(x, dim);
-    });
+    const auto f = detail::project_rhs(
+        options, mesh, [dim, f_factor](const Point& x) { return f_factor * detail::exponential(x, dim); });
     const std::vector<double> exact(exact_values.values().begin(), exact_values.values().end());
 
     ConvergenceRow row;

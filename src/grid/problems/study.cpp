@@ -17,8 +17,8 @@ Mesh study_mesh(const ProblemOptions& options, int level) {
   std::vector<Mesh1D> axes;
   for (int a = 0; a < options.dim; ++a) {
     // Each level and axis draws its own mesh from the seed.
-    const std::uint64_t seed = options.seed * 1000003u + static_cast<std::uint64_t>(level) * 31u +
-                               static_cast<std::uint64_t>(a);
+    const std::uint64_t seed =
+        options.seed * 1000003u + static_cast<std::uint64_t>(level) * 31u + static_cast<std::uint64_t>(a);
     axes.push_back(options.mesh == MeshKind::uniform ? Mesh1D::uniform(0.0, 1.0, cells)
                                                      : Mesh1D::random(0.0, 1.0, cells, seed));
   }

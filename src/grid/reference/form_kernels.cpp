@@ -11,7 +11,8 @@ using detail::TableView;
 
 template <typename T>
 void gather(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out) {
-  for (std::int64_t o = 0; o < table.outputs; ++o) detail::output_slot(out, o) = detail::gather_position(table, coefficients, o);
+  for (std::int64_t o = 0; o < table.outputs; ++o)
+    detail::output_slot(out, o) = detail::gather_position(table, coefficients, o);
 }
 
 // Contribution by contribution in table order, skipping the sentinels: what
@@ -37,17 +38,17 @@ void apply(const FormView<T>& form, const T* x, T* y) {
 }
 
 }  // namespace
-#define TRELLIS_REFERENCE_FORM_KERNELS(T)                                                                    \
+#define TRELLIS_REFERENCE_FORM_KERNELS(T)                                                                   \
   void refill_gather(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream) { \
-    gather(table, coefficients, out);                                                                        \
-  }                                                                                                          \
+    gather(table, coefficients, out);                                                                       \
+  }                                                                                                         \
   void refill_atomic(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream) { \
-    scatter(table, coefficients, out);                                                                       \
-  }                                                                                                          \
-  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,              \
-                  const CsrView<T>& lift, T* b, Stream) {                                                    \
-    finish(rows, constrained, boundary_values, lift, b);                                                     \
-  }                                                                                                          \
+    scatter(table, coefficients, out);                                                                      \
+  }                                                                                                         \
+  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,             \
+                  const CsrView<T>& lift, T* b, Stream) {                                                   \
+    finish(rows, constrained, boundary_values, lift, b);                                                    \
+  }                                                                                                         \
   void matrix_free_apply(const FormView<T>& form, const T* x, T* y, Stream) { apply(form, x, y); }
 
 TRELLIS_REFERENCE_FORM_KERNELS(float)

@@ -92,8 +92,7 @@ void cg_step_of(std::int32_t n, double alpha, double beta, const T* diagonal, co
 // BiCGStab with p holding the preconditioned direction D^-1 p:
 // p = D^-1 (r - beta omega v) + beta p.
 template <typename T>
-void bicgstab_direction_of(std::int32_t n, double beta, double omega, const T* r, const T* v, const T* diagonal,
-                           T* p) {
+void bicgstab_direction_of(std::int32_t n, double beta, double omega, const T* r, const T* v, const T* diagonal, T* p) {
   const auto b = static_cast<T>(beta);
   const auto bw = static_cast<T>(beta * omega);
   for (std::int32_t i = 0; i < n; ++i) p[i] = precondition(r[i] - bw * v[i], diagonal, i) + b * p[i];
@@ -137,29 +136,29 @@ void bicgstab_step_of(std::int32_t n, double alpha, double omega, const T* p, co
 
 }  // namespace
 
-#define TRELLIS_GRID_DEFINE_VECTOR_OPS(T)                                                                           \
-  double dot(std::int32_t n, const T* x, const T* y) { return dot_of(n, x, y); }                                   \
-  void dot_pair(std::int32_t n, const T* t, const T* s, double* sums) { dot_pair_of(n, t, s, sums); }              \
-  void initial_residual(std::int32_t n, const T* b, const T* diagonal, T* r, T* z, double* sums) {                 \
-    initial_residual_of(n, b, diagonal, r, z, sums);                                                               \
-  }                                                                                                                \
-  void axpy(std::int32_t n, double alpha, const T* x, T* y) { axpy_of(n, alpha, x, y); }                           \
-  void cg_update_residual(std::int32_t n, double alpha, const T* q, const T* diagonal, T* r, double* sums) {       \
-    cg_update_residual_of(n, alpha, q, diagonal, r, sums);                                                         \
-  }                                                                                                                \
-  void cg_step(std::int32_t n, double alpha, double beta, const T* diagonal, const T* r, T* p, T* x) {             \
-    cg_step_of(n, alpha, beta, diagonal, r, p, x);                                                                 \
-  }                                                                                                                \
-  void bicgstab_direction(std::int32_t n, double beta, double omega, const T* r, const T* v, const T* diagonal,    \
-                          T* p) {                                                                                  \
-    bicgstab_direction_of(n, beta, omega, r, v, diagonal, p);                                                      \
-  }                                                                                                                \
-  double bicgstab_half_step(std::int32_t n, double alpha, const T* v, const T* diagonal, T* r, T* s_hat) {         \
-    return bicgstab_half_step_of(n, alpha, v, diagonal, r, s_hat);                                                 \
-  }                                                                                                                \
-  void bicgstab_step(std::int32_t n, double alpha, double omega, const T* p, const T* s_hat, const T* t,           \
-                     const T* r_hat, T* r, T* x, double* sums) {                                                   \
-    bicgstab_step_of(n, alpha, omega, p, s_hat, t, r_hat, r, x, sums);                                             \
+#define TRELLIS_GRID_DEFINE_VECTOR_OPS(T)                                                                       \
+  double dot(std::int32_t n, const T* x, const T* y) { return dot_of(n, x, y); }                                \
+  void dot_pair(std::int32_t n, const T* t, const T* s, double* sums) { dot_pair_of(n, t, s, sums); }           \
+  void initial_residual(std::int32_t n, const T* b, const T* diagonal, T* r, T* z, double* sums) {              \
+    initial_residual_of(n, b, diagonal, r, z, sums);                                                            \
+  }                                                                                                             \
+  void axpy(std::int32_t n, double alpha, const T* x, T* y) { axpy_of(n, alpha, x, y); }                        \
+  void cg_update_residual(std::int32_t n, double alpha, const T* q, const T* diagonal, T* r, double* sums) {    \
+    cg_update_residual_of(n, alpha, q, diagonal, r, sums);                                                      \
+  }                                                                                                             \
+  void cg_step(std::int32_t n, double alpha, double beta, const T* diagonal, const T* r, T* p, T* x) {          \
+    cg_step_of(n, alpha, beta, diagonal, r, p, x);                                                              \
+  }                                                                                                             \
+  void bicgstab_direction(std::int32_t n, double beta, double omega, const T* r, const T* v, const T* diagonal, \
+                          T* p) {                                                                               \
+    bicgstab_direction_of(n, beta, omega, r, v, diagonal, p);                                                   \
+  }                                                                                                             \
+  double bicgstab_half_step(std::int32_t n, double alpha, const T* v, const T* diagonal, T* r, T* s_hat) {      \
+    return bicgstab_half_step_of(n, alpha, v, diagonal, r, s_hat);                                              \
+  }                                                                                                             \
+  void bicgstab_step(std::int32_t n, double alpha, double omega, const T* p, const T* s_hat, const T* t,        \
+                     const T* r_hat, T* r, T* x, double* sums) {                                                \
+    bicgstab_step_of(n, alpha, omega, p, s_hat, t, r_hat, r, x, sums);                                          \
   }
 
 TRELLIS_GRID_DEFINE_VECTOR_OPS(float)

@@ -23,8 +23,7 @@ struct CsrOnDevice {
 
 // Records y = alpha * A * x + beta * y.
 template <typename T>
-void record_spmv(vk::Recorder& recorder, const CsrOnDevice<T>& a, T alpha, const vk::Buffer& x, T beta,
-                 vk::Buffer& y);
+void record_spmv(vk::Recorder& recorder, const CsrOnDevice<T>& a, T alpha, const vk::Buffer& x, T beta, vk::Buffer& y);
 
 // BackendUnavailable unless the device can run T's kernels.
 template <typename T>

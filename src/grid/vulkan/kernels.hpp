@@ -12,8 +12,7 @@
 namespace trellis::grid::vulkan {
 
 // y = alpha * A * x + beta * y, y unread when beta is 0.
-#define TRELLIS_GRID_DECLARE_VULKAN_SPMV(T) \
-  void spmv(T alpha, const ::trellis::CsrView<T>& a, const T* x, T beta, T* y)
+#define TRELLIS_GRID_DECLARE_VULKAN_SPMV(T) void spmv(T alpha, const ::trellis::CsrView<T>& a, const T* x, T beta, T* y)
 
 // Preconditioned CG on A (square) from x's initial guess, the host drivers'
 // steps and stopping rules (krylov_steps.hpp, run_cg) with the vectors on
@@ -21,7 +20,7 @@ namespace trellis::grid::vulkan {
 // diagonal is A's diagonal for Jacobi, empty for none; diagonal_usable says
 // whether every entry is finite and non-zero. stop is filled,
 // stopped_because is left to the caller.
-#define TRELLIS_GRID_DECLARE_VULKAN_CG(T)                                                                         \
+#define TRELLIS_GRID_DECLARE_VULKAN_CG(T)                                                                        \
   ::trellis::grid::SolveResult cg(const ::trellis::CsrView<T>& a, const T* b, T* x, std::span<const T> diagonal, \
                                   bool diagonal_usable, const ::trellis::grid::SolverOptions& options)
 

@@ -42,9 +42,10 @@ void check_precision(const char* what) {
   if constexpr (sizeof(T) == 8) {
     const VulkanDeviceInfo& device = vk::Context::get().info();
     if (!device.float64) {
-      throw BackendUnavailable(fmt::format("vulkan {} in fp64 needs shaderFloat64, which {} lacks (use fp32, or "
-                                           "another backend)",
-                                           what, device.name));
+      throw BackendUnavailable(
+          fmt::format("vulkan {} in fp64 needs shaderFloat64, which {} lacks (use fp32, or "
+                      "another backend)",
+                      what, device.name));
     }
   }
 }
@@ -64,8 +65,7 @@ CsrOnDevice<T>::CsrOnDevice(const CsrView<T>& a) : rows(a.rows) {
 }
 
 template <typename T>
-void record_spmv(vk::Recorder& recorder, const CsrOnDevice<T>& a, T alpha, const vk::Buffer& x, T beta,
-                 vk::Buffer& y) {
+void record_spmv(vk::Recorder& recorder, const CsrOnDevice<T>& a, T alpha, const vk::Buffer& x, T beta, vk::Buffer& y) {
   const SpmvArguments<T> arguments{alpha, beta, static_cast<std::uint32_t>(a.rows)};
   recorder.dispatch(spmv_kernel<T>(), {a.row_offsets.get(), a.columns.get(), a.values.get(), &x, &y}, &arguments,
                     sizeof(arguments), static_cast<std::uint64_t>(a.rows));
@@ -78,8 +78,10 @@ void spmv_of(T alpha, const CsrView<T>& a, const T* x, T beta, T* y) {
   const CsrOnDevice<T> device_a(a);
   auto device_x = vk::Buffer::from<T>({x, static_cast<std::size_t>(a.cols)});
   const auto rows = static_cast<std::size_t>(a.rows);
-  std::unique_ptr<vk::Buffer> device_y = beta != T(0) ? vk::Buffer::from<T>({y, rows}) : std::make_unique<vk::Buffer>(rows * sizeof(T));
-  vk::Context::get().run([&](vk::Recorder& recorder) { record_spmv(recorder, device_a, alpha, *device_x, beta, *device_y); });
+  std::unique_ptr<vk::Buffer> device_y =
+      beta != T(0) ? vk::Buffer::from<T>({y, rows}) : std::make_unique<vk::Buffer>(rows * sizeof(T));
+  vk::Context::get().run(
+      [&](vk::Recorder& recorder) { record_spmv(recorder, device_a, alpha, *device_x, beta, *device_y); });
   std::copy_n(device_y->as<T>(), rows, y);
 }
 

@@ -43,19 +43,19 @@ struct LatticeView {
   const long long* out_offsets;  // forward CSR
   const int* heads;
   const float* out_weights;
-  const long long* in_offsets;   // its transpose
+  const long long* in_offsets;  // its transpose
   const int* tails;
   const float* in_weights;
-  const int* owner;              // [group * node_count + node]
-  const int* mid_grid;           // per midpoint: its grid node * 2 + which edge
-  const int* edge_mids;          // per grid node: two midpoints or -1
-  const int* extras_offsets;     // per net: its pins, pads and stubs, sorted
+  const int* owner;           // [group * node_count + node]
+  const int* mid_grid;        // per midpoint: its grid node * 2 + which edge
+  const int* edge_mids;       // per grid node: two midpoints or -1
+  const int* extras_offsets;  // per net: its pins, pads and stubs, sorted
   const int* extras;
-  const int* stub_grid;          // per stub: its grid node
+  const int* stub_grid;  // per stub: its grid node
   const int* stub_claims_offsets;
   const int* stub_claims;
-  const int* stencil_offsets;    // [group * 4 + kind]: wire-grid, wire-via, via-grid, via-via
-  const int2* stencils;          // (column, row)
+  const int* stencil_offsets;  // [group * 4 + kind]: wire-grid, wire-via, via-grid, via-via
+  const int2* stencils;        // (column, row)
   const int* kinds_at_slot_offsets;
   const int* kinds_at_slot;
   const int* kind_slots_offsets;
@@ -110,8 +110,10 @@ __device__ int position_of(const int* sorted, int begin, int end, int value) {
   int high = end;
   while (low < high) {
     const int mid = low + (high - low) / 2;
-    if (sorted[mid] < value) low = mid + 1;
-    else high = mid;
+    if (sorted[mid] < value)
+      low = mid + 1;
+    else
+      high = mid;
   }
   return low < end && sorted[low] == value ? low - begin : -1;
 }
@@ -283,7 +285,7 @@ __device__ float local_cost(const LatticeView& l, const CountsView& counts, cons
     return allowed && !(forbid && others > 0) ? cost : kBlockedCost;
   }
   if (local < w.extras_base) return allowed ? 0.0f : kBlockedCost;  // a midpoint
-  if (node < l.stub_base) return 0.0f;                                // the net's own pins and pads
+  if (node < l.stub_base) return 0.0f;                              // the net's own pins and pads
   if (!w.holds_grid_node(l.stub_grid[node - l.stub_base])) return kBlockedCost;
   if (!allowed) return kBlockedCost;
   int others_count = 0;
@@ -297,10 +299,10 @@ __device__ float local_cost(const LatticeView& l, const CountsView& counts, cons
   return congestion_cost(0.0f, others, counts.history[node], present);
 }
 
-__global__ void __launch_bounds__(kThreads) search_windows(LatticeView l, CountsView counts, const QuerySpec* queries,
-                                                           const int* pool, unsigned char* scratch_base, float present,
-                                                           int forbid, QueryResult* results, int* paths,
-                                                           int* path_fill) {
+__global__ void __launch_bounds__(kThreads)
+    search_windows(LatticeView l, CountsView counts, const QuerySpec* queries, const int* pool,
+                   unsigned char* scratch_base, float present, int forbid, QueryResult* results, int* paths,
+                   int* path_fill) {
   const QuerySpec& q = queries[blockIdx.x];
   const Window w(l, q);
   extern __shared__ __align__(16) unsigned char shared_scratch[];
@@ -481,8 +483,10 @@ __global__ void __launch_bounds__(kThreads) search_windows(LatticeView l, Counts
         const int u = l.tails[e];
         const int u_local = w.local_of(u);
         unsigned long long key = kUnset;
-        if (u_local >= 0) key = s.keys[u_local];
-        else if (hop == 1 && contains(pool, q.sources_begin, q.sources_end, u)) key = 0;  // a source outside
+        if (u_local >= 0)
+          key = s.keys[u_local];
+        else if (hop == 1 && contains(pool, q.sources_begin, q.sources_end, u))
+          key = 0;  // a source outside
         if (key == kUnset || hops_of(key) != static_cast<unsigned>(hop - 1)) continue;
         if (__fadd_rn(distance_of(key), __fadd_rn(l.in_weights[e], entering)) == d) best = min(best, u);
       }
@@ -639,8 +643,8 @@ WindowSearch::WindowSearch(const Lattice& lattice, float via_cost, const Congest
 
   std::vector<std::vector<int2>> stencils;
   for (std::size_t g = 0; g < lattice.groups.size(); ++g) {
-    for (const auto* kind : {&lattice.wire_grid_claims, &lattice.wire_via_claims, &lattice.via_grid_claims,
-                             &lattice.via_via_claims}) {
+    for (const auto* kind :
+         {&lattice.wire_grid_claims, &lattice.wire_via_claims, &lattice.via_grid_claims, &lattice.via_via_claims}) {
       std::vector<int2> list;
       for (const Offset& o : (*kind)[g]) list.push_back(int2{o.column, o.row});
       stencils.push_back(std::move(list));
@@ -815,10 +819,9 @@ std::vector<graph::SsspPath> WindowSearch::paths(std::span<const WindowQuery> qu
   const std::size_t fill_at = s.paths.size() - 1;
   device::fill_zero(s.paths.data() + fill_at, sizeof(int), stream);
   TRELLIS_LAUNCH(search_windows, static_cast<unsigned>(queries.size()), kThreads, static_cast<std::size_t>(shared),
-                 stream, s.view,
-                 CountsView{s.uses.data(), s.claims.data(), s.near.data(), s.history.data()}, s.queries.data(),
-                 s.pool.data(), s.scratch.data(), present, forbid_conflicts ? 1 : 0, s.results.data(), s.paths.data(),
-                 s.paths.data() + fill_at);
+                 stream, s.view, CountsView{s.uses.data(), s.claims.data(), s.near.data(), s.history.data()},
+                 s.queries.data(), s.pool.data(), s.scratch.data(), present, forbid_conflicts ? 1 : 0, s.results.data(),
+                 s.paths.data(), s.paths.data() + fill_at);
   std::vector<QueryResult> results(queries.size());
   int filled = 0;
   device::copy_to_host(results.data(), s.results.data(), results.size() * sizeof(QueryResult), stream);

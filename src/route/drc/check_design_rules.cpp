@@ -82,7 +82,8 @@ ViolationKind violation_kind(Role a, Role b) {
   if (a == Role::outline || b == Role::outline) return ViolationKind::outline;
   if (a == Role::graphic || b == Role::graphic) return ViolationKind::graphic;
   if (a > b) std::swap(a, b);
-  if (a == Role::pad) return b == Role::pad ? ViolationKind::pad_pad : b == Role::wire ? ViolationKind::pad_wire : ViolationKind::pad_via;
+  if (a == Role::pad)
+    return b == Role::pad ? ViolationKind::pad_pad : b == Role::wire ? ViolationKind::pad_wire : ViolationKind::pad_via;
   if (a == Role::wire) return b == Role::wire ? ViolationKind::wire_wire : ViolationKind::wire_via;
   return ViolationKind::via_via;
 }
@@ -146,10 +147,13 @@ class Checker {
     for (std::size_t i = 0; i < pads_copper_.size(); ++i) {
       const PinCopper& pad = pads_copper_[i];
       const Component& component = board_.components[static_cast<std::size_t>(pad.pin.component)];
-      const int padstack = board_.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)].padstack;
-      Item item{Role::pad, static_cast<int>(i), pad.net,
-                single_layer[static_cast<std::size_t>(padstack)] ? ClearanceType::smd : ClearanceType::pin, -1,
-                KeepoutKind::keepout, pad.pin, {}, {}};
+      const int padstack =
+          board_.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)].padstack;
+      Item item{Role::pad, static_cast<int>(i),
+                pad.net,   single_layer[static_cast<std::size_t>(padstack)] ? ClearanceType::smd : ClearanceType::pin,
+                -1,        KeepoutKind::keepout,
+                pad.pin,   {},
+                {}};
       item.clearance_override = pin_clearance_override(board_, pad.pin);
       if (const auto found = pin_node_.find(pin_key(pad.pin)); found != pin_node_.end() && pad.net >= 0) {
         item.node = found->second;
@@ -159,7 +163,15 @@ class Checker {
     for (std::size_t w = 0; w < routed_.wires.size(); ++w) {
       const Wire& wire = routed_.wires[w];
       wire_node_.push_back(sets_.add());
-      add({Role::wire, static_cast<int>(w), wire.net, ClearanceType::wire, wire_node_.back(), KeepoutKind::keepout, {}, {}, {}},
+      add({Role::wire,
+           static_cast<int>(w),
+           wire.net,
+           ClearanceType::wire,
+           wire_node_.back(),
+           KeepoutKind::keepout,
+           {},
+           {},
+           {}},
           geometry::primitives_of(wire.shape), wire.layer);
     }
     for (std::size_t v = 0; v < routed_.vias.size(); ++v) {
@@ -168,7 +180,8 @@ class Checker {
       via_node_.push_back(node);
       // One item per via; its copper on each layer the padstack covers.
       const int index = static_cast<int>(items_.size());
-      items_.push_back({Role::via, static_cast<int>(v), via.net, ClearanceType::via, node, KeepoutKind::keepout, {}, {}, {}});
+      items_.push_back(
+          {Role::via, static_cast<int>(v), via.net, ClearanceType::via, node, KeepoutKind::keepout, {}, {}, {}});
       for (const LayerShape& layer_shape : board_.padstacks[static_cast<std::size_t>(via.padstack)].shapes) {
         Shape shape = layer_shape.shape;
         for (Point& p : shape.points) p = {p.x + via.position.x, p.y + via.position.y};
@@ -185,32 +198,49 @@ class Checker {
       for (const Shape& shape : graphic.shapes) {
         for (Primitive& primitive : geometry::primitives_of(shape)) primitives.push_back(std::move(primitive));
       }
-      add({Role::graphic, static_cast<int>(g), -1, ClearanceType::wire, -1, KeepoutKind::keepout, {}, {}, {}}, primitives,
-          graphic.layer);
+      add({Role::graphic, static_cast<int>(g), -1, ClearanceType::wire, -1, KeepoutKind::keepout, {}, {}, {}},
+          primitives, graphic.layer);
     }
     for (std::size_t p = 0; p < board_.planes.size(); ++p) {
       const Plane& plane = board_.planes[p];
       if (plane.net < 0 || plane.pour) continue;  // pours connect by join_pours
-      add({Role::plane, static_cast<int>(p), plane.net, ClearanceType::area, sets_.add(), KeepoutKind::keepout, {}, {}, {}},
+      add({Role::plane,
+           static_cast<int>(p),
+           plane.net,
+           ClearanceType::area,
+           sets_.add(),
+           KeepoutKind::keepout,
+           {},
+           {},
+           {}},
           geometry::primitives_of(plane.shape), plane.layer);
     }
     int keepout_count = 0;
     const auto add_keepout = [&](const Keepout& keepout, const Shape& shape, int layer) {
       const int k = keepout_count++;
-      add({Role::keepout, k, -1, ClearanceType::area, -1, keepout.kind, {},
-           keepout.name.empty() ? fmt::format("#{}", k) : keepout.name, {}},
+      add({Role::keepout,
+           k,
+           -1,
+           ClearanceType::area,
+           -1,
+           keepout.kind,
+           {},
+           keepout.name.empty() ? fmt::format("#{}", k) : keepout.name,
+           {}},
           geometry::primitives_of(shape), layer);
     };
     for (const Keepout& keepout : board_.keepouts) add_keepout(keepout, keepout.shape, keepout.layer);
     for (const Component& component : board_.components) {
       for (const Keepout& keepout : board_.images[static_cast<std::size_t>(component.image)].keepouts) {
-        add_keepout(keepout, geometry::placed_shape(component, keepout.shape), placed_layer(board_, component, keepout.layer));
+        add_keepout(keepout, geometry::placed_shape(component, keepout.shape),
+                    placed_layer(board_, component, keepout.layer));
       }
     }
     if (!board_.boundary.empty()) {
       outline_item_ = static_cast<int>(items_.size());
       outline_edges_ = geometry::outline_edges(board_.boundary.front());
-      add({Role::outline, 0, -1, ClearanceType::edge, -1, KeepoutKind::keepout, {}, {}, {}}, outline_edges_, kAllLayers);
+      add({Role::outline, 0, -1, ClearanceType::edge, -1, KeepoutKind::keepout, {}, {}, {}}, outline_edges_,
+          kAllLayers);
     }
   }
 
@@ -293,8 +323,10 @@ class Checker {
     const auto columns = static_cast<Coord>(width / cell) + 1;
     const auto rows = static_cast<Coord>(height / cell) + 1;
     const auto cell_of = [&](Coord x, Coord y) {
-      const Coord column = std::clamp<Coord>(static_cast<Coord>(static_cast<double>(x - extent.min.x) / cell), 0, columns - 1);
-      const Coord row = std::clamp<Coord>(static_cast<Coord>(static_cast<double>(y - extent.min.y) / cell), 0, rows - 1);
+      const Coord column =
+          std::clamp<Coord>(static_cast<Coord>(static_cast<double>(x - extent.min.x) / cell), 0, columns - 1);
+      const Coord row =
+          std::clamp<Coord>(static_cast<Coord>(static_cast<double>(y - extent.min.y) / cell), 0, rows - 1);
       return std::pair{column, row};
     };
     const auto grown = [&](int member) {
@@ -394,9 +426,11 @@ class Checker {
       const Item* b = &items_[static_cast<std::size_t>(item_b)];
       // Copper first, and in the order pad, wire, via.
       if (!is_copper(a->role) || (is_copper(b->role) && b->role < a->role)) std::swap(a, b);
-      Violation violation{violation_kind(a->role, b->role), layer, finding.separation.where, object_of(*a),
-                          object_of(*b), finding.separation.distance, finding.required};
-      const bool routed = a->role == Role::wire || a->role == Role::via || b->role == Role::wire || b->role == Role::via;
+      Violation violation{
+          violation_kind(a->role, b->role), layer,           finding.separation.where, object_of(*a), object_of(*b),
+          finding.separation.distance,      finding.required};
+      const bool routed =
+          a->role == Role::wire || a->role == Role::via || b->role == Role::wire || b->role == Role::via;
       (routed ? report.routing : report.input_conflicts).push_back(std::move(violation));
     }
     const auto order = [](const Violation& x, const Violation& y) {
@@ -465,27 +499,42 @@ DrcReport check_design_rules(const Board& board) { return check_design_rules(boa
 
 const char* to_string(ViolationKind kind) {
   switch (kind) {
-    case ViolationKind::pad_pad: return "pad-pad";
-    case ViolationKind::pad_wire: return "pad-wire";
-    case ViolationKind::pad_via: return "pad-via";
-    case ViolationKind::wire_wire: return "wire-wire";
-    case ViolationKind::wire_via: return "wire-via";
-    case ViolationKind::via_via: return "via-via";
-    case ViolationKind::graphic: return "copper-graphic";
-    case ViolationKind::keepout: return "keepout";
-    case ViolationKind::outline: return "outline";
+    case ViolationKind::pad_pad:
+      return "pad-pad";
+    case ViolationKind::pad_wire:
+      return "pad-wire";
+    case ViolationKind::pad_via:
+      return "pad-via";
+    case ViolationKind::wire_wire:
+      return "wire-wire";
+    case ViolationKind::wire_via:
+      return "wire-via";
+    case ViolationKind::via_via:
+      return "via-via";
+    case ViolationKind::graphic:
+      return "copper-graphic";
+    case ViolationKind::keepout:
+      return "keepout";
+    case ViolationKind::outline:
+      return "outline";
   }
   return "?";
 }
 
 const char* to_string(DrcObjectKind kind) {
   switch (kind) {
-    case DrcObjectKind::pad: return "pad";
-    case DrcObjectKind::wire: return "wire";
-    case DrcObjectKind::via: return "via";
-    case DrcObjectKind::graphic: return "graphic";
-    case DrcObjectKind::keepout: return "keepout";
-    case DrcObjectKind::outline: return "outline";
+    case DrcObjectKind::pad:
+      return "pad";
+    case DrcObjectKind::wire:
+      return "wire";
+    case DrcObjectKind::via:
+      return "via";
+    case DrcObjectKind::graphic:
+      return "graphic";
+    case DrcObjectKind::keepout:
+      return "keepout";
+    case DrcObjectKind::outline:
+      return "outline";
   }
   return "?";
 }

@@ -58,8 +58,8 @@ double extent(const std::vector<Shape>& shapes, Point centre, Vec2 u) {
   for (const Shape& shape : shapes) {
     for (const Primitive& p : geometry::primitives_of(shape)) {
       for (const Point& q : p.core) {
-        most = std::max(most, static_cast<double>(q.x - centre.x) * u.x + static_cast<double>(q.y - centre.y) * u.y +
-                                  p.radius);
+        most = std::max(
+            most, static_cast<double>(q.x - centre.x) * u.x + static_cast<double>(q.y - centre.y) * u.y + p.radius);
       }
     }
   }
@@ -70,8 +70,12 @@ class PlaneFill {
  public:
   PlaneFill(const Board& board, const RoutedCopper& routed, const std::vector<PinCopper>& pads,
             const std::vector<bool>& smd_padstack, const ClearanceRules& rules, int plane_index)
-      : board_(board), routed_(routed), rules_(rules), plane_index_(plane_index),
-        plane_(board.planes[static_cast<std::size_t>(plane_index)]), pour_(*plane_.pour),
+      : board_(board),
+        routed_(routed),
+        rules_(rules),
+        plane_index_(plane_index),
+        plane_(board.planes[static_cast<std::size_t>(plane_index)]),
+        pour_(*plane_.pour),
         half_(static_cast<double>(pour_.min_thickness) / 2) {
     Box box = bounding_box(plane_.shape);
     if (const Box edge = boundary_box(board); !edge.empty()) {
@@ -121,7 +125,8 @@ class PlaneFill {
       const Via& via = routed_.vias[v];
       if (via.net != plane_.net) continue;
       const auto& shapes = board_.padstacks[static_cast<std::size_t>(via.padstack)].shapes;
-      if (std::none_of(shapes.begin(), shapes.end(), [&](const LayerShape& s) { return s.layer == plane_.layer; })) continue;
+      if (std::none_of(shapes.begin(), shapes.end(), [&](const LayerShape& s) { return s.layer == plane_.layer; }))
+        continue;
       if (const int label = label_at(via.position); label >= 0) island(label).vias.push_back(static_cast<int>(v));
     }
     for (auto& [label, found] : by_label) out.push_back(std::move(found));
@@ -158,8 +163,9 @@ class PlaneFill {
           board_.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)].padstack;
       const bool smd = smd_padstack[static_cast<std::size_t>(padstack)];
       if (pad.net != plane_.net || plane_.net < 0) {
-        add_shape(pad.shape, clearance_from(pad.net, smd ? ClearanceType::smd : ClearanceType::pin,
-                                            pin_clearance_override(board_, pad.pin)),
+        add_shape(pad.shape,
+                  clearance_from(pad.net, smd ? ClearanceType::smd : ClearanceType::pin,
+                                 pin_clearance_override(board_, pad.pin)),
                   ObstacleKind::foreign);
         continue;
       }
@@ -179,7 +185,8 @@ class PlaneFill {
     }
     const auto foreign_copper = [&](int net, int copper_layer) { return copper_layer == layer && net != plane_.net; };
     for (const Wire& wire : routed_.wires) {
-      if (foreign_copper(wire.net, wire.layer)) add_shape(wire.shape, clearance_from(wire.net, ClearanceType::wire), ObstacleKind::foreign);
+      if (foreign_copper(wire.net, wire.layer))
+        add_shape(wire.shape, clearance_from(wire.net, ClearanceType::wire), ObstacleKind::foreign);
     }
     for (const Via& via : routed_.vias) {
       if (via.net == plane_.net) continue;
@@ -192,7 +199,8 @@ class PlaneFill {
     }
     for (const CopperGraphic& graphic : board_.copper_graphics) {
       if (graphic.layer != layer) continue;
-      for (const Shape& shape : graphic.shapes) add_shape(shape, clearance_from(-1, ClearanceType::wire), ObstacleKind::foreign);
+      for (const Shape& shape : graphic.shapes)
+        add_shape(shape, clearance_from(-1, ClearanceType::wire), ObstacleKind::foreign);
     }
     const double widest = static_cast<double>(std::max(pour_.clearance, rules_.largest()));
     const auto keepout_here = [&](int keepout_layer) { return keepout_layer == kAllLayers || keepout_layer == layer; };
@@ -204,21 +212,24 @@ class PlaneFill {
     for (const Component& component : board_.components) {
       for (const Keepout& keepout : board_.images[static_cast<std::size_t>(component.image)].keepouts) {
         const int placed = keepout.layer == kAllLayers ? kAllLayers : placed_layer(board_, component, keepout.layer);
-        if (keepout_here(placed)) add_shape(geometry::placed_shape(component, keepout.shape), widest, ObstacleKind::foreign);
+        if (keepout_here(placed))
+          add_shape(geometry::placed_shape(component, keepout.shape), widest, ObstacleKind::foreign);
       }
     }
     for (const Plane& other : board_.planes) {
       if (other.layer != layer || other.net == plane_.net) continue;
       if (other.pour && other.pour->priority < pour_.priority) continue;  // it yields to this one
       const Coord other_clearance = other.pour ? other.pour->clearance : 0;
-      add_shape(other.shape, std::max(clearance_from(other.net, ClearanceType::area), static_cast<double>(other_clearance)),
+      add_shape(other.shape,
+                std::max(clearance_from(other.net, ClearanceType::area), static_cast<double>(other_clearance)),
                 ObstacleKind::foreign);
     }
     for (const Primitive& edge : geometry::outline_edges(plane_.shape)) {
       add(edge, static_cast<double>(pour_.corner_radius), ObstacleKind::zone_edge);
     }
     if (!board_.boundary.empty()) {
-      for (const Primitive& edge : geometry::outline_edges(board_.boundary.front())) add(edge, widest, ObstacleKind::board_edge);
+      for (const Primitive& edge : geometry::outline_edges(board_.boundary.front()))
+        add(edge, widest, ObstacleKind::board_edge);
     }
     index_obstacles();
   }
@@ -231,7 +242,8 @@ class PlaneFill {
     buckets_.assign(static_cast<std::size_t>(bucket_columns_) * static_cast<std::size_t>(bucket_rows_), {});
     for (std::size_t i = 0; i < obstacles_.size(); ++i) {
       const Obstacle& o = obstacles_[i];
-      for (const std::size_t b : buckets_near(o.shape.box, o.need + half_ + slack_)) buckets_[b].push_back(static_cast<int>(i));
+      for (const std::size_t b : buckets_near(o.shape.box, o.need + half_ + slack_))
+        buckets_[b].push_back(static_cast<int>(i));
     }
   }
 
@@ -240,9 +252,10 @@ class PlaneFill {
     const auto index = [&](Coord v, Coord o, int limit) { return std::clamp<Coord>((v - o) / bucket_, 0, limit - 1); };
     const auto g = static_cast<Coord>(std::ceil(grow));
     std::vector<std::size_t> found;
-    for (Coord r = index(box.min.y - g, origin_.y, bucket_rows_); r <= index(box.max.y + g, origin_.y, bucket_rows_); ++r) {
-      for (Coord c = index(box.min.x - g, origin_.x, bucket_columns_); c <= index(box.max.x + g, origin_.x, bucket_columns_);
-           ++c) {
+    for (Coord r = index(box.min.y - g, origin_.y, bucket_rows_); r <= index(box.max.y + g, origin_.y, bucket_rows_);
+         ++r) {
+      for (Coord c = index(box.min.x - g, origin_.x, bucket_columns_);
+           c <= index(box.max.x + g, origin_.x, bucket_columns_); ++c) {
         found.push_back(static_cast<std::size_t>(r * bucket_columns_ + c));
       }
     }
@@ -250,7 +263,8 @@ class PlaneFill {
   }
 
   Point centre(int column, int row) const {
-    return {origin_.x + static_cast<Coord>(column) * cell_ + cell_ / 2, origin_.y + static_cast<Coord>(row) * cell_ + cell_ / 2};
+    return {origin_.x + static_cast<Coord>(column) * cell_ + cell_ / 2,
+            origin_.y + static_cast<Coord>(row) * cell_ + cell_ / 2};
   }
 
   // Cells whose centres lie inside a closed chain of edges, by rows.
@@ -275,7 +289,9 @@ class PlaneFill {
           in = !in;
           ++next;
         }
-        if (!in) inside[static_cast<std::size_t>(row) * static_cast<std::size_t>(columns_) + static_cast<std::size_t>(column)] = 0;
+        if (!in)
+          inside[static_cast<std::size_t>(row) * static_cast<std::size_t>(columns_) +
+                 static_cast<std::size_t>(column)] = 0;
       }
     }
   }
@@ -375,8 +391,9 @@ class PlaneFill {
     if (pad.shapes.empty()) return {};
     Box box;
     for (const Shape& shape : pad.shapes) box.include(bounding_box(shape));
-    const Point c = pad.shapes.size() == 1 ? Point{box.min.x + (box.max.x - box.min.x) / 2, box.min.y + (box.max.y - box.min.y) / 2}
-                                           : pin_position(board_, pad.pin);
+    const Point c = pad.shapes.size() == 1
+                        ? Point{box.min.x + (box.max.x - box.min.x) / 2, box.min.y + (box.max.y - box.min.y) / 2}
+                        : pin_position(board_, pad.pin);
     if (pad.connection == PadConnection::solid) {
       const int label = label_at(c);
       return label >= 0 ? std::set<int>{label} : std::set<int>{};
@@ -398,13 +415,15 @@ class PlaneFill {
       std::set<int> reached;
       for (int k = 0; k < 4; ++k) {
         const double radians = (set + 90.0 * k) * std::numbers::pi / 180.0;
-        if (const int label = spoke_island(pad, c, {std::cos(radians), std::sin(radians)}); label >= 0) reached.insert(label);
+        if (const int label = spoke_island(pad, c, {std::cos(radians), std::sin(radians)}); label >= 0)
+          reached.insert(label);
       }
       if (!common) {
         common = std::move(reached);
       } else {
         std::set<int> both;
-        std::set_intersection(common->begin(), common->end(), reached.begin(), reached.end(), std::inserter(both, both.end()));
+        std::set_intersection(common->begin(), common->end(), reached.begin(), reached.end(),
+                              std::inserter(both, both.end()));
         common = std::move(both);
       }
       if (common->empty()) return {};
@@ -415,8 +434,8 @@ class PlaneFill {
   // The island one spoke of a thermal pad surely reaches, or -1.
   int spoke_island(const OwnPad& pad, Point c, Vec2 u) const {
     const Vec2 v{-u.y, u.x};
-    const double narrow =
-        std::min(extent(pad.shapes, c, u) + extent(pad.shapes, c, {-u.x, -u.y}), extent(pad.shapes, c, v) + extent(pad.shapes, c, {-v.x, -v.y}));
+    const double narrow = std::min(extent(pad.shapes, c, u) + extent(pad.shapes, c, {-u.x, -u.y}),
+                                   extent(pad.shapes, c, v) + extent(pad.shapes, c, {-v.x, -v.y}));
     const double width = std::min(static_cast<double>(pour_.thermal_bridge_width), narrow);
     if (width < static_cast<double>(pour_.min_thickness) || width <= 0) return -1;
     const double tip = extent(pad.shapes, c, u) + pad.thermal_gap + kSpokeOvershoot;
@@ -464,7 +483,8 @@ std::vector<PourIsland> pour_islands(const Board& board, const RoutedCopper& rou
   std::vector<bool> smd(board.padstacks.size());
   for (std::size_t p = 0; p < board.padstacks.size(); ++p) {
     const auto& shapes = board.padstacks[p].shapes;
-    smd[p] = std::all_of(shapes.begin(), shapes.end(), [&](const LayerShape& s) { return s.layer == shapes.front().layer; });
+    smd[p] =
+        std::all_of(shapes.begin(), shapes.end(), [&](const LayerShape& s) { return s.layer == shapes.front().layer; });
   }
   for (std::size_t p = 0; p < board.planes.size(); ++p) {
     const Plane& plane = board.planes[p];
@@ -472,8 +492,9 @@ std::vector<PourIsland> pour_islands(const Board& board, const RoutedCopper& rou
     PlaneFill(board, routed, pads, smd, rules, static_cast<int>(p)).islands(islands);
   }
   for (PourIsland& island : islands) {
-    std::sort(island.pins.begin(), island.pins.end(),
-              [](const PinRef& a, const PinRef& b) { return std::tie(a.component, a.pin) < std::tie(b.component, b.pin); });
+    std::sort(island.pins.begin(), island.pins.end(), [](const PinRef& a, const PinRef& b) {
+      return std::tie(a.component, a.pin) < std::tie(b.component, b.pin);
+    });
   }
   return islands;
 }

@@ -56,8 +56,8 @@ void Parser::read_library(const NameAt& keyword) {
           }
           const NameAt& pin_name = fields.atoms[0];
           if (!pin_names.insert(pin_name.name).second) {
-            fail(pin_name.line, fmt::format("the image {} has two pins named {}", quoted(image.name),
-                                            quoted(pin_name.name)));
+            fail(pin_name.line,
+                 fmt::format("the image {} has two pins named {}", quoted(image.name), quoted(pin_name.name)));
           }
           const Point offset{to_coord(parse_number(fields.atoms[1], "the pin's x"), fields.atoms[1].line, image_scale),
                              to_coord(parse_number(fields.atoms[2], "the pin's y"), fields.atoms[2].line, image_scale)};

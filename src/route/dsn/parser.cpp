@@ -81,8 +81,8 @@ void Parser::skip_rest(const NameAt& keyword) {
         break;
       case TokenKind::end:
         fail(tokens_.last_line(),
-             fmt::format("the file ends inside the ({} ...) list opened at line {} (was it cut short?)",
-                         keyword.name, keyword.line));
+             fmt::format("the file ends inside the ({} ...) list opened at line {} (was it cut short?)", keyword.name,
+                         keyword.line));
     }
   }
 }
@@ -95,8 +95,9 @@ void Parser::for_each_list(const NameAt& owner, const std::function<bool(const N
       return;
     }
     if (token.kind == TokenKind::end) {
-      fail(tokens_.last_line(), fmt::format("the file ends inside the ({} ...) list opened at line {} (was it cut short?)",
-                                            owner.name, owner.line));
+      fail(tokens_.last_line(),
+           fmt::format("the file ends inside the ({} ...) list opened at line {} (was it cut short?)", owner.name,
+                       owner.line));
     }
     if (token.kind == TokenKind::atom) {
       fail(token.line, fmt::format("expected '(' or ')' in the ({} ...) list opened at line {}, found {}", owner.name,
@@ -284,8 +285,8 @@ Board Parser::read() {
   if (first.kind == TokenKind::end) fail(tokens_.last_line(), "the file is empty: expected (pcb ...)");
   const NameAt pcb = open_list("'(pcb' at the start of the file");
   if (pcb.name != "pcb") {
-    fail(pcb.line, fmt::format("expected (pcb ...), found ({} ...): this reader takes Specctra design files",
-                               quoted(pcb.name)));
+    fail(pcb.line,
+         fmt::format("expected (pcb ...), found ({} ...): this reader takes Specctra design files", quoted(pcb.name)));
   }
   if (next_is_atom()) board.name = read_atom("the board's name").name;
   bool unit_given = false;

@@ -41,15 +41,15 @@ struct Scale {
 
 // What resolution has to look up, in file order.
 struct PendingNames {
-  std::vector<NameAt> via_padstacks;                    // structure (via ...)
-  std::vector<std::vector<NameAt>> image_pin_padstacks; // per image, per pin
-  std::vector<NameAt> component_images;                 // per component
-  std::vector<std::vector<NameAt>> net_pins;            // per net
+  std::vector<NameAt> via_padstacks;                     // structure (via ...)
+  std::vector<std::vector<NameAt>> image_pin_padstacks;  // per image, per pin
+  std::vector<NameAt> component_images;                  // per component
+  std::vector<std::vector<NameAt>> net_pins;             // per net
   std::vector<std::size_t> net_lines;
-  std::vector<std::vector<NameAt>> class_nets;          // per class
+  std::vector<std::vector<NameAt>> class_nets;  // per class
   std::vector<std::vector<NameAt>> class_vias;
   std::vector<NameAt> plane_nets;
-  std::vector<NameAt> wire_nets;                        // empty name: no net
+  std::vector<NameAt> wire_nets;  // empty name: no net
   std::vector<NameAt> via_nets;
   std::vector<NameAt> via_padstack_names;
 };
@@ -97,7 +97,7 @@ class Parser {
   // the keyword: one Keepout per layer the shape names ("pcb" and "*": all).
   void read_keepout(const NameAt& keyword, const Scale& scale, std::vector<Keepout>& keepouts);
   Rules read_rules(const NameAt& keyword, const Scale& scale);  // after "(rule"
-  WiringType read_wiring_type(const NameAt& keyword);            // after "(type"
+  WiringType read_wiring_type(const NameAt& keyword);           // after "(type"
 
   // ---- sections (one file each)
   void read_structure(const NameAt& keyword);
@@ -111,9 +111,9 @@ class Parser {
   Scale scale;  // the (pcb)-level unit
   PendingNames pending;
   std::unordered_map<std::string, int> layer_by_name;
-  std::vector<std::size_t> image_lines;     // where each image and padstack
-  std::vector<std::size_t> padstack_lines;  // is defined, for duplicates
-  std::vector<std::size_t> component_lines; // each (place ...)
+  std::vector<std::size_t> image_lines;      // where each image and padstack
+  std::vector<std::size_t> padstack_lines;   // is defined, for duplicates
+  std::vector<std::size_t> component_lines;  // each (place ...)
 
  private:
   Tokenizer tokens_;

@@ -11,9 +11,7 @@
 
 namespace trellis::route {
 
-Board read_dsn(std::string_view text, const std::string& name) {
-  return dsn_detail::Parser(text, name).read();
-}
+Board read_dsn(std::string_view text, const std::string& name) { return dsn_detail::Parser(text, name).read(); }
 
 Board read_dsn(std::istream& in, const std::string& name) {
   // Boards are a few megabytes at most: read whole, then parse in one pass.

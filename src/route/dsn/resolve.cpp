@@ -14,15 +14,15 @@ namespace {
 // the second definition's line.
 template <typename Item>
 std::unordered_map<std::string, int> index_by_name(const Parser& parser, const std::vector<Item>& items,
-                                                    const std::vector<std::size_t>& lines,
-                                                    std::string Item::*name, std::string_view what) {
+                                                   const std::vector<std::size_t>& lines, std::string Item::*name,
+                                                   std::string_view what) {
   std::unordered_map<std::string, int> index;
   index.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto [at, inserted] = index.emplace(items[i].*name, static_cast<int>(i));
     if (!inserted) {
-      parser.fail(lines[i], fmt::format("the {} {} is defined twice (first at line {})", what,
-                                        quoted(items[i].*name), lines[static_cast<std::size_t>(at->second)]));
+      parser.fail(lines[i], fmt::format("the {} {} is defined twice (first at line {})", what, quoted(items[i].*name),
+                                        lines[static_cast<std::size_t>(at->second)]));
     }
   }
   return index;
@@ -43,8 +43,7 @@ std::string millimetres(Point p) {
 }  // namespace
 
 void Parser::resolve() {
-  const auto padstack_index =
-      index_by_name(*this, board.padstacks, padstack_lines, &Padstack::name, "padstack");
+  const auto padstack_index = index_by_name(*this, board.padstacks, padstack_lines, &Padstack::name, "padstack");
   const auto image_index = index_by_name(*this, board.images, image_lines, &Image::name, "image");
   const auto component_index =
       index_by_name(*this, board.components, component_lines, &Component::reference, "component");
@@ -57,8 +56,9 @@ void Parser::resolve() {
   for (std::size_t i = 0; i < board.images.size(); ++i) {
     Image& image = board.images[i];
     for (std::size_t p = 0; p < image.pins.size(); ++p) {
-      image.pins[p].padstack = find_named(*this, padstack_index, pending.image_pin_padstacks[i][p],
-                                          fmt::format("a pin of image {} names an unknown padstack", quoted(image.name)));
+      image.pins[p].padstack =
+          find_named(*this, padstack_index, pending.image_pin_padstacks[i][p],
+                     fmt::format("a pin of image {} names an unknown padstack", quoted(image.name)));
     }
   }
   for (std::size_t c = 0; c < board.components.size(); ++c) {
@@ -114,8 +114,8 @@ void Parser::resolve() {
       if (found != net_index.end()) net_class.nets.push_back(found->second);
     }
     for (const NameAt& via : pending.class_vias[k]) {
-      net_class.vias.push_back(find_named(*this, padstack_index, via,
-                                          fmt::format("class {} uses an unknown via padstack", quoted(net_class.name))));
+      net_class.vias.push_back(find_named(
+          *this, padstack_index, via, fmt::format("class {} uses an unknown via padstack", quoted(net_class.name))));
     }
   }
   for (std::size_t p = 0; p < board.planes.size(); ++p) {
@@ -154,8 +154,8 @@ void Parser::resolve() {
       const std::string problem = fmt::format("pin {}-{} at {} lies outside the board outline",
                                               board.components[c].reference, image.pins[p].name, millimetres(at));
       if (connected[c][p]) fail(component_lines[c], problem + " but belongs to a net");
-      board.warnings.push_back(fmt::format("{}:{}: {} (it belongs to no net; kept)", tokens().name(),
-                                           component_lines[c], problem));
+      board.warnings.push_back(
+          fmt::format("{}:{}: {} (it belongs to no net; kept)", tokens().name(), component_lines[c], problem));
     }
   }
 }

@@ -76,7 +76,8 @@ void Tokenizer::scan_quoted(Token& token) {
   for (;; ++close) {
     close = text_.find(quote_, close);
     if (close == std::string_view::npos) {
-      fail(opened_at, fmt::format("the quoted text opened here with {} is never closed", quoted(std::string(1, quote_))));
+      fail(opened_at,
+           fmt::format("the quoted text opened here with {} is never closed", quoted(std::string(1, quote_))));
     }
     const std::size_t after = close + 1;
     if (after == text_.size()) break;

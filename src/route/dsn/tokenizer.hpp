@@ -18,9 +18,9 @@ enum class Dialect { specctra, kicad };
 
 struct Token {
   TokenKind kind = TokenKind::end;
-  std::string text;     // the atom, quotes removed; empty for other kinds
-  std::size_t line = 0; // 1-based line where the token starts
-  bool quoted = false;  // the atom had a quoted part ("" is an empty atom)
+  std::string text;      // the atom, quotes removed; empty for other kinds
+  std::size_t line = 0;  // 1-based line where the token starts
+  bool quoted = false;   // the atom had a quoted part ("" is an empty atom)
 };
 
 // Rules, as Specctra writers use them:

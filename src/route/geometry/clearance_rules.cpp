@@ -10,12 +10,18 @@ namespace {
 
 const char* type_name(ClearanceType type) {
   switch (type) {
-    case ClearanceType::smd: return "smd";
-    case ClearanceType::pin: return "pin";
-    case ClearanceType::wire: return "wire";
-    case ClearanceType::via: return "via";
-    case ClearanceType::area: return "area";
-    case ClearanceType::edge: return "edge";
+    case ClearanceType::smd:
+      return "smd";
+    case ClearanceType::pin:
+      return "pin";
+    case ClearanceType::wire:
+      return "wire";
+    case ClearanceType::via:
+      return "via";
+    case ClearanceType::area:
+      return "area";
+    case ClearanceType::edge:
+      return "edge";
   }
   return "";
 }
@@ -67,7 +73,8 @@ ClearanceRules::ClearanceRules(const Board& board) {
 
 Coord ClearanceRules::required(int net_a, ClearanceType type_a, int net_b, ClearanceType type_b) const {
   const std::size_t pair = static_cast<std::size_t>(type_a) * kClearanceTypes + static_cast<std::size_t>(type_b);
-  return std::max(by_net_[static_cast<std::size_t>(net_a + 1)][pair], by_net_[static_cast<std::size_t>(net_b + 1)][pair]);
+  return std::max(by_net_[static_cast<std::size_t>(net_a + 1)][pair],
+                  by_net_[static_cast<std::size_t>(net_b + 1)][pair]);
 }
 
 }  // namespace trellis::route::geometry

@@ -88,9 +88,7 @@ Segment segment_of(const std::vector<Point>& core, std::size_t i, Point origin) 
   return {relative(core[i], origin), relative(core[(i + 1) % core.size()], origin)};
 }
 
-Point rounded(Vec v, Point origin) {
-  return {origin.x + std::llround(v.x), origin.y + std::llround(v.y)};
-}
+Point rounded(Vec v, Point origin) { return {origin.x + std::llround(v.x), origin.y + std::llround(v.y)}; }
 
 // Lowers best to segment s's closest approach to `core`'s segments
 // (relative to origin), stopping at contact. Nothing is allocated: the

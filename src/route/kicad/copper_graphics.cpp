@@ -32,7 +32,9 @@ class GraphicsReader {
     if (!layer) return;
     const bool property = graphic.text == "property";
     const std::string_view kind = property ? "text" : std::string_view(graphic.text).substr(3);  // after "gr_" or "fp_"
-    const auto at = [&](std::string_view keyword) { return place(placement, reader_.point(reader_.child(graphic, keyword))); };
+    const auto at = [&](std::string_view keyword) {
+      return place(placement, reader_.point(reader_.child(graphic, keyword)));
+    };
     const Coord width = reader_.stroke_width(graphic);
     std::vector<Shape> shapes;
     std::string what(kind);
@@ -54,9 +56,9 @@ class GraphicsReader {
     } else if (kind == "rect") {
       const Point a = reader_.point(reader_.child(graphic, "start"));
       const Point b = reader_.point(reader_.child(graphic, "end"));
-      shapes.push_back(outline_or_area({place(placement, a), place(placement, {b.x, a.y}), place(placement, b),
-                                        place(placement, {a.x, b.y})},
-                                       width, filled(graphic, false)));
+      shapes.push_back(outline_or_area(
+          {place(placement, a), place(placement, {b.x, a.y}), place(placement, b), place(placement, {a.x, b.y})}, width,
+          filled(graphic, false)));
     } else if (kind == "poly") {
       std::vector<Point> points = read_pts(reader_, reader_.child(graphic, "pts"));
       for (Point& p : points) p = place(placement, p);
@@ -170,7 +172,8 @@ void Reader::read_copper_graphics(const Node& root) {
     if (owner.empty()) owner = atom(*footprint, 0, "the footprint's library name").text;
     for (const Node& item : footprint->items) {
       // KiCad 8 writes a footprint's fields as (property "NAME" "TEXT" ...).
-      if (item.is_list && (item.text.starts_with("fp_") || item.text == "property")) graphics.add(item, placement, owner);
+      if (item.is_list && (item.text.starts_with("fp_") || item.text == "property"))
+        graphics.add(item, placement, owner);
     }
   }
 }

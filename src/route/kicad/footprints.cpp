@@ -28,7 +28,8 @@ std::string image_key(const Image& image) {
   for (const ImagePin& pin : image.pins) {
     key += fmt::format("{}|{}|{},{}|{}|{}|", pin.name, pin.padstack, pin.offset.x, pin.offset.y, pin.rotation,
                        pin.clearance.value_or(-1));
-    key += fmt::format("{}|{}|", pin.zone_connection ? static_cast<int>(*pin.zone_connection) : -1, pin.thermal_gap.value_or(-1));
+    key += fmt::format("{}|{}|", pin.zone_connection ? static_cast<int>(*pin.zone_connection) : -1,
+                       pin.thermal_gap.value_or(-1));
   }
   for (const Keepout& keepout : image.keepouts) append_shape_key(key, keepout.shape);
   return key;
@@ -39,13 +40,13 @@ std::string image_key(const Image& image) {
 std::string padstack_name(const std::vector<Shape>& shapes, const std::vector<int>& layers) {
   const Box box = bounding_box(shapes.front());
   const auto um = [](Coord nm) { return fmt::format("{:g}", static_cast<double>(nm) / 1000.0); };
-  const char* kind = shapes.size() > 1                              ? "Custom"
-                     : shapes.front().kind == ShapeKind::circle     ? "Round"
-                     : shapes.front().kind == ShapeKind::rect       ? "Rect"
-                     : shapes.front().kind == ShapeKind::path       ? "Oval"
-                                                                     : "Polygon";
-  std::string span = layers.size() == 1 ? std::to_string(layers.front())
-                                        : fmt::format("{}-{}", layers.front(), layers.back());
+  const char* kind = shapes.size() > 1                          ? "Custom"
+                     : shapes.front().kind == ShapeKind::circle ? "Round"
+                     : shapes.front().kind == ShapeKind::rect   ? "Rect"
+                     : shapes.front().kind == ShapeKind::path   ? "Oval"
+                                                                : "Polygon";
+  std::string span =
+      layers.size() == 1 ? std::to_string(layers.front()) : fmt::format("{}-{}", layers.front(), layers.back());
   return fmt::format("{}[{}]Pad_{}x{}_um", kind, span, um(box.max.x - box.min.x), um(box.max.y - box.min.y));
 }
 
@@ -81,11 +82,16 @@ std::optional<PadConnection> Reader::zone_connection(const Node& pad, const Node
     const Node* connect = item->find("zone_connect");
     if (connect == nullptr || connect->items.empty()) continue;
     switch (static_cast<int>(number(*connect, 0, "a zone connection"))) {
-      case 0: return PadConnection::none;
-      case 1: return PadConnection::thermal;
-      case 2: return PadConnection::solid;
-      case 3: return PadConnection::thru_hole_only;
-      default: return PadConnection::none;  // unknown: relied on for nothing
+      case 0:
+        return PadConnection::none;
+      case 1:
+        return PadConnection::thermal;
+      case 2:
+        return PadConnection::solid;
+      case 3:
+        return PadConnection::thru_hole_only;
+      default:
+        return PadConnection::none;  // unknown: relied on for nothing
     }
   }
   return std::nullopt;
@@ -160,7 +166,7 @@ void Reader::read_footprints(const Node& root) {
     Image image;
     image.name = library_name;
     std::unordered_map<std::string, int> seen_numbers;
-    std::vector<std::pair<int, int>> pin_nets;      // (pin, net)
+    std::vector<std::pair<int, int>> pin_nets;  // (pin, net)
     std::vector<std::size_t> pin_lines;
     for (const Node* pad : footprint->find_all("pad")) {
       const std::string& number = atom(*pad, 0, "the pad's number").text;

@@ -17,7 +17,8 @@ Point rounded(double x, double y) { return {std::llround(x), std::llround(y)}; }
 // How many chords keep an arc of `radius` sweeping `sweep_radians` within
 // the tolerance: each chord's sagitta r (1 - cos(a/2)) must not exceed it.
 int chords_for(double radius, double sweep_radians) {
-  if (!(radius > kArcTolerance)) return std::max(1, static_cast<int>(std::ceil(std::fabs(sweep_radians) / (std::numbers::pi / 2))));
+  if (!(radius > kArcTolerance))
+    return std::max(1, static_cast<int>(std::ceil(std::fabs(sweep_radians) / (std::numbers::pi / 2))));
   const double widest = 2.0 * std::acos(1.0 - kArcTolerance / radius);
   const double needed = std::ceil(std::fabs(sweep_radians) / widest);
   return static_cast<int>(std::clamp(needed, 1.0, static_cast<double>(kMaxArcChords)));

@@ -54,8 +54,9 @@ void Reader::read_layers(const Node& root) {
     }
     if (!name.ends_with(".Cu")) continue;  // silkscreen, mask, edge cuts, user layers
     const std::optional<int> rank = stack_rank(name);
-    if (!rank) fail(entry.line, fmt::format("unknown copper layer {}: expected F.Cu, In1.Cu ... In30.Cu or B.Cu",
-                                            dsn_detail::quoted(name)));
+    if (!rank)
+      fail(entry.line,
+           fmt::format("unknown copper layer {}: expected F.Cu, In1.Cu ... In30.Cu or B.Cu", dsn_detail::quoted(name)));
     Layer layer;
     layer.name = name;
     if (written != name) {
@@ -77,8 +78,8 @@ void Reader::read_layers(const Node& root) {
     }
     for (const Declared& known : copper) {
       if (known.layer.name == name) {
-        fail(entry.line, fmt::format("copper layer {} is declared twice (first at line {})", dsn_detail::quoted(name),
-                                     known.line));
+        fail(entry.line,
+             fmt::format("copper layer {} is declared twice (first at line {})", dsn_detail::quoted(name), known.line));
       }
     }
     copper.push_back({*rank, std::move(layer), entry.line});

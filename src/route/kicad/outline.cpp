@@ -56,9 +56,9 @@ class OutlineBuilder {
     } else if (shape == "rect") {
       const Point a = reader_.point(reader_.child(graphic, "start"));
       const Point b = reader_.point(reader_.child(graphic, "end"));
-      closed_.push_back({{place(placement, a), place(placement, {b.x, a.y}), place(placement, b),
-                          place(placement, {a.x, b.y})},
-                         graphic.line});
+      closed_.push_back(
+          {{place(placement, a), place(placement, {b.x, a.y}), place(placement, b), place(placement, {a.x, b.y})},
+           graphic.line});
     } else if (shape == "poly") {
       std::vector<Point> points = read_pts(reader_, reader_.child(graphic, "pts"));
       for (Point& p : points) p = place(placement, p);
@@ -138,8 +138,8 @@ void Reader::read_outline(const Node& root) {
   std::iter_swap(loops.begin(), largest);
   board.boundary.push_back(Shape{ShapeKind::polygon, 0, std::move(loops.front().points)});
   for (std::size_t i = 1; i < loops.size(); ++i) {
-    board.keepouts.push_back(
-        Keepout{KeepoutKind::keepout, "edge_cutout", kAllLayers, Shape{ShapeKind::polygon, 0, std::move(loops[i].points)}});
+    board.keepouts.push_back(Keepout{KeepoutKind::keepout, "edge_cutout", kAllLayers,
+                                     Shape{ShapeKind::polygon, 0, std::move(loops[i].points)}});
   }
 }
 

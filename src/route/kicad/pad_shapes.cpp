@@ -113,9 +113,7 @@ Shape trapezoid(const Reader& reader, const Node& pad, Size size) {
     }
   }
   const Coord hx = size.x / 2, hy = size.y / 2, ex = dx / 2, ey = dy / 2;
-  return {ShapeKind::polygon,
-          0,
-          {{-hx - ey, hy + ex}, {-hx + ey, -hy - ex}, {hx - ey, -hy + ex}, {hx + ey, hy - ex}}};
+  return {ShapeKind::polygon, 0, {{-hx - ey, hy + ex}, {-hx + ey, -hy - ex}, {hx - ey, -hy + ex}, {hx + ey, hy - ex}}};
 }
 
 // One primitive of a custom pad, relative to the pad's anchor.
@@ -128,8 +126,10 @@ std::optional<Shape> primitive_shape(const Reader& reader, const Node& primitive
     return Shape{ShapeKind::polygon, width, std::move(points)};
   }
   if (kind == "gr_line") {
-    return Shape{ShapeKind::path, width,
-                 {reader.raw_point(reader.child(primitive, "start")), reader.raw_point(reader.child(primitive, "end"))}};
+    return Shape{
+        ShapeKind::path,
+        width,
+        {reader.raw_point(reader.child(primitive, "start")), reader.raw_point(reader.child(primitive, "end"))}};
   }
   if (kind == "gr_arc") return Shape{ShapeKind::path, width, read_arc(reader, primitive, true)};
   if (kind == "gr_circle") {

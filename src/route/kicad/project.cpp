@@ -66,7 +66,8 @@ class ProjectFile {
       // end of the input is on the last line that holds text.
       const std::string_view text = project_.text;
       const std::size_t at = std::min<std::size_t>(error.byte == 0 ? 0 : error.byte - 1, text.size());
-      const auto newlines_before = static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+      const auto newlines_before =
+          static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
       const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) +
                          (!text.empty() && text.back() != '\n' ? 1 : 0);
       fail(std::min(newlines_before + 1, lines), fmt::format("the project file is not valid JSON ({})", error.what()));
@@ -105,8 +106,8 @@ void Reader::read_rules(const Node& board_root, const std::optional<KicadProject
   std::vector<std::pair<std::string, std::string>> assignments;  // (net pattern, class)
   std::vector<bool> is_pattern;
   const auto add_class = [&](ClassRules rules) {
-    const auto same = std::find_if(classes.begin(), classes.end(),
-                                   [&](const ClassRules& known) { return known.name == rules.name; });
+    const auto same =
+        std::find_if(classes.begin(), classes.end(), [&](const ClassRules& known) { return known.name == rules.name; });
     if (same != classes.end()) {
       *same = std::move(rules);  // the file's Default replaces the built-in one
     } else {
@@ -169,7 +170,8 @@ void Reader::read_rules(const Node& board_root, const std::optional<KicadProject
           is_pattern.push_back(false);
         }
       }
-      if (const auto patterns = settings->find("netclass_patterns"); patterns != settings->end() && !patterns->is_null()) {
+      if (const auto patterns = settings->find("netclass_patterns");
+          patterns != settings->end() && !patterns->is_null()) {
         if (!patterns->is_array()) file.fail(0, "net_settings.netclass_patterns must be an array");
         for (const json& entry : *patterns) {
           if (!entry.is_object() || !entry.contains("pattern") || !entry.contains("netclass")) {
@@ -231,7 +233,8 @@ void Reader::read_rules(const Node& board_root, const std::optional<KicadProject
       }
     }
     for (std::size_t n = 0; n < board.nets.size(); ++n) {
-      if (class_of[n] == static_cast<int>(c) || (c == 0 && class_of[n] < 0)) net_class.nets.push_back(static_cast<int>(n));
+      if (class_of[n] == static_cast<int>(c) || (c == 0 && class_of[n] < 0))
+        net_class.nets.push_back(static_cast<int>(n));
     }
     board.classes.push_back(std::move(net_class));
   }

@@ -21,22 +21,23 @@ void Reader::read_version(const Node& root) {
   }
   const Node* version_list = root.find("version");
   if (version_list == nullptr) {
-    fail(root.line, "the board has no (version ...): files older than KiCad 5.1 are not read; open and save it in "
-                    "KiCad 5.1 or later");
+    fail(root.line,
+         "the board has no (version ...): files older than KiCad 5.1 are not read; open and save it in "
+         "KiCad 5.1 or later");
   }
   const double value = number(*version_list, 0, "the format version (a date such as 20211014)");
   if (value != std::floor(value) || value < kOldestVersion) {
-    fail(version_list->line, fmt::format("format version {} is older than KiCad 5.1 ({}), which this reader needs; open "
-                                    "and save the board in KiCad 5.1 or later",
-                                    version_list->items[0].text, kOldestVersion));
+    fail(version_list->line,
+         fmt::format("format version {} is older than KiCad 5.1 ({}), which this reader needs; open "
+                     "and save the board in KiCad 5.1 or later",
+                     version_list->items[0].text, kOldestVersion));
   }
   if (value > kNewestVersion) {
     fail(version_list->line, fmt::format("format version {} is newer than KiCad 9 ({}), the newest this reader knows",
-                                    version_list->items[0].text, kNewestVersion));
+                                         version_list->items[0].text, kNewestVersion));
   }
   version = static_cast<long>(value);
 }
-
 
 std::string read_file_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

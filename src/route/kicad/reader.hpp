@@ -77,15 +77,15 @@ class Reader {
 
   // ---- parts of the board, in reading order
   void read_version(const Node& root);
-  void read_layers(const Node& root);   // layers.cpp
-  void read_nets(const Node& root);     // nets.cpp
-  void read_footprints(const Node& root);  // footprints.cpp (pads in pads.cpp)
-  void read_outline(const Node& root);  // outline.cpp
-  void read_tracks(const Node& root);   // tracks.cpp
-  void read_copper_graphics(const Node& root);  // copper_graphics.cpp
-  void read_zones(const Node& root);    // zones.cpp
+  void read_layers(const Node& root);                                             // layers.cpp
+  void read_nets(const Node& root);                                               // nets.cpp
+  void read_footprints(const Node& root);                                         // footprints.cpp (pads in pads.cpp)
+  void read_outline(const Node& root);                                            // outline.cpp
+  void read_tracks(const Node& root);                                             // tracks.cpp
+  void read_copper_graphics(const Node& root);                                    // copper_graphics.cpp
+  void read_zones(const Node& root);                                              // zones.cpp
   void read_rules(const Node& root, const std::optional<KicadProject>& project);  // project.cpp
-  void check_pins_on_board();           // footprints.cpp
+  void check_pins_on_board();                                                     // footprints.cpp
 
   // A via padstack through `first`..`last` (stack indices) of this size,
   // created once (tracks.cpp).
@@ -101,9 +101,9 @@ class Reader {
   int padstack_for(std::string name, std::vector<LayerShape> shapes);
 
   Board board;
-  long version = 0;  // the file's format version (read_version)
+  long version = 0;                                    // the file's format version (read_version)
   std::unordered_map<std::string, int> layer_by_name;  // copper layers
-  std::map<long, int> net_by_number;                     // KiCad number -> Board::nets index (-1: net 0)
+  std::map<long, int> net_by_number;                   // KiCad number -> Board::nets index (-1: net 0)
   // Every footprint's pin (board coordinates) with the line of its pad, for
   // the outline check.
   struct PadAt {

@@ -44,8 +44,8 @@ Node parse_tree(std::string_view text, const std::string& name) {
   const Token& first = tokens.peek();
   if (first.kind == TokenKind::end) tokens.fail(tokens.last_line(), "the file is empty: expected (kicad_pcb ...)");
   if (first.kind != TokenKind::open) {
-    tokens.fail(first.line, fmt::format("expected '(kicad_pcb' at the start of the file, found {}",
-                                        dsn_detail::describe(first)));
+    tokens.fail(first.line,
+                fmt::format("expected '(kicad_pcb' at the start of the file, found {}", dsn_detail::describe(first)));
   }
 
   // An explicit stack of open lists: nesting depth is bounded and never

@@ -15,14 +15,14 @@ enum class HorizontalJustify { left, center, right };
 enum class VerticalJustify { top, center, bottom };
 
 struct TextLayout {
-  Point anchor;                // (at x y) in Board orientation
-  Coord glyph_width = 0;       // (size height width): the second number
-  Coord glyph_height = 0;      // the first
-  Coord thickness = 0;         // stroke width
-  double angle = 0;            // degrees, counter-clockwise
+  Point anchor;            // (at x y) in Board orientation
+  Coord glyph_width = 0;   // (size height width): the second number
+  Coord glyph_height = 0;  // the first
+  Coord thickness = 0;     // stroke width
+  double angle = 0;        // degrees, counter-clockwise
   HorizontalJustify horizontal = HorizontalJustify::center;
   VerticalJustify vertical = VerticalJustify::center;
-  bool mirrored = false;       // (justify mirror): drawn as seen from the back
+  bool mirrored = false;  // (justify mirror): drawn as seen from the back
   bool italic = false;
 };
 

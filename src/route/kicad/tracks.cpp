@@ -22,7 +22,8 @@ WiringType wiring_type(const Node& track) {
 
 int Reader::via_padstack(Coord diameter, Coord drill, int first, int last) {
   std::vector<LayerShape> shapes;
-  for (int layer = first; layer <= last; ++layer) shapes.push_back({layer, Shape{ShapeKind::circle, diameter, {{0, 0}}}});
+  for (int layer = first; layer <= last; ++layer)
+    shapes.push_back({layer, Shape{ShapeKind::circle, diameter, {{0, 0}}}});
   const auto um = [](Coord nm) { return fmt::format("{:g}", static_cast<double>(nm) / 1000.0); };
   std::string name = fmt::format("Via[{}-{}]_{}:{}_um", first, last, um(diameter), um(drill));
   // The drill is in the name only: two vias of one diameter but different
@@ -40,8 +41,9 @@ void Reader::read_tracks(const Node& root) {
     const Node& layer = child(track, "layer");
     const std::string& name = atom(layer, 0, "the track's layer").text;
     const std::optional<int> index = copper_layer(name);
-    if (!index) fail(layer.line, fmt::format("a track on {}, which is not a copper layer of the board",
-                                             dsn_detail::quoted(name)));
+    if (!index)
+      fail(layer.line,
+           fmt::format("a track on {}, which is not a copper layer of the board", dsn_detail::quoted(name)));
     return *index;
   };
   const auto net_of = [&](const Node& item) {
@@ -61,8 +63,8 @@ void Reader::read_tracks(const Node& root) {
       wire.shape.width = positive_length(width, 0, "the track's width");
       const Point start = point(child(item, "start"));
       const Point end = point(child(item, "end"));
-      wire.shape.points = item.text == "segment" ? std::vector<Point>{start, end}
-                                                  : arc_points(start, point(child(item, "mid")), end);
+      wire.shape.points =
+          item.text == "segment" ? std::vector<Point>{start, end} : arc_points(start, point(child(item, "mid")), end);
       board.wires.push_back(std::move(wire));
     } else if (item.text == "via") {
       const Coord diameter = positive_length(child(item, "size"), 0, "the via's diameter");

@@ -18,7 +18,9 @@ constexpr double kLargestCoordinate = 1e12;  // nanometres
 
 }  // namespace
 
-void Reader::fail(std::size_t line, std::string_view problem) const { throw InputError(name_, line, std::string(problem)); }
+void Reader::fail(std::size_t line, std::string_view problem) const {
+  throw InputError(name_, line, std::string(problem));
+}
 
 void Reader::warn(std::size_t line, std::string_view message) {
   board.warnings.push_back(fmt::format("{}:{}: {}", name_, line, message));
@@ -26,13 +28,13 @@ void Reader::warn(std::size_t line, std::string_view message) {
 
 const Node& Reader::atom(const Node& list, std::size_t index, std::string_view what) const {
   if (index >= list.items.size()) {
-    fail(list.end_line, fmt::format("the ({} ...) list opened at line {} ends where {} was expected", list.text,
-                                    list.line, what));
+    fail(list.end_line,
+         fmt::format("the ({} ...) list opened at line {} ends where {} was expected", list.text, list.line, what));
   }
   const Node& item = list.items[index];
   if (item.is_list) {
-    fail(item.line, fmt::format("expected {} in ({} ...), found a list ({} ...)", what, list.text,
-                                dsn_detail::quoted(item.text)));
+    fail(item.line,
+         fmt::format("expected {} in ({} ...), found a list ({} ...)", what, list.text, dsn_detail::quoted(item.text)));
   }
   return item;
 }

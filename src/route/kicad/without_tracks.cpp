@@ -21,13 +21,15 @@ std::string kicad_pcb_without_tracks(std::string_view text, const std::string& n
   for (std::size_t i = 0; i < root.items.size(); ++i) {
     const kicad_detail::Node& item = root.items[i];
     if (!item.is_list || (item.text != "segment" && item.text != "arc" && item.text != "via")) continue;
-    const bool shares_first = first_line(item) == root.line || (i > 0 && last_line(root.items[i - 1]) >= first_line(item));
-    const bool shares_last =
-        last_line(item) == root.end_line || (i + 1 < root.items.size() && first_line(root.items[i + 1]) <= last_line(item));
+    const bool shares_first =
+        first_line(item) == root.line || (i > 0 && last_line(root.items[i - 1]) >= first_line(item));
+    const bool shares_last = last_line(item) == root.end_line ||
+                             (i + 1 < root.items.size() && first_line(root.items[i + 1]) <= last_line(item));
     if (shares_first || shares_last) {
-      throw UsageError(fmt::format("{}:{}: the ({} ...) there shares a line with other items, so its tracks cannot "
-                                   "be taken out line by line",
-                                   name, item.line, item.text));
+      throw UsageError(
+          fmt::format("{}:{}: the ({} ...) there shares a line with other items, so its tracks cannot "
+                      "be taken out line by line",
+                      name, item.line, item.text));
     }
     if (dropped.size() <= last_line(item)) dropped.resize(last_line(item) + 1, false);
     std::fill(dropped.begin() + static_cast<std::ptrdiff_t>(first_line(item)),

@@ -273,8 +273,10 @@ class RoutedWriter {
       for (; end < text.size(); ++end) {
         const char c = text[end];
         if (quoted) {
-          if (c == '\\') ++end;
-          else if (c == '"') quoted = false;
+          if (c == '\\')
+            ++end;
+          else if (c == '"')
+            quoted = false;
         } else if (c == '"') {
           quoted = true;
         } else if (c == '(') {
@@ -285,7 +287,8 @@ class RoutedWriter {
       }
       if (end >= text.size()) break;  // parse_tree accepted the text: not reached
       std::size_t from = at, to = end + 1;
-      const std::size_t line_start = text.find_last_of('\n', at) == std::string_view::npos ? 0 : text.find_last_of('\n', at) + 1;
+      const std::size_t line_start =
+          text.find_last_of('\n', at) == std::string_view::npos ? 0 : text.find_last_of('\n', at) + 1;
       const std::size_t line_end = std::min(text.find('\n', to), text.size());
       const auto blank = [&](std::size_t a, std::size_t b) {
         return text.substr(a, b - a).find_first_not_of(" \t\r") == std::string_view::npos;
@@ -331,7 +334,6 @@ class RoutedWriter {
   std::vector<long> kicad_net_;  // Board::nets index -> KiCad net number
 };
 
-
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
   std::error_code error;
   if (std::filesystem::equivalent(a, b, error) && !error) return true;
@@ -363,8 +365,8 @@ void write_routed_kicad_pcb(const std::filesystem::path& input, const Board& boa
 
 void write_kicad_pcb_without_tracks(const std::filesystem::path& input, const std::filesystem::path& output) {
   if (same_file(input, output)) {
-    throw UsageError(fmt::format("the copy without tracks would overwrite its input {}; name another output file",
-                                 input.string()));
+    throw UsageError(
+        fmt::format("the copy without tracks would overwrite its input {}; name another output file", input.string()));
   }
   const std::string text = kicad_pcb_without_tracks(kicad_detail::read_file_text(input), input.string());
   AtomicOutputFile file(output, /*binary=*/true);

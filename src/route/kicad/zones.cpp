@@ -84,7 +84,9 @@ void Reader::read_zones(const Node& root) {
       if (!no_tracks && !no_vias) {  // pads, pours or footprints only: no routing rule
         if (!not_allowed(*rules, "copperpour")) continue;
         for (const Shape& outline : outlines) {
-          const auto add = [&](int layer) { board.pour_keepouts.push_back({KeepoutKind::keepout, {}, layer, outline}); };
+          const auto add = [&](int layer) {
+            board.pour_keepouts.push_back({KeepoutKind::keepout, {}, layer, outline});
+          };
           if (all_copper(layers)) {
             add(kAllLayers);
           } else {

@@ -156,9 +156,10 @@ void write_png(const Board& board, const RoutedCopper& routed, const std::filesy
                const RenderOptions& options) {
   const render_detail::Scene scene = render_detail::scene_of(board, routed, options);
   if (static_cast<long long>(scene.width) * scene.height > kMaxPixels) {
-    throw UsageError(fmt::format("a PNG of {} x {} pixels is too large (at most {} pixels); lower the pixels per "
-                                 "millimetre or write SVG",
-                                 scene.width, scene.height, kMaxPixels));
+    throw UsageError(
+        fmt::format("a PNG of {} x {} pixels is too large (at most {} pixels); lower the pixels per "
+                    "millimetre or write SVG",
+                    scene.width, scene.height, kMaxPixels));
   }
   SurfacePointer surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, scene.width, scene.height),
                          &cairo_surface_destroy);

@@ -23,9 +23,9 @@ constexpr int kMaxUnlistedLayers = 256;
 
 // Board nanometres (y up) to picture pixels (y down).
 struct Mapping {
-  double left = 0;  // board x at the picture's left edge
-  double top = 0;   // board y at the picture's top edge
-  double scale = 0; // pixels per nanometre
+  double left = 0;   // board x at the picture's left edge
+  double top = 0;    // board y at the picture's top edge
+  double scale = 0;  // pixels per nanometre
 
   Pixel operator()(Point p) const {
     return {(static_cast<double>(p.x) - left) * scale, (top - static_cast<double>(p.y)) * scale};
@@ -104,9 +104,12 @@ std::string net_label(const Board& board, int net) {
 
 const char* keepout_kind_name(KeepoutKind kind) {
   switch (kind) {
-    case KeepoutKind::keepout: return "keepout";
-    case KeepoutKind::via_keepout: return "via keepout";
-    case KeepoutKind::wire_keepout: return "wire keepout";
+    case KeepoutKind::keepout:
+      return "keepout";
+    case KeepoutKind::via_keepout:
+      return "via keepout";
+    case KeepoutKind::wire_keepout:
+      return "wire keepout";
   }
   return "keepout";
 }
@@ -257,7 +260,9 @@ Scene scene_of(const Board& board, const RoutedCopper& copper, const RenderOptio
   }
 
   for (const Via& via : copper.vias) {
-    scene.vias.push_back({FigureKind::disc, to_pixels.length(via_diameter(board, via)), {to_pixels(via.position)},
+    scene.vias.push_back({FigureKind::disc,
+                          to_pixels.length(via_diameter(board, via)),
+                          {to_pixels(via.position)},
                           net_label(board, via.net)});
   }
   return scene;

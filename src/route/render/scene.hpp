@@ -50,8 +50,8 @@ struct Scene {
   std::vector<Figure> board_area;  // the board edge (first boundary shape), filled
   std::vector<SceneLayer> layers;  // back to front: the last is drawn last, on top
   std::vector<Figure> keepouts;
-  std::vector<Figure> vias;        // discs of the via's copper diameter
-  std::vector<Figure> outline;     // every boundary shape, drawn as a thin line along its edge
+  std::vector<Figure> vias;     // discs of the via's copper diameter
+  std::vector<Figure> outline;  // every boundary shape, drawn as a thin line along its edge
 };
 
 // Lays the board out. Throws UsageError for a scale that is not a positive

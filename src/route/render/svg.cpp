@@ -31,11 +31,20 @@ std::string escaped(std::string_view text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -45,8 +54,8 @@ std::string escaped(std::string_view text) {
 std::string id_from(std::string_view name) {
   std::string id;
   for (const char c : name) {
-    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                         c == '_' || c == '.';
+    const bool allowed =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
     id += allowed ? c : '_';
   }
   return id;
@@ -85,8 +94,8 @@ void copper(std::string& out, const Figure& figure, const std::string& colour) {
     case FigureKind::area: {
       std::string attributes = fmt::format(R"(points="{}" fill="{}")", points_of(figure.points), colour);
       if (figure.width > 0) {
-        attributes += fmt::format(R"( stroke="{}" stroke-width="{}" stroke-linejoin="round")", colour,
-                                  number(figure.width));
+        attributes +=
+            fmt::format(R"( stroke="{}" stroke-width="{}" stroke-linejoin="round")", colour, number(figure.width));
       }
       element(out, "polygon", attributes, figure.label);
       break;
@@ -105,7 +114,9 @@ void copper(std::string& out, const Figure& figure, const std::string& colour) {
 // the enclosing group.
 void edge(std::string& out, const Figure& figure) {
   switch (figure.kind) {
-    case FigureKind::disc: element(out, "circle", disc_attributes(figure), figure.label); break;
+    case FigureKind::disc:
+      element(out, "circle", disc_attributes(figure), figure.label);
+      break;
     case FigureKind::area:
       element(out, "polygon", fmt::format(R"(points="{}")", points_of(figure.points)), figure.label);
       break;
@@ -183,8 +194,8 @@ std::string board_svg(const Board& board, const RoutedCopper& routed, const Rend
     const double outer = via.width / 2;
     const double inner = outer * kDrillFraction;
     element(out, "circle",
-            fmt::format(R"(cx="{}" cy="{}" r="{}" stroke-width="{}")", number(via.points[0].x),
-                        number(via.points[0].y), number((outer + inner) / 2), number(outer - inner)),
+            fmt::format(R"(cx="{}" cy="{}" r="{}" stroke-width="{}")", number(via.points[0].x), number(via.points[0].y),
+                        number((outer + inner) / 2), number(outer - inner)),
             via.label);
   }
   out += "</g>\n";

@@ -64,10 +64,10 @@ class CongestionLedger {
   void note_near_change(std::size_t group, int node);
 
   const Lattice& lattice_;
-  std::vector<int> uses_;                     // per node
-  std::vector<int> claims_;                   // per node
-  std::vector<std::vector<int>> near_uses_;   // [group][grid node or via site], the node itself left out
-  std::vector<float> history_;                // per node
+  std::vector<int> uses_;                    // per node
+  std::vector<int> claims_;                  // per node
+  std::vector<std::vector<int>> near_uses_;  // [group][grid node or via site], the node itself left out
+  std::vector<float> history_;               // per node
   bool record_changes_ = false;
   CountChanges changes_;
   std::vector<char> node_changed_;  // per node: listed in changes_.nodes

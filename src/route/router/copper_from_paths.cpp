@@ -7,7 +7,8 @@ namespace trellis::route::router_detail {
 Coord length_of(const std::vector<Point>& points) {
   double total = 0;
   for (std::size_t i = 1; i < points.size(); ++i) {
-    total += std::hypot(static_cast<double>(points[i].x - points[i - 1].x), static_cast<double>(points[i].y - points[i - 1].y));
+    total += std::hypot(static_cast<double>(points[i].x - points[i - 1].x),
+                        static_cast<double>(points[i].y - points[i - 1].y));
   }
   return static_cast<Coord>(std::llround(total));
 }
@@ -24,8 +25,10 @@ std::vector<Point> corners_only(const std::vector<Point>& points) {
       // Exact in 64 bits: points are on a board, less than a metre apart.
       const Coord cross = (b.x - a.x) * (p.y - b.y) - (b.y - a.y) * (p.x - b.x);
       const Coord dot = (b.x - a.x) * (p.x - b.x) + (b.y - a.y) * (p.y - b.y);
-      if (cross == 0 && dot > 0) kept.back() = p;
-      else kept.push_back(p);
+      if (cross == 0 && dot > 0)
+        kept.back() = p;
+      else
+        kept.push_back(p);
     } else {
       kept.push_back(p);
     }
@@ -33,8 +36,10 @@ std::vector<Point> corners_only(const std::vector<Point>& points) {
   return kept;
 }
 
-Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vector<int>>& paths, RoutedCopper& copper) {
-  const RuleGroup& group = lattice.groups[static_cast<std::size_t>(lattice.group_of_net[static_cast<std::size_t>(net)])];
+Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vector<int>>& paths,
+                     RoutedCopper& copper) {
+  const RuleGroup& group =
+      lattice.groups[static_cast<std::size_t>(lattice.group_of_net[static_cast<std::size_t>(net)])];
   const auto on_layer = [&](int node) {
     return lattice.is_grid(node) || lattice.is_pad(node) || lattice.is_stub(node) || lattice.is_mid(node);
   };

@@ -36,9 +36,7 @@ struct Obstacle {
   std::optional<Coord> clearance_override = std::nullopt;  // a pad's own clearance, which replaces the rules'
 };
 
-double distance(Point a, Point b) {
-  return std::hypot(static_cast<double>(a.x - b.x), static_cast<double>(a.y - b.y));
-}
+double distance(Point a, Point b) { return std::hypot(static_cast<double>(a.x - b.x), static_cast<double>(a.y - b.y)); }
 
 // A stub's wire of half-width `radius` as capsules: one, or two with a bend.
 std::vector<Primitive> stub_segments(Point from, std::optional<Point> bend, Point to, double radius) {
@@ -89,11 +87,15 @@ class Builder {
         slot_of_layer_.push_back(slot);
         lattice_.board_layer.push_back(layer.index);
         switch (options_.layer_directions) {
-          case LayerDirections::from_board: slot_direction_.push_back(layer.direction); break;
+          case LayerDirections::from_board:
+            slot_direction_.push_back(layer.direction);
+            break;
           case LayerDirections::alternate:
             slot_direction_.push_back(slot % 2 == 0 ? LayerDirection::horizontal : LayerDirection::vertical);
             break;
-          case LayerDirections::none: slot_direction_.push_back(LayerDirection::any); break;
+          case LayerDirections::none:
+            slot_direction_.push_back(LayerDirection::any);
+            break;
         }
       } else {
         slot_of_layer_.push_back(-1);
@@ -145,8 +147,8 @@ class Builder {
       }
       if (!width) width = board_.rules.width;
       if (!width || *width <= 0) {
-        throw UsageError(fmt::format("board '{}' gives net '{}' no wire width (a rule (width ...) is needed)", board_.name,
-                                     net.name));
+        throw UsageError(fmt::format("board '{}' gives net '{}' no wire width (a rule (width ...) is needed)",
+                                     board_.name, net.name));
       }
       if (!listed) listed = &board_.via_padstacks;
       std::vector<int> vias;  // one padstack per set of slots, in the listed order
@@ -212,11 +214,12 @@ class Builder {
         const Coord needed = group.width + group.clearance;
         if (pitch == 0 || needed < pitch) pitch = needed;
       }
-      if (pitch == 0 && board_.rules.width && board_.rules.clearance) pitch = *board_.rules.width + *board_.rules.clearance;
+      if (pitch == 0 && board_.rules.width && board_.rules.clearance)
+        pitch = *board_.rules.width + *board_.rules.clearance;
     }
     if (pitch <= 0) {
-      throw UsageError(fmt::format("board '{}' has no wire width and clearance to derive a lattice pitch from; give one",
-                                   board_.name));
+      throw UsageError(fmt::format(
+          "board '{}' has no wire width and clearance to derive a lattice pitch from; give one", board_.name));
     }
     Box extent = boundary_box(board_);
     if (extent.empty()) {
@@ -226,13 +229,16 @@ class Builder {
     const auto floor_to_pitch = [&](Coord v) { return (v >= 0 ? v / pitch : -((-v + pitch - 1) / pitch)) * pitch; };
     lattice_.pitch = pitch;
     lattice_.origin = {floor_to_pitch(extent.min.x), floor_to_pitch(extent.min.y)};
-    const double columns = std::floor(static_cast<double>(extent.max.x - lattice_.origin.x) / static_cast<double>(pitch)) + 1;
-    const double rows = std::floor(static_cast<double>(extent.max.y - lattice_.origin.y) / static_cast<double>(pitch)) + 1;
+    const double columns =
+        std::floor(static_cast<double>(extent.max.x - lattice_.origin.x) / static_cast<double>(pitch)) + 1;
+    const double rows =
+        std::floor(static_cast<double>(extent.max.y - lattice_.origin.y) / static_cast<double>(pitch)) + 1;
     const auto kinds = static_cast<int>(lattice_.via_kinds.size());
     if (columns * rows * (lattice_.layers + kinds) > kMostNodes) {
-      throw UsageError(fmt::format("a lattice of pitch {} nm over board '{}' would have {:.0f} x {:.0f} x {} nodes; "
-                                   "choose a larger pitch",
-                                   pitch, board_.name, columns, rows, lattice_.layers + kinds));
+      throw UsageError(
+          fmt::format("a lattice of pitch {} nm over board '{}' would have {:.0f} x {:.0f} x {} nodes; "
+                      "choose a larger pitch",
+                      pitch, board_.name, columns, rows, lattice_.layers + kinds));
     }
     lattice_.columns = static_cast<int>(columns);
     lattice_.rows = static_cast<int>(rows);
@@ -280,18 +286,22 @@ class Builder {
   void collect_obstacles() {
     for (const PinCopper& pad : pin_copper(board_)) {
       const Component& component = board_.components[static_cast<std::size_t>(pad.pin.component)];
-      const int padstack = board_.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)].padstack;
-      const ClearanceType type = single_layer(board_.padstacks[static_cast<std::size_t>(padstack)]) ? ClearanceType::smd : ClearanceType::pin;
+      const int padstack =
+          board_.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)].padstack;
+      const ClearanceType type =
+          single_layer(board_.padstacks[static_cast<std::size_t>(padstack)]) ? ClearanceType::smd : ClearanceType::pin;
       const std::size_t first = obstacles_.size();
       add_obstacle_shapes(pad.shape, pad.layer, pad.net, type, ObstacleKind::copper);
       const std::optional<Coord> own_clearance = pin_clearance_override(board_, pad.pin);
       for (std::size_t o = first; o < obstacles_.size(); ++o) obstacles_[o].clearance_override = own_clearance;
       pads_.push_back(pad);
     }
-    for (const Wire& wire : board_.wires) add_obstacle_shapes(wire.shape, wire.layer, wire.net, ClearanceType::wire, ObstacleKind::copper);
+    for (const Wire& wire : board_.wires)
+      add_obstacle_shapes(wire.shape, wire.layer, wire.net, ClearanceType::wire, ObstacleKind::copper);
     // Text and drawings on copper belong to no net: every net keeps clear.
     for (const CopperGraphic& graphic : board_.copper_graphics) {
-      for (const Shape& shape : graphic.shapes) add_obstacle_shapes(shape, graphic.layer, -1, ClearanceType::wire, ObstacleKind::copper);
+      for (const Shape& shape : graphic.shapes)
+        add_obstacle_shapes(shape, graphic.layer, -1, ClearanceType::wire, ObstacleKind::copper);
     }
     for (const Via& via : board_.vias) {
       for (const LayerShape& s : board_.padstacks[static_cast<std::size_t>(via.padstack)].shapes) {
@@ -301,7 +311,7 @@ class Builder {
       }
     }
     const auto kind_of = [](KeepoutKind kind) {
-      return kind == KeepoutKind::keepout ? ObstacleKind::keepout
+      return kind == KeepoutKind::keepout        ? ObstacleKind::keepout
              : kind == KeepoutKind::wire_keepout ? ObstacleKind::wire_keepout
                                                  : ObstacleKind::via_keepout;
     };
@@ -311,8 +321,8 @@ class Builder {
     for (const Component& component : board_.components) {
       for (const Keepout& keepout : board_.images[static_cast<std::size_t>(component.image)].keepouts) {
         add_obstacle_shapes(geometry::placed_shape(component, keepout.shape),
-                            keepout.layer == kAllLayers ? kAllLayers : placed_layer(board_, component, keepout.layer), -1,
-                            ClearanceType::area, kind_of(keepout.kind));
+                            keepout.layer == kAllLayers ? kAllLayers : placed_layer(board_, component, keepout.layer),
+                            -1, ClearanceType::area, kind_of(keepout.kind));
       }
     }
     if (!board_.boundary.empty()) {
@@ -328,7 +338,8 @@ class Builder {
       for (int c = 0; c < lattice_.columns; ++c) {
         if (inside_boundary(board_, grid_point(r, c))) continue;
         for (auto& owner : lattice_.owner) {
-          for (int s = 0; s < lattice_.layers; ++s) owner[static_cast<std::size_t>(lattice_.grid_node(s, r, c))] = kNoNet;
+          for (int s = 0; s < lattice_.layers; ++s)
+            owner[static_cast<std::size_t>(lattice_.grid_node(s, r, c))] = kNoNet;
           for (std::size_t k = 0; k < lattice_.via_kinds.size(); ++k) {
             owner[static_cast<std::size_t>(lattice_.via_site(static_cast<int>(k), r, c))] = kNoNet;
           }
@@ -344,14 +355,16 @@ class Builder {
       case ObstacleKind::copper:
         if (o.clearance_override) return *o.clearance_override;
         return rules_.required(representative, own, o.net, o.type);
-      case ObstacleKind::keepout: return rules_.required(representative, own, representative, ClearanceType::area);
+      case ObstacleKind::keepout:
+        return rules_.required(representative, own, representative, ClearanceType::area);
       case ObstacleKind::wire_keepout:
         if (own == ClearanceType::via) return std::nullopt;
         return rules_.required(representative, own, representative, ClearanceType::area);
       case ObstacleKind::via_keepout:
         if (own == ClearanceType::wire) return std::nullopt;
         return rules_.required(representative, own, representative, ClearanceType::area);
-      case ObstacleKind::outline: return rules_.required(representative, own, representative, ClearanceType::edge);
+      case ObstacleKind::outline:
+        return rules_.required(representative, own, representative, ClearanceType::edge);
     }
     return std::nullopt;
   }
@@ -365,8 +378,10 @@ class Builder {
 
   static void restrict_owner(int& owner, const Obstacle& o) {
     if (o.kind == ObstacleKind::copper && o.net >= 0) {
-      if (owner == kAnyNet) owner = o.net;
-      else if (owner != o.net) owner = kNoNet;
+      if (owner == kAnyNet)
+        owner = o.net;
+      else if (owner != o.net)
+        owner = kNoNet;
     } else {
       owner = kNoNet;
     }
@@ -379,9 +394,11 @@ class Builder {
   GridRange grid_range(const Box& area) const {
     const double p = static_cast<double>(lattice_.pitch);
     return {std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.y - lattice_.origin.y) / p))),
-            std::min(lattice_.rows - 1, static_cast<int>(std::floor(static_cast<double>(area.max.y - lattice_.origin.y) / p))),
+            std::min(lattice_.rows - 1,
+                     static_cast<int>(std::floor(static_cast<double>(area.max.y - lattice_.origin.y) / p))),
             std::max(0, static_cast<int>(std::ceil(static_cast<double>(area.min.x - lattice_.origin.x) / p))),
-            std::min(lattice_.columns - 1, static_cast<int>(std::floor(static_cast<double>(area.max.x - lattice_.origin.x) / p)))};
+            std::min(lattice_.columns - 1,
+                     static_cast<int>(std::floor(static_cast<double>(area.max.x - lattice_.origin.x) / p)))};
   }
 
   // Calls visit(row, column) for the grid points within `reach` of the box.
@@ -505,7 +522,8 @@ class Builder {
     for (std::size_t n = 0; n < board_.nets.size(); ++n) {
       if (lattice_.group_of_net[n] < 0) continue;
       for (const PinRef& pin : board_.nets[n].pins) {
-        const auto [at, inserted] = pin_node.emplace(std::pair{pin.component, pin.pin}, static_cast<int>(lattice_.pin_of.size()));
+        const auto [at, inserted] =
+            pin_node.emplace(std::pair{pin.component, pin.pin}, static_cast<int>(lattice_.pin_of.size()));
         if (!inserted) continue;
         lattice_.pin_of.push_back(pin);
         pin_net_.push_back(static_cast<int>(n));
@@ -539,13 +557,16 @@ class Builder {
     }
     lattice_.net_pads.resize(board_.nets.size());
     for (std::size_t i = 0; i < pad_shapes_.size(); ++i) {
-      lattice_.net_pads[static_cast<std::size_t>(pad_shapes_[i]->net)].push_back(lattice_.pad_base + static_cast<int>(i));
+      lattice_.net_pads[static_cast<std::size_t>(pad_shapes_[i]->net)].push_back(lattice_.pad_base +
+                                                                                 static_cast<int>(i));
     }
     // Pad and pin nodes belong to their net alone.
     for (auto& owner : lattice_.owner) {
       owner.resize(static_cast<std::size_t>(lattice_.node_count));
-      for (std::size_t i = 0; i < pad_shapes_.size(); ++i) owner[static_cast<std::size_t>(lattice_.pad_base) + i] = pad_shapes_[i]->net;
-      for (std::size_t i = 0; i < pin_net_.size(); ++i) owner[static_cast<std::size_t>(lattice_.pin_base) + i] = pin_net_[i];
+      for (std::size_t i = 0; i < pad_shapes_.size(); ++i)
+        owner[static_cast<std::size_t>(lattice_.pad_base) + i] = pad_shapes_[i]->net;
+      for (std::size_t i = 0; i < pin_net_.size(); ++i)
+        owner[static_cast<std::size_t>(lattice_.pin_base) + i] = pin_net_[i];
     }
   }
 
@@ -606,7 +627,8 @@ class Builder {
     buckets_.assign(static_cast<std::size_t>(bucket_columns_ * bucket_rows_), {});
     const double reach = static_cast<double>(widest_wire_) / 2 + static_cast<double>(rules_.largest());
     for (std::size_t i = 0; i < obstacles_.size(); ++i) {
-      for_buckets(grown(obstacles_[i].shape.box, reach), [&](std::vector<int>& bucket) { bucket.push_back(static_cast<int>(i)); });
+      for_buckets(grown(obstacles_[i].shape.box, reach),
+                  [&](std::vector<int>& bucket) { bucket.push_back(static_cast<int>(i)); });
     }
   }
 
@@ -735,16 +757,19 @@ class Builder {
       const std::string pin = fmt::format("pin {} of net '{}'", pin_name(board_, lattice_.pin_of[p]),
                                           board_.nets[static_cast<std::size_t>(net)].name);
       if (centre_clear[p]) {
-        lattice_.warnings.push_back(fmt::format("{} has no way onto the lattice (too close to other copper for a wire "
-                                                "of its net); try a finer --pitch",
-                                                pin));
+        lattice_.warnings.push_back(
+            fmt::format("{} has no way onto the lattice (too close to other copper for a wire "
+                        "of its net); try a finer --pitch",
+                        pin));
       } else {
         lattice_.pin_off_every_lattice[static_cast<std::size_t>(net)] = 1;
-        const RuleGroup& rules = lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
-        lattice_.warnings.push_back(fmt::format("{} has no way onto the lattice: a wire of its net, {} mm wide, comes "
-                                                "closer than its clearance to other copper even at the pad's centre, "
-                                                "so no pitch helps",
-                                                pin, millimetres(static_cast<double>(rules.width))));
+        const RuleGroup& rules =
+            lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
+        lattice_.warnings.push_back(
+            fmt::format("{} has no way onto the lattice: a wire of its net, {} mm wide, comes "
+                        "closer than its clearance to other copper even at the pad's centre, "
+                        "so no pitch helps",
+                        pin, millimetres(static_cast<double>(rules.width))));
       }
     }
   }
@@ -759,7 +784,8 @@ class Builder {
     for (std::size_t i = 0; i < count; ++i) {
       const Stub& stub = lattice_.stubs[i];
       nets[i] = lattice_.owner.front()[static_cast<std::size_t>(stub.pad_node)];
-      const RuleGroup& group = lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(nets[i])])];
+      const RuleGroup& group =
+          lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(nets[i])])];
       wires[i] = stub_segments(lattice_.position[static_cast<std::size_t>(stub.pad_node)], stub.bend,
                                lattice_.position[static_cast<std::size_t>(stub.grid_node)],
                                static_cast<double>(group.width) / 2);
@@ -790,7 +816,8 @@ class Builder {
     };
     std::vector<Run> runs;
     for (std::size_t i = 0; i < count; ++i) {
-      if (runs.empty() || lattice_.stubs[i].pad_node != lattice_.stubs[runs.back().first].pad_node) runs.push_back({i, i, {}});
+      if (runs.empty() || lattice_.stubs[i].pad_node != lattice_.stubs[runs.back().first].pad_node)
+        runs.push_back({i, i, {}});
       runs.back().last = i + 1;
       runs.back().box.include(boxes[i]);
     }
@@ -834,8 +861,8 @@ class Builder {
     };
     lattice_.edge_midpoints.assign(static_cast<std::size_t>(lattice_.via_base), {-1, -1});
     const auto groups = lattice_.groups.size();
-    std::vector<int> ends(groups);  // per group: who may use both ends of an edge
-    std::vector<int> whole(groups); // and the edge itself
+    std::vector<int> ends(groups);   // per group: who may use both ends of an edge
+    std::vector<int> whole(groups);  // and the edge itself
     // A step across its layer's preferred direction costs more.
     const auto step = [&](int node, int which) {
       const auto slot = static_cast<std::size_t>(lattice_.slot[static_cast<std::size_t>(node)]);
@@ -928,15 +955,16 @@ class Builder {
   const RouterOptions& options_;
   ClearanceRules rules_;
   Lattice lattice_;
-  std::vector<int> slot_of_layer_;  // board layer -> slot, -1 when not routed on
+  std::vector<int> slot_of_layer_;              // board layer -> slot, -1 when not routed on
   std::vector<LayerDirection> slot_direction_;  // per slot: its preferred direction
   std::vector<Obstacle> obstacles_;
   std::vector<PinCopper> pads_;
   std::vector<const PinCopper*> pad_shapes_;  // per pad node
   std::vector<int> pad_pin_index_;            // per pad node: its pin (index from pin_base)
   std::vector<int> pad_slots_;
-  std::vector<int> pin_net_;                  // per pin node
-  std::vector<std::vector<int>> edge_owner_;  // [group][2 * grid node + 0 or 1]: who may use its edge to the next column or row
+  std::vector<int> pin_net_;  // per pin node
+  std::vector<std::vector<int>>
+      edge_owner_;  // [group][2 * grid node + 0 or 1]: who may use its edge to the next column or row
   Coord widest_wire_ = 0;
   Coord widest_via_ = 0;
   Coord largest_clearance_ = 0;

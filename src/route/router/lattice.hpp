@@ -55,10 +55,10 @@ struct Stub {
 
 struct Lattice {
   Coord pitch = 0;
-  Point origin;       // the position of grid column 0, row 0
+  Point origin;  // the position of grid column 0, row 0
   int columns = 0;
   int rows = 0;
-  int layers = 0;     // signal layers ("slots")
+  int layers = 0;                // signal layers ("slots")
   std::vector<int> board_layer;  // slot -> Board::layers index
 
   // Node ids: grid nodes [0, via_base), via sites [via_base, pad_base),
@@ -76,8 +76,8 @@ struct Lattice {
   graph::Graph graph;           // edge weights in grid steps
 
   std::vector<RuleGroup> groups;
-  std::vector<int> group_of_net;          // -1: the net is not routed (fewer than two pins)
-  std::vector<std::vector<int>> owner;    // [group][node]: kAnyNet, kNoNet or the only net allowed
+  std::vector<int> group_of_net;        // -1: the net is not routed (fewer than two pins)
+  std::vector<std::vector<int>> owner;  // [group][node]: kAnyNet, kNoNet or the only net allowed
 
   std::vector<std::vector<int>> net_pins;  // per net: its pin nodes
   std::vector<std::vector<int>> net_pads;  // per net: its pad and stub nodes
@@ -96,7 +96,7 @@ struct Lattice {
   std::vector<std::vector<Offset>> via_grid_claims;
   std::vector<std::vector<Offset>> via_via_claims;
 
-  std::vector<Stub> stubs;            // per stub node (index node - stub_base)
+  std::vector<Stub> stubs;  // per stub node (index node - stub_base)
 
   // A grid edge that fewer nets may use than may use both its ends (its
   // segment passes closer to some copper than its ends do) runs through a

@@ -96,7 +96,8 @@ std::size_t miter_corners(const Board& board, RoutedCopper& routed) {
   // Junctions of each net: where its wires end and its vias stand.
   std::vector<std::vector<Point>> junctions(board.nets.size());
   const auto note = [&](int net, Point p) {
-    if (net >= 0 && static_cast<std::size_t>(net) < junctions.size()) junctions[static_cast<std::size_t>(net)].push_back(p);
+    if (net >= 0 && static_cast<std::size_t>(net) < junctions.size())
+      junctions[static_cast<std::size_t>(net)].push_back(p);
   };
   for (const std::vector<Wire>* wires : {&board.wires, static_cast<const std::vector<Wire>*>(&routed.wires)}) {
     for (const Wire& w : *wires) {

@@ -29,7 +29,9 @@ class PinSets {
     return at->second;
   }
   int find(int x) {
-    while (parent_[static_cast<std::size_t>(x)] != x) x = parent_[static_cast<std::size_t>(x)] = parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(x)])];
+    while (parent_[static_cast<std::size_t>(x)] != x)
+      x = parent_[static_cast<std::size_t>(x)] =
+          parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(x)])];
     return x;
   }
   void unite(int a, int b) {
@@ -86,7 +88,8 @@ std::size_t record_unconnected(const Board& board, RouteResult& result) {
 PinGroups pour_groups(const std::vector<PourIsland>& islands) {
   PinSets sets;
   for (const PourIsland& island : islands) {
-    for (std::size_t i = 1; i < island.pins.size(); ++i) sets.unite(sets.node(island.pins[0]), sets.node(island.pins[i]));
+    for (std::size_t i = 1; i < island.pins.size(); ++i)
+      sets.unite(sets.node(island.pins[0]), sets.node(island.pins[i]));
   }
   return sets.groups();
 }
@@ -110,9 +113,7 @@ PinGroups common_groups(const PinGroups& a, const PinGroups& b) {
   return sets.groups();
 }
 
-bool groups_hold(const PinGroups& assumed, const PinGroups& held) {
-  return common_groups(assumed, held) == assumed;
-}
+bool groups_hold(const PinGroups& assumed, const PinGroups& held) { return common_groups(assumed, held) == assumed; }
 
 void join_pins(Lattice& lattice, const PinGroups& groups) {
   if (groups.empty()) return;

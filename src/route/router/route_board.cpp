@@ -42,8 +42,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 void check_options(const RouterOptions& o) {
   const auto finite_non_negative = [](double v) { return v >= 0 && std::isfinite(v); };
-  if (o.pitch && *o.pitch <= 0) throw UsageError(fmt::format("the lattice pitch must be positive, got {} nm", *o.pitch));
-  if (o.max_iterations < 1) throw UsageError(fmt::format("max iterations must be at least 1, got {}", o.max_iterations));
+  if (o.pitch && *o.pitch <= 0)
+    throw UsageError(fmt::format("the lattice pitch must be positive, got {} nm", *o.pitch));
+  if (o.max_iterations < 1)
+    throw UsageError(fmt::format("max iterations must be at least 1, got {}", o.max_iterations));
   if (!finite_non_negative(o.first_present_factor) || !finite_non_negative(o.present_factor) ||
       !finite_non_negative(o.present_factor_max) || !finite_non_negative(o.history_factor)) {
     throw UsageError("present and history factors must be finite and non-negative");
@@ -51,16 +53,18 @@ void check_options(const RouterOptions& o) {
   if (!(o.present_factor_growth >= 1) || !std::isfinite(o.present_factor_growth)) {
     throw UsageError(fmt::format("the present factor growth must be at least 1, got {}", o.present_factor_growth));
   }
-  if (!finite_non_negative(o.via_cost)) throw UsageError(fmt::format("the via cost must be finite and non-negative, got {}", o.via_cost));
+  if (!finite_non_negative(o.via_cost))
+    throw UsageError(fmt::format("the via cost must be finite and non-negative, got {}", o.via_cost));
   if (!(o.against_direction_cost >= 1) || !std::isfinite(o.against_direction_cost)) {
     throw UsageError(fmt::format("the cost of a step against a layer's direction must be at least 1, got {}",
                                  o.against_direction_cost));
   }
-  if (o.box_margin < 1) throw UsageError(fmt::format("the box margin must be at least 1 grid step, got {}", o.box_margin));
+  if (o.box_margin < 1)
+    throw UsageError(fmt::format("the box margin must be at least 1 grid step, got {}", o.box_margin));
   if (o.batch_size < 1) throw UsageError(fmt::format("the batch size must be at least 1, got {}", o.batch_size));
   if (o.overuse_per_concurrent_net < 1) {
-    throw UsageError(fmt::format("overused nodes per concurrent net must be at least 1, got {}",
-                                 o.overuse_per_concurrent_net));
+    throw UsageError(
+        fmt::format("overused nodes per concurrent net must be at least 1, got {}", o.overuse_per_concurrent_net));
   }
   if (o.cleanup_passes < 0) {
     throw UsageError(fmt::format("clean-up passes must be 0 (none) or more, got {}", o.cleanup_passes));
@@ -72,13 +76,13 @@ void check_options(const RouterOptions& o) {
 
 // A net's routing as it grows.
 struct NetRoute {
-  std::vector<int> tree;                 // every node its paths touch, pins included
-  std::vector<std::vector<int>> paths;   // one per connection
-  std::vector<int> uses;                 // grid nodes and via sites its copper is centred on (sorted)
-  std::vector<int> claims;               // nodes its copper keeps others from, not among its uses (sorted)
-  std::vector<int> pending;              // pin nodes still to connect
-  std::vector<int> failed;               // pin nodes no search reached
-  int margin = 0;                        // box margin of the next search
+  std::vector<int> tree;                // every node its paths touch, pins included
+  std::vector<std::vector<int>> paths;  // one per connection
+  std::vector<int> uses;                // grid nodes and via sites its copper is centred on (sorted)
+  std::vector<int> claims;              // nodes its copper keeps others from, not among its uses (sorted)
+  std::vector<int> pending;             // pin nodes still to connect
+  std::vector<int> failed;              // pin nodes no search reached
+  int margin = 0;                       // box margin of the next search
 };
 
 // Grid rows and columns a search may use (inclusive).
@@ -90,7 +94,9 @@ struct Window {
 class Negotiation {
  public:
   Negotiation(const Board& board, const RouterOptions& options, Lattice lattice)
-      : board_(board), options_(options), lattice_(std::move(lattice)),
+      : board_(board),
+        options_(options),
+        lattice_(std::move(lattice)),
         // Left to choose, the router searches on cpu (see below).
         backend_(options.backend == Backend::automatic ? Backend::cpu : resolve(options.backend)),
         ledger_(lattice_, backend_ == Backend::cuda),
@@ -118,7 +124,8 @@ class Negotiation {
     for (std::size_t n = 0; n < board.nets.size(); ++n) {
       if (lattice_.group_of_net[n] >= 0) nets_.push_back(static_cast<int>(n));
     }
-    for (const auto* stencils : {&lattice_.wire_grid_claims, &lattice_.wire_via_claims, &lattice_.via_grid_claims, &lattice_.via_via_claims}) {
+    for (const auto* stencils :
+         {&lattice_.wire_grid_claims, &lattice_.wire_via_claims, &lattice_.via_grid_claims, &lattice_.via_via_claims}) {
       for (const auto& stencil : *stencils) {
         for (const auto& o : stencil) claim_reach_ = std::max({claim_reach_, std::abs(o.row), std::abs(o.column)});
       }
@@ -217,21 +224,24 @@ class Negotiation {
 
   double pin_span(int net) const {
     Box box;
-    for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) box.include(lattice_.position[static_cast<std::size_t>(pin)]);
+    for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)])
+      box.include(lattice_.position[static_cast<std::size_t>(pin)]);
     return static_cast<double>(box.max.x - box.min.x) + static_cast<double>(box.max.y - box.min.y);
   }
 
   // Where a net's searches may go: its pins' box grown by its margin. Every
   // search window lies inside, and the tree grows only inside windows.
   Window reach_of(int net) const {
-    return window_around(lattice_.net_pins[static_cast<std::size_t>(net)], routes_[static_cast<std::size_t>(net)].margin);
+    return window_around(lattice_.net_pins[static_cast<std::size_t>(net)],
+                         routes_[static_cast<std::size_t>(net)].margin);
   }
 
   // Whether two reaches come close enough for copper in one to conflict
   // with copper in the other (claims reach a few grid steps).
   bool overlap(const Window& a, const Window& b) const {
     const int gap = claim_reach_;
-    return a.column0 <= b.column1 + gap && b.column0 <= a.column1 + gap && a.row0 <= b.row1 + gap && b.row0 <= a.row1 + gap;
+    return a.column0 <= b.column1 + gap && b.column0 <= a.column1 + gap && a.row0 <= b.row1 + gap &&
+           b.row0 <= a.row1 + gap;
   }
 
   // Takes from `left`, in order, up to batch_size nets whose reaches do not
@@ -416,7 +426,9 @@ class Negotiation {
     if (lattice_.is_mid(node)) return 0;
     const float others = static_cast<float>(conflicts_at(net, node));
     if (forbid_conflicts_ && others > 0) return kBlocked;
-    const float base = lattice_.is_via(node) ? static_cast<float>(options_.via_cost) : lattice_.is_stub(node) ? 0.0f : 1.0f;
+    const float base = lattice_.is_via(node)    ? static_cast<float>(options_.via_cost)
+                       : lattice_.is_stub(node) ? 0.0f
+                                                : 1.0f;
     return congestion_cost(base, others, ledger_.history()[static_cast<std::size_t>(node)], present);
   }
 
@@ -500,7 +512,8 @@ class Negotiation {
         return;
       }
       fill_run(costs, net, group, first, count, present, 1.0f);
-      for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present); });
+      for_each_midpoint(first, count,
+                        [&](int mid) { costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present); });
     });
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = 0;
     for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) {
@@ -524,10 +537,13 @@ class Negotiation {
     const int count = w.column1 - w.column0 + 1;
     for_each_window_row(w, [&](int first, bool via_sites) {
       std::fill_n(costs.begin() + first, count, kBlocked);
-      if (!via_sites) for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = kBlocked; });
+      if (!via_sites)
+        for_each_midpoint(first, count, [&](int mid) { costs[static_cast<std::size_t>(mid)] = kBlocked; });
     });
-    for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = kBlocked;
-    for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(node)] = kBlocked;
+    for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)])
+      costs[static_cast<std::size_t>(pin)] = kBlocked;
+    for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)])
+      costs[static_cast<std::size_t>(node)] = kBlocked;
   }
 
   // Routes the nets of one batch: each round searches one connection of
@@ -560,9 +576,10 @@ class Negotiation {
         const graph::Weight reached = found[q].distance;
         const std::vector<graph::NodeId>& path = found[q].nodes;
         if (reached < kBlocked / 2 && !sound(route, path)) {
-          throw Error(fmt::format("the search for net '{}' returned a path that does not start on the net's tree "
-                                  "or leaves the lattice's edges",
-                                  board_.nets[static_cast<std::size_t>(nets[q])].name));
+          throw Error(
+              fmt::format("the search for net '{}' returned a path that does not start on the net's tree "
+                          "or leaves the lattice's edges",
+                          board_.nets[static_cast<std::size_t>(nets[q])].name));
         }
         if (reached < kBlocked / 2) {
           add_path(nets[q], path);
@@ -586,7 +603,8 @@ class Negotiation {
       for (std::size_t q = 0; q < nets.size(); ++q) {
         const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
         const Window& w = windows[q];
-        queries[q] = {nets[q], {w.row0, w.row1, w.column0, w.column1}, targets[q], route.tree, route.uses, route.claims};
+        queries[q] = {nets[q],     {w.row0, w.row1, w.column0, w.column1}, targets[q], route.tree, route.uses,
+                      route.claims};
       }
       return device_search_->paths(queries, present, forbid_conflicts_);
     }
@@ -605,7 +623,6 @@ class Negotiation {
     for (std::size_t q = 0; q < nets.size(); ++q) clear_costs(cost_arrays_[q], nets[q], windows[q]);
     return found;
   }
-
 
   // A path starts on the tree it was searched from and follows the
   // lattice's edges; anything else is a broken parent chain.
@@ -692,7 +709,8 @@ class Negotiation {
     std::vector<int> all_uses;
     std::set_union(route.uses.begin(), route.uses.end(), uses.begin(), uses.end(), std::back_inserter(all_uses));
     std::vector<int> all_claims;
-    std::set_union(route.claims.begin(), route.claims.end(), claims.begin(), claims.end(), std::back_inserter(all_claims));
+    std::set_union(route.claims.begin(), route.claims.end(), claims.begin(), claims.end(),
+                   std::back_inserter(all_claims));
     NetRoute change;  // what the counts gain
     std::set_difference(all_uses.begin(), all_uses.end(), route.uses.begin(), route.uses.end(),
                         std::back_inserter(change.uses));
@@ -717,7 +735,6 @@ class Negotiation {
     list.erase(std::unique(list.begin(), list.end()), list.end());
   }
 
-
   // Adds (+1) or removes (-1) a net's uses and claims from the counts.
   void count(const NetRoute& route, int sign) { ledger_.add(route.uses, route.claims, sign); }
 
@@ -734,7 +751,8 @@ class Negotiation {
 
   bool touches_overuse(const NetRoute& route) const {
     const auto hot = [&](int node) { return ledger_.overused(node); };
-    return std::any_of(route.uses.begin(), route.uses.end(), hot) || std::any_of(route.claims.begin(), route.claims.end(), hot);
+    return std::any_of(route.uses.begin(), route.uses.end(), hot) ||
+           std::any_of(route.claims.begin(), route.claims.end(), hot);
   }
 
   // A net that ends an iteration on overuse once a conflict costs more than
@@ -940,16 +958,16 @@ class Negotiation {
   Lattice lattice_;
   Backend backend_ = Backend::reference;
   router_detail::CongestionLedger ledger_;
-  int claim_reach_ = 0;  // grid steps a net's claims reach beyond its copper
-  int concurrent_now_ = 0;  // nets sharing a batch whatever their reaches (this iteration)
-  std::unique_ptr<graph::ShortestPaths> search_;            // host backends
+  int claim_reach_ = 0;                           // grid steps a net's claims reach beyond its copper
+  int concurrent_now_ = 0;                        // nets sharing a batch whatever their reaches (this iteration)
+  std::unique_ptr<graph::ShortestPaths> search_;  // host backends
   std::unique_ptr<router_detail::WindowSearch> device_search_;  // cuda
-  std::vector<NetRoute> routes_;      // per board net
-  std::vector<unsigned char> own_;    // kOwnUse / kOwnClaim on the copper of the net whose costs are being filled
-  std::vector<int> margins_;          // per board net: the box margin its searches start from
-  bool forbid_conflicts_ = false;     // route_dropped_nets_around: other nets' copper blocks, not prices
-  std::vector<int> nets_;             // the nets routed, in routing order
-  std::size_t searches_ = 0;  // path searches so far
+  std::vector<NetRoute> routes_;                                // per board net
+  std::vector<unsigned char> own_;  // kOwnUse / kOwnClaim on the copper of the net whose costs are being filled
+  std::vector<int> margins_;        // per board net: the box margin its searches start from
+  bool forbid_conflicts_ = false;   // route_dropped_nets_around: other nets' copper blocks, not prices
+  std::vector<int> nets_;           // the nets routed, in routing order
+  std::size_t searches_ = 0;        // path searches so far
   // Host backends: one per search of a launch, blocked outside its window.
   std::vector<std::vector<graph::Weight>> cost_arrays_;
 };
@@ -986,7 +1004,8 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
   // The clean-up does not see pours: where the board has some, the routing
   // before it is kept if its copper and the pours leave fewer nets, then
   // fewer connections, apart.
-  const bool pours = std::any_of(board.planes.begin(), board.planes.end(), [](const Plane& p) { return p.pour.has_value(); });
+  const bool pours =
+      std::any_of(board.planes.begin(), board.planes.end(), [](const Plane& p) { return p.pour.has_value(); });
   std::optional<RouteResult> uncleaned;
   RouteResult result = negotiation.run(progress, pours ? &uncleaned : nullptr);
   const auto miter = [&](RouteResult& r) {
@@ -1008,8 +1027,9 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
   result.lattice.nodes = static_cast<std::size_t>(built.node_count);
   result.lattice.edges = static_cast<std::size_t>(built.graph.edge_count());
   for (int node = 0; node < built.via_base; ++node) {
-    if (std::any_of(built.owner.begin(), built.owner.end(),
-                    [&](const std::vector<int>& owner) { return owner[static_cast<std::size_t>(node)] != router_detail::kNoNet; })) {
+    if (std::any_of(built.owner.begin(), built.owner.end(), [&](const std::vector<int>& owner) {
+          return owner[static_cast<std::size_t>(node)] != router_detail::kNoNet;
+        })) {
       ++result.lattice.usable_grid_nodes;
     }
   }
@@ -1037,8 +1057,9 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     try {
       second = route_on_lattice(board, finer, progress, poured).result;
     } catch (const UsageError&) {  // the finer lattice would be too large: keep the first
-      result.warnings.push_back(fmt::format("a lattice of {} nm, tried after {} nets stayed unrouted, would be too large",
-                                            *finer.pitch, result.unrouted_nets.size()));
+      result.warnings.push_back(
+          fmt::format("a lattice of {} nm, tried after {} nets stayed unrouted, would be too large", *finer.pitch,
+                      result.unrouted_nets.size()));
     }
     if (second && second->unrouted_nets.size() < result.unrouted_nets.size()) result = std::move(*second);
   }

@@ -30,25 +30,25 @@ struct SearchBox {
 struct WindowQuery {
   int net = 0;
   SearchBox box;
-  int target = 0;                  // a pin node of the net
-  std::span<const int> sources;    // the net's tree, sorted
-  std::span<const int> own_uses;   // the net's copper centres, sorted
-  std::span<const int> own_claims; // what that copper claims beyond them, sorted
+  int target = 0;                   // a pin node of the net
+  std::span<const int> sources;     // the net's tree, sorted
+  std::span<const int> own_uses;    // the net's copper centres, sorted
+  std::span<const int> own_claims;  // what that copper claims beyond them, sorted
 };
 
 // The congestion counts as Negotiation keeps them on the host.
 struct CongestionCounts {
-  std::span<const int> uses;                      // per node
-  std::span<const int> claims;                    // per node
-  std::span<const std::vector<int>> near_uses;    // [group][grid node or via site]
-  std::span<const float> history;                 // per node
+  std::span<const int> uses;                    // per node
+  std::span<const int> claims;                  // per node
+  std::span<const std::vector<int>> near_uses;  // [group][grid node or via site]
+  std::span<const float> history;               // per node
 };
 
 // Entries of the counts changed since the last upload.
 struct CountChanges {
-  std::vector<int> nodes;        // uses and claims changed there
-  std::vector<int> near;         // group * pad_base + node
-  bool history = false;          // the whole history array
+  std::vector<int> nodes;  // uses and claims changed there
+  std::vector<int> near;   // group * pad_base + node
+  bool history = false;    // the whole history array
 };
 
 class WindowSearch {

@@ -60,7 +60,8 @@ class SessionReader {
       } else if (section.name == "placement") {
         read_placement(section);
       } else if (section.name == "routes") {
-        if (routes_line) parser_.fail(section.line, fmt::format("a second (routes ...) (the first is at line {})", *routes_line));
+        if (routes_line)
+          parser_.fail(section.line, fmt::format("a second (routes ...) (the first is at line {})", *routes_line));
         routes_line = section.line;
         read_routes(section);
       } else {
@@ -83,7 +84,8 @@ class SessionReader {
     const NameAt unit = parser_.read_atom(fmt::format("a unit ({}) in (resolution ...)", dsn_detail::kUnits));
     const std::optional<double> per = dsn_detail::nanometres_per(unit.name);
     if (!per) {
-      parser_.fail(unit.line, fmt::format("unknown unit {}: expected {}", dsn_detail::quoted(unit.name), dsn_detail::kUnits));
+      parser_.fail(unit.line,
+                   fmt::format("unknown unit {}: expected {}", dsn_detail::quoted(unit.name), dsn_detail::kUnits));
     }
     const double steps = parser_.read_number("the resolution's steps per unit");
     if (!(steps >= 1) || steps > 1e9) {
@@ -107,8 +109,8 @@ class SessionReader {
         const NameAt reference = parser_.read_atom("the placed component's reference");
         const auto found = component_by_name_.find(reference.name);
         if (found == component_by_name_.end()) {
-          parser_.fail(reference.line,
-                       fmt::format("the placement names component {}, which the board does not have", dsn_detail::quoted(reference.name)));
+          parser_.fail(reference.line, fmt::format("the placement names component {}, which the board does not have",
+                                                   dsn_detail::quoted(reference.name)));
         }
         if (!parser_.next_is_atom()) {  // a place without a position leaves the part where it is
           parser_.for_each_list(place, [](const NameAt&) { return false; });
@@ -120,7 +122,8 @@ class SessionReader {
         position.y = parser_.read_coord("the component's y", in);
         const NameAt side = parser_.read_atom("the component's side (front or back)");
         if (side.name != "front" && side.name != "back") {
-          parser_.fail(side.line, fmt::format("expected the side front or back, found {}", dsn_detail::quoted(side.name)));
+          parser_.fail(side.line,
+                       fmt::format("expected the side front or back, found {}", dsn_detail::quoted(side.name)));
         }
         parser_.read_number("the component's rotation in degrees");
         const double tolerance = in.nanometres_per_unit / 2 + 1;
@@ -150,7 +153,8 @@ class SessionReader {
       } else if (item.name == "network_out") {
         parser_.for_each_list(item, [&](const NameAt& net) {
           if (net.name != "net") {
-            parser_.fail(net.line, fmt::format("expected (net ...) in (network_out ...), found ({} ...)", dsn_detail::quoted(net.name)));
+            parser_.fail(net.line, fmt::format("expected (net ...) in (network_out ...), found ({} ...)",
+                                               dsn_detail::quoted(net.name)));
           }
           read_net(net);
           return true;
@@ -177,8 +181,8 @@ class SessionReader {
                                             dsn_detail::quoted(name.name)));
       }
       if (const auto [at, inserted] = library_lines_.emplace(name.name, name.line); !inserted) {
-        parser_.fail(name.line,
-                     fmt::format("the padstack {} is defined twice (first at line {})", dsn_detail::quoted(name.name), at->second));
+        parser_.fail(name.line, fmt::format("the padstack {} is defined twice (first at line {})",
+                                            dsn_detail::quoted(name.name), at->second));
       }
       parser_.for_each_list(item, [&](const NameAt& part) {
         if (part.name != "shape") return false;  // attach, rotate, ...
@@ -205,7 +209,8 @@ class SessionReader {
     if (name.name.empty()) return -1;
     const auto found = net_by_name_.find(name.name);
     if (found == net_by_name_.end()) {
-      parser_.fail(name.line, fmt::format("unknown net {}: the board's network has no such net", dsn_detail::quoted(name.name)));
+      parser_.fail(name.line,
+                   fmt::format("unknown net {}: the board's network has no such net", dsn_detail::quoted(name.name)));
     }
     return found->second;
   }
@@ -233,14 +238,16 @@ class SessionReader {
         return true;
       }
       if (part.name == "qarc" || part.name == "arc") {
-        parser_.fail(part.line, fmt::format("arcs ({} ...) are not supported: this reader keeps straight wires only",
-                                            part.name));
+        parser_.fail(part.line,
+                     fmt::format("arcs ({} ...) are not supported: this reader keeps straight wires only", part.name));
       }
-      const bool is_shape = part.name == "path" || part.name == "polygon" || part.name == "circle" || part.name == "rect";
+      const bool is_shape =
+          part.name == "path" || part.name == "polygon" || part.name == "circle" || part.name == "rect";
       if (!is_shape) return false;  // net (the enclosing net applies), attr, shield, window, connect, supply
       require_scale(part.line);
       std::optional<ShapeAt> shape = parser_.read_shape(part, scale_);
-      if (wire) parser_.fail(part.line, fmt::format("the (wire ...) opened at line {} has a second shape", keyword.line));
+      if (wire)
+        parser_.fail(part.line, fmt::format("the (wire ...) opened at line {} has a second shape", keyword.line));
       wire = Wire{parser_.layer_index(shape->layer), std::move(shape->shape), net, WiringType::normal};
       return true;
     });
@@ -253,8 +260,8 @@ class SessionReader {
     const NameAt padstack_name = parser_.read_atom("the via's padstack name");
     const auto found = padstack_by_name_.find(padstack_name.name);
     if (found == padstack_by_name_.end()) {
-      parser_.fail(padstack_name.line,
-                   fmt::format("unknown padstack {}: the board's library has no such padstack", dsn_detail::quoted(padstack_name.name)));
+      parser_.fail(padstack_name.line, fmt::format("unknown padstack {}: the board's library has no such padstack",
+                                                   dsn_detail::quoted(padstack_name.name)));
     }
     require_scale(keyword.line);
     const std::size_t first = routed_.vias.size();

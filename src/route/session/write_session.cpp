@@ -140,7 +140,9 @@ class SessionWriter {
   static const std::string& specctra_name(const Layer& layer) {
     return layer.specctra_name.empty() ? layer.name : layer.specctra_name;
   }
-  std::string layer_name(int layer) const { return name(specctra_name(board_.layers[static_cast<std::size_t>(layer)])); }
+  std::string layer_name(int layer) const {
+    return name(specctra_name(board_.layers[static_cast<std::size_t>(layer)]));
+  }
 
   std::string points(const std::vector<Point>& list) const {
     std::string text;
