@@ -80,6 +80,27 @@ void check(const BackplaneSpec& spec) {
                                  spec.pin_columns, spec.pin_rows, spec.nets));
   }
   if (spec.target_grid_nodes < 1) throw UsageError("backplane target grid nodes must be positive");
+  if (spec.facing_connectors && spec.nets % spec.connectors_per_edge != 0) {
+    throw UsageError(fmt::format("a backplane of facing connectors needs nets ({}) a multiple of its connectors ({})",
+                                 spec.nets, spec.connectors_per_edge));
+  }
+}
+
+// Top pin (connector-major index over the top row) of bottom pin i. The top
+// connectors are numbered from the right, so bottom connector k faces top
+// connector connectors - 1 - k.
+std::vector<int> top_pins(const BackplaneSpec& spec, int pins_per_connector) {
+  if (!spec.facing_connectors) return permutation(spec.nets, spec.seed);
+  std::vector<int> top(static_cast<std::size_t>(spec.nets));
+  for (int k = 0; k < spec.connectors_per_edge; ++k) {
+    const std::vector<int> order = permutation(pins_per_connector, spec.seed + static_cast<std::uint64_t>(k));
+    const int facing = spec.connectors_per_edge - 1 - k;
+    for (int pin = 0; pin < pins_per_connector; ++pin) {
+      top[static_cast<std::size_t>(k * pins_per_connector + pin)] =
+          facing * pins_per_connector + order[static_cast<std::size_t>(pin)];
+    }
+  }
+  return top;
 }
 
 }  // namespace
@@ -157,7 +178,7 @@ route::Board backplane_board(const BackplaneSpec& spec) {
                                 {}});
   }
 
-  const std::vector<int> top_pin = permutation(spec.nets, spec.seed);
+  const std::vector<int> top_pin = top_pins(spec, pins_per_connector);
   for (int i = 0; i < spec.nets; ++i) {
     const int partner = top_pin[static_cast<std::size_t>(i)];
     route::Net net;

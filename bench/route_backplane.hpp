@@ -36,6 +36,10 @@ struct BackplaneSpec {
   std::int64_t target_grid_nodes = 450'000;
   std::uint64_t seed = 1;
   bool buried_vias = true;  // false: one through via
+  // Partners: false, top pin permutation[i] over the whole board; true, each
+  // bottom connector's pins shuffled among those of the top connector facing
+  // it (nets a multiple of connectors_per_edge), so demand stays local.
+  bool facing_connectors = false;
 };
 
 // Throws UsageError when the spec cannot hold its nets or is out of range.

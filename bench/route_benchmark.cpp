@@ -553,14 +553,15 @@ std::string describe_backplane(const BackplaneSpec& spec, const Board& board) {
       "with 0.2 mm clearance (lattice pitch 0.4 mm), "
       "0.6 mm {}; two rows of {} connectors of {} x {} through-hole pins (1.0 mm circles on every layer, 2.0 mm "
       "apart across, 1.2 mm deep) at opposite edges; {} two-pin nets from bottom pin i to top pin permutation[i] "
-      "(Fisher-Yates on mt19937_64, seed {}); {:.1f} mm between the centres of the connector rows' facing pins, "
+      "({}Fisher-Yates on mt19937_64, seed {}); {:.1f} mm between the centres of the connector rows' facing pins, "
       "and up to {} nets must cross one vertical line. grid nodes = columns x rows x layers; graph nodes add the "
       "via sites and pad nodes.",
       board.name, millimetres(static_cast<double>(outline.max.x - outline.min.x)),
       millimetres(static_cast<double>(outline.max.y - outline.min.y)), spec.layers,
       spec.buried_vias ? "buried vias joining each pair of neighbouring layers" : "through vias",
-      spec.connectors_per_edge, spec.pin_columns, spec.pin_rows, spec.nets, spec.seed,
-      millimetres(static_cast<double>(first_top_row - last_bottom_row)), crossing_density(board));
+      spec.connectors_per_edge, spec.pin_columns, spec.pin_rows, spec.nets,
+      spec.facing_connectors ? "each connector's pins among those of the connector facing it, seed + connector; " : "",
+      spec.seed, millimetres(static_cast<double>(first_top_row - last_bottom_row)), crossing_density(board));
 }
 
 struct Backplane {
@@ -568,13 +569,29 @@ struct Backplane {
   Board board;
 };
 
+// The scale backplane: 32 layers, 2,000 nets, eight connectors of 16 x 16
+// pins an edge, each wired to the one facing it (about 2.3 million grid
+// nodes). Run only when --only gives its whole name.
+BackplaneSpec scale_backplane() {
+  BackplaneSpec spec;
+  spec.layers = 32;
+  spec.nets = 2'000;
+  spec.connectors_per_edge = 8;
+  spec.pin_columns = 16;
+  spec.pin_rows = 16;
+  spec.target_grid_nodes = 2'000'000;  // the connectors' least height gives more
+  spec.facing_connectors = true;
+  return spec;
+}
+
 // Two backplanes: the scale (about 450,000 grid nodes), and the same
 // layout with a taller open area between the connector rows (560,000). On
 // the first the nets crossing the middle outnumber the horizontal tracks
 // there (rows between the connector rows times the horizontal layers); the
 // second has the room (bench/results/NOTES.md). Both run unless --only
 // names backplanes: a filter that "backplane" contains names both, a
-// backplane's whole name that one.
+// backplane's whole name that one. The scale backplane runs only by its
+// whole name.
 std::vector<Backplane> chosen_backplanes(const RouteBenchmarkOptions& options) {
   if (!options.backplane) return {};
   BackplaneSpec taller;
@@ -588,6 +605,12 @@ std::vector<Backplane> chosen_backplanes(const RouteBenchmarkOptions& options) {
   const auto names = [&](const std::string& filter, const Backplane& b) {
     return wanted(kBackplaneName, {filter}) || lowercase(b.board.name) == lowercase(filter);
   };
+  const BackplaneSpec scale = scale_backplane();
+  Board scale_board = backplane_board(scale);
+  if (std::any_of(options.only.begin(), options.only.end(),
+                  [&](const std::string& f) { return lowercase(f) == lowercase(scale_board.name); })) {
+    return {Backplane{scale, std::move(scale_board)}};
+  }
   const bool any_named = std::any_of(options.only.begin(), options.only.end(), [&](const std::string& filter) {
     return std::any_of(all.begin(), all.end(), [&](const Backplane& b) { return names(filter, b); });
   });

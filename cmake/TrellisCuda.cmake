@@ -34,9 +34,19 @@ else()
   message(FATAL_ERROR "TRELLIS_CUDA must be ON, OFF or AUTO, not '${TRELLIS_CUDA}'")
 endif()
 
+# compute-sanitizer's racecheck reports a shared word's relaxed loads
+# against its relaxed stores, which the memory model defines; it accepts them
+# against atomic exchanges. With this option the sweeping searches store
+# their labels by atomic exchange (slower), so a racecheck run shows every
+# other hazard. For sanitizer builds only.
+option(TRELLIS_CUDA_RACECHECK "Store the sweeping searches' shared labels by atomic exchange, for racecheck runs" OFF)
+
 # Settings every target with .cu sources shares.
 function(trellis_cuda_target target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra>)
+  if(TRELLIS_CUDA_RACECHECK)
+    target_compile_definitions(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:TRELLIS_RACECHECK_STORES=1>)
+  endif()
   set_target_properties(${target} PROPERTIES CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON CUDA_EXTENSIONS OFF)
 endfunction()

@@ -76,12 +76,17 @@ __device__ inline void shared_set(T& x, T value) {
 // predicated STS of a plain store. Not an atomic exchange, which would
 // silence racecheck: the compiler branches around each atomic, and the
 // barrier ending a sweep waits for it (the cost is in bench/results/NOTES.md,
-// "Racing shared-memory labels and flags as relaxed atomics").
+// "Racing shared-memory labels and flags as relaxed atomics"). Builds for
+// racecheck runs (-DTRELLIS_CUDA_RACECHECK=ON) take the exchange.
 __device__ inline void shared_store_if(bool when, Weight& label, Weight value) {
+#if defined(TRELLIS_RACECHECK_STORES)
+  if (when) (void)atomicExch_block(reinterpret_cast<unsigned*>(&label), __float_as_uint(value));
+#else
   const auto address = static_cast<unsigned>(__cvta_generic_to_shared(&label));
   asm volatile("{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n @p st.relaxed.cta.shared.b32 [%0], %1;\n}" ::"r"(address),
                "r"(__float_as_uint(value)), "r"(when ? 1u : 0u)
                : "memory");
+#endif
 }
 
 // What one search needs on the device.
