@@ -9,6 +9,7 @@
 #include "best_subjects.hpp"
 #include "kernels.hpp"
 #include "trellis/core/error.hpp"
+#include "vulkan/kernels.hpp"
 
 namespace trellis::align {
 
@@ -21,14 +22,18 @@ struct SubjectScorer::State {
   const SequenceSet& subjects;
   Scoring scoring;
   Backend backend;
-  std::unique_ptr<cuda::ResidentSubjects> device;  // cuda only
+  std::unique_ptr<cuda::ResidentSubjects> device;           // cuda only
+  std::unique_ptr<vulkan::SubjectsOnDevice> vulkan_device;  // vulkan only
 };
 
 SubjectScorer::SubjectScorer(const SequenceSet& subjects, const Scoring& scoring, Backend backend,
                              const ScorerOptions& options)
-    : state_(std::make_unique<State>(State{subjects, scoring, resolve(backend), nullptr})) {
+    : state_(std::make_unique<State>(State{subjects, scoring, resolve_with_vulkan(backend), nullptr, nullptr})) {
   if (state_->backend == Backend::cuda) {
     state_->device = std::make_unique<cuda::ResidentSubjects>(subjects, scoring, options.device_memory_bytes);
+  }
+  if (state_->backend == Backend::vulkan) {
+    state_->vulkan_device = std::make_unique<vulkan::SubjectsOnDevice>(subjects, scoring);
   }
 }
 
@@ -51,9 +56,11 @@ std::vector<std::int32_t> SubjectScorer::scores(std::span<const Residue> query) 
     case Backend::cuda:
       state.device->scores(query, scores);
       break;
-    case Backend::automatic:
     case Backend::vulkan:
-      throw Error("the backend was not resolved");  // unreachable: resolve() never returns them
+      state.vulkan_device->scores(query, scores);
+      break;
+    case Backend::automatic:
+      throw Error("the backend was not resolved");  // unreachable: resolve() never returns it
   }
   return scores;
 }

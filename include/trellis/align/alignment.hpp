@@ -67,8 +67,10 @@ std::int32_t local_alignment_score(std::span<const Residue> query, std::span<con
 // the same on every backend. reference: the scalar oracle, one thread; cpu:
 // striped SIMD on all OpenMP threads; cuda: the subjects in device memory,
 // pairs of them in the 16-bit lanes of Hopper's DPX instructions, rescored
-// in 32 bits where 16 could overflow. automatic is cuda where a device is
-// usable, else cpu. Throws UsageError as local_alignment_score does.
+// in 32 bits where 16 could overflow; vulkan: the subjects on the Vulkan
+// device, 16-bit lanes packed in 32-bit words, rescored likewise.
+// automatic is cuda where a device is usable, else cpu (never vulkan).
+// Throws UsageError as local_alignment_score does.
 std::vector<std::int32_t> local_alignment_scores(std::span<const Residue> query, const SequenceSet& subjects,
                                                  const Scoring& scoring, Backend backend = Backend::automatic);
 
