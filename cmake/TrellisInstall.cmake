@@ -25,6 +25,7 @@ set(_trellis_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/trellis)
 install(EXPORT trellisTargets NAMESPACE trellis:: DESTINATION ${_trellis_cmake_dir} COMPONENT development)
 # What the configuration file must find again for the exported targets.
 set(TRELLIS_CONFIG_HAVE_CUDA ${TRELLIS_HAVE_CUDA})
+set(TRELLIS_CONFIG_HAVE_MPI ${TRELLIS_HAVE_MPI})
 set(TRELLIS_CONFIG_HAVE_CAIRO OFF)
 if(TARGET PkgConfig::CAIRO)
   set(TRELLIS_CONFIG_HAVE_CAIRO ON)

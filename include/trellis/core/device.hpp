@@ -54,6 +54,10 @@ void fill_zero(void* device_dst, std::size_t bytes, Stream stream);
 void synchronize(Stream stream);
 void synchronize_device();
 
+// Makes `index` the calling thread's current device (the CUDA runtime keeps
+// one per thread); throws DeviceError for an index no device has.
+void set_current(int index);
+
 // A stream owned for the lifetime of the object.
 class OwnedStream {
  public:

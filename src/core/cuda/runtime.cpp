@@ -135,6 +135,15 @@ void synchronize(Stream stream) { TRELLIS_CUDA_CHECK(cudaStreamSynchronize(strea
 
 void synchronize_device() { TRELLIS_CUDA_CHECK(cudaDeviceSynchronize()); }
 
+void set_current(int index) {
+  int count = 0;
+  TRELLIS_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (index < 0 || index >= count) {
+    throw DeviceError("no CUDA device " + std::to_string(index) + " (" + std::to_string(count) + " visible)");
+  }
+  TRELLIS_CUDA_CHECK(cudaSetDevice(index));
+}
+
 OwnedStream::OwnedStream() { TRELLIS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
 
 OwnedStream::~OwnedStream() {

@@ -37,6 +37,7 @@ void copy_on_device(void*, const void*, std::size_t, Stream) { unavailable(); }
 void fill_zero(void*, std::size_t, Stream) { unavailable(); }
 void synchronize(Stream) { unavailable(); }
 void synchronize_device() { unavailable(); }
+void set_current(int) { unavailable(); }
 OwnedStream::OwnedStream() { unavailable(); }
 OwnedStream::~OwnedStream() = default;
 
