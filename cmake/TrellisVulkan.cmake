@@ -94,6 +94,7 @@ function(trellis_vulkan_sources)
   set(shaders "")
   _trellis_vulkan_shader(shaders grid/vulkan/spmv "f32:REAL=float" "f64:REAL=double,REAL_IS_DOUBLE")
   _trellis_vulkan_shader(shaders grid/vulkan/cg_vectors "f32:REAL=float" "f64:REAL=double,REAL_IS_DOUBLE")
+  _trellis_vulkan_shader(shaders grid/vulkan/matrix_free "f32:REAL=float" "f64:REAL=double,REAL_IS_DOUBLE")
   _trellis_vulkan_shader(shaders graph/vulkan/bellman_ford)
   _trellis_vulkan_shader(shaders align/vulkan/sw_scores "packed:PACKED" "exact:")
   add_custom_target(trellis_vulkan_shaders DEPENDS ${shaders})
@@ -104,7 +105,8 @@ function(trellis_vulkan_sources)
     ${src}/core/vulkan/buffer.cpp
     ${src}/core/vulkan/kernel.cpp
     ${src}/core/vulkan/devices.cpp)
-  target_sources(trellis_grid PRIVATE ${src}/grid/vulkan/spmv.cpp ${src}/grid/vulkan/cg.cpp)
+  target_sources(trellis_grid PRIVATE ${src}/grid/vulkan/spmv.cpp ${src}/grid/vulkan/cg.cpp
+                                      ${src}/grid/vulkan/matrix_free.cpp)
   target_sources(trellis_graph PRIVATE ${src}/graph/vulkan/bellman_ford.cpp)
   target_sources(trellis_align PRIVATE ${src}/align/vulkan/sw_scores.cpp)
   target_link_libraries(trellis_core PRIVATE ${CMAKE_DL_LIBS})

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 
 #include "trellis/grid/solvers.hpp"
 
@@ -87,5 +90,17 @@ SolveResult run_cg(Steps& steps, bool preconditioner_usable, const SolverOptions
   result.converged = result.stop == SolverStop::converged || result.stop == SolverStop::zero_rhs;
   return result;
 }
+
+namespace detail {
+
+// What every vulkan CG entry does around the solve itself (solvers.cpp): the
+// size and option checks, the system without unknowns, and stopped_because.
+// solve gets whether every diagonal entry is finite and non-zero.
+template <typename T>
+SolveResult vulkan_cg_frame(std::int32_t size, std::size_t b_size, std::size_t x_size, std::span<const T> diagonal,
+                            const SolverOptions& options,
+                            const std::function<SolveResult(bool diagonal_usable)>& solve);
+
+}  // namespace detail
 
 }  // namespace trellis::grid

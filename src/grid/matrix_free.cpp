@@ -9,9 +9,11 @@
 
 #include "form_codes.hpp"
 #include "form_kernels.hpp"
+#include "krylov_steps.hpp"
 #include "separable_form.hpp"
 #include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
+#include "vulkan/kernels.hpp"
 
 namespace trellis::grid {
 
@@ -154,21 +156,30 @@ bool MatrixFreeOperator<T>::uses_uniform_constant_path() const noexcept {
   return state_->uniform.usable;
 }
 
+namespace {
+
+void check_coefficients(const Mesh& mesh, std::int32_t slots, const Mesh& coefficients_mesh,
+                        std::int32_t coefficient_slots, const char* what) {
+  require_same_mesh(mesh, coefficients_mesh, what);
+  if (coefficient_slots < slots) {
+    throw UsageError(
+        fmt::format("the form reads {} coefficient slots, the coefficients hold {}", slots, coefficient_slots));
+  }
+}
+
+}  // namespace
+
 template <typename T>
 void MatrixFreeOperator<T>::apply(const Coefficients<T>& coefficients, std::span<const T> x, std::span<T> y,
                                   Backend backend) const {
   const State& s = *state_;
-  require_same_mesh(s.mesh, coefficients.mesh(), "matrix-free apply");
-  if (coefficients.slots() < s.slots) {
-    throw UsageError(
-        fmt::format("the form reads {} coefficient slots, the coefficients hold {}", s.slots, coefficients.slots()));
-  }
+  check_coefficients(s.mesh, s.slots, coefficients.mesh(), coefficients.slots(), "matrix-free apply");
   const auto n = static_cast<std::size_t>(s.mesh.nodes());
   if (x.size() != n || y.size() != n) {
     throw UsageError(fmt::format("matrix-free apply on {} nodes needs x and y of that length, got {} and {}", n,
                                  x.size(), y.size()));
   }
-  switch (resolve(backend)) {
+  switch (resolve_with_vulkan(backend)) {
     case Backend::reference:
       reference::matrix_free_apply(s.view(s.host_arrays.view, s.constrained.data(), coefficients.packed().data()),
                                    x.data(), y.data(), nullptr);
@@ -186,11 +197,35 @@ void MatrixFreeOperator<T>::apply(const Coefficients<T>& coefficients, std::span
       device::synchronize(nullptr);
       return;
     }
-    case Backend::automatic:
     case Backend::vulkan:
-      break;  // resolve() never returns them
+      vulkan::matrix_free_apply(s.view(s.host_arrays.view, s.constrained.data(), coefficients.packed().data()),
+                                x.data(), y.data());
+      return;
+    case Backend::automatic:
+      break;  // resolve_with_vulkan() never returns it
   }
   throw Error("matrix-free apply: unresolved backend");
+}
+
+template <typename T>
+SolveResult MatrixFreeOperator<T>::cg(const Coefficients<T>& coefficients, std::span<const T> b, std::span<T> x,
+                                      Preconditioner preconditioner, const SolverOptions& options,
+                                      Backend backend) const {
+  const State& s = *state_;
+  check_coefficients(s.mesh, s.slots, coefficients.mesh(), coefficients.slots(), "matrix-free cg");
+  if (backend != Backend::vulkan) {
+    HostLinearOperator<T> op;
+    op.size = size();
+    op.apply = [&](std::span<const T> in, std::span<T> out) { apply(coefficients, in, out, backend); };
+    if (preconditioner == Preconditioner::jacobi) op.diagonal = diagonal(coefficients);
+    return grid::cg<T>(op, b, x, options, backend);
+  }
+  resolve_with_vulkan(backend);
+  const std::vector<T> jacobi = preconditioner == Preconditioner::jacobi ? diagonal(coefficients) : std::vector<T>();
+  return detail::vulkan_cg_frame<T>(size(), b.size(), x.size(), jacobi, options, [&](bool usable) {
+    return vulkan::cg(s.view(s.host_arrays.view, s.constrained.data(), coefficients.packed().data()), b.data(),
+                      x.data(), jacobi, usable, options);
+  });
 }
 
 template <typename T>

@@ -422,11 +422,19 @@ SolveResult cg(const CsrMatrix<T>& a, std::type_identity_t<std::span<const T>> b
   resolve_with_vulkan(backend);
   if (a.rows != a.cols) throw UsageError(fmt::format("cg: the matrix must be square, got {}x{}", a.rows, a.cols));
   check_sizes("cg", a.rows, true, b.size(), x.size());
-  check_options("cg", options);
   const std::vector<T> diagonal = preconditioner == Preconditioner::jacobi ? host_diagonal(a) : std::vector<T>();
-  SolveResult result = a.rows == 0
-                           ? empty_system()
-                           : vulkan::cg(a.view(), b.data(), x.data(), diagonal, diagonal_usable<T>(diagonal), options);
+  return detail::vulkan_cg_frame<T>(a.rows, b.size(), x.size(), diagonal, options, [&](bool usable) {
+    return vulkan::cg(a.view(), b.data(), x.data(), diagonal, usable, options);
+  });
+}
+
+template <typename T>
+SolveResult detail::vulkan_cg_frame(std::int32_t size, std::size_t b_size, std::size_t x_size,
+                                    std::span<const T> diagonal, const SolverOptions& options,
+                                    const std::function<SolveResult(bool diagonal_usable)>& solve) {
+  check_sizes("cg", size, true, b_size, x_size);
+  check_options("cg", options);
+  SolveResult result = size == 0 ? empty_system() : solve(diagonal_usable<T>(diagonal));
   describe(result, options);
   return result;
 }
@@ -474,7 +482,9 @@ SolveResult bicgstab(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b,
   template SolveResult cg<T>(const DeviceLinearOperator<T>&, const DeviceArray<T>&, DeviceArray<T>&,             \
                              const SolverOptions&, Stream);                                                      \
   template SolveResult bicgstab<T>(const DeviceLinearOperator<T>&, const DeviceArray<T>&, DeviceArray<T>&,       \
-                                   const SolverOptions&, Stream);
+                                   const SolverOptions&, Stream);                                                \
+  template SolveResult detail::vulkan_cg_frame<T>(std::int32_t, std::size_t, std::size_t, std::span<const T>,    \
+                                                  const SolverOptions&, const std::function<SolveResult(bool)>&);
 
 TRELLIS_GRID_INSTANTIATE_SOLVERS(float)
 TRELLIS_GRID_INSTANTIATE_SOLVERS(double)

@@ -115,7 +115,7 @@ void expect_uniform_path_matches(Backend backend, double tolerance) {
 }
 
 TEST_P(MatrixFreeUniform, UniformConstantPathEqualsReferenceAndSpmvDouble) {
-  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  TRELLIS_SKIP_UNLESS_FLOAT64(GetParam());
   expect_uniform_path_matches<double>(GetParam(), 1e-12);
 }
 
@@ -214,7 +214,7 @@ void expect_other_cases_leave_uniform_path(Backend backend, double tolerance) {
 }
 
 TEST_P(MatrixFreeUniform, OtherFormsMeshesAndConstraintsLeaveTheUniformPathDouble) {
-  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  TRELLIS_SKIP_UNLESS_FLOAT64(GetParam());
   expect_other_cases_leave_uniform_path<double>(GetParam(), 1e-12);
 }
 
@@ -225,6 +225,9 @@ TEST_P(MatrixFreeUniform, OtherFormsMeshesAndConstraintsLeaveTheUniformPathFloat
 
 INSTANTIATE_TEST_SUITE_P(Backends, MatrixFreeUniform, ::testing::ValuesIn(testing::backends_under_test()),
                          testing::backend_test_name);
+// Every case here is separable, so vulkan applies them all (fp64 where the
+// device has it: lavapipe does).
+INSTANTIATE_TEST_SUITE_P(Vulkan, MatrixFreeUniform, ::testing::Values(Backend::vulkan), testing::backend_test_name);
 
 }  // namespace
 }  // namespace trellis::grid

@@ -15,6 +15,7 @@
 #include "trellis/grid/assembly.hpp"
 #include "trellis/grid/form.hpp"
 #include "trellis/grid/mesh.hpp"
+#include "trellis/grid/solvers.hpp"
 
 namespace trellis::grid {
 
@@ -43,8 +44,19 @@ class MatrixFreeOperator {
   // flags, with the same results as the table path.
   bool uses_uniform_constant_path() const noexcept;
 
-  // Host data on any backend (cuda uploads and downloads).
+  // Host data on any backend (cuda and vulkan upload and download). vulkan
+  // takes separable forms only (BackendUnavailable for the others).
   void apply(const Coefficients<T>& coefficients, std::span<const T> x, std::span<T> y, Backend backend) const;
+  // CG on this operator from x's initial guess, with host vectors, Jacobi
+  // (from diagonal()) or no preconditioner. vulkan (separable forms): the
+  // tables, the coefficients and CG's vectors are uploaded once and every
+  // step runs on the device, with the host drivers' stopping rules.
+  // reference, cpu, automatic: cg(HostLinearOperator) with apply() on that
+  // backend and the vectors on the host (cuda: solve with a
+  // DeviceLinearOperator over the device apply instead).
+  SolveResult cg(const Coefficients<T>& coefficients, std::span<const T> b, std::span<T> x,
+                 Preconditioner preconditioner = Preconditioner::jacobi, const SolverOptions& options = {},
+                 Backend backend = Backend::cpu) const;
   // Device data, asynchronous on stream; the mesh's arrays are uploaded on first use.
   void apply(const DeviceCoefficients<T>& coefficients, const DeviceArray<T>& x, DeviceArray<T>& y,
              Stream stream = nullptr) const;

@@ -1,16 +1,21 @@
-// Preconditioned CG on the Vulkan device: the host drivers' steps and
-// stopping rules (krylov_steps.hpp, run_cg), each vector step one dispatch of
+// Preconditioned CG on the Vulkan device, on a CSR matrix or a separable
+// form's matrix-free apply: the host drivers' steps and stopping rules
+// (krylov_steps.hpp, run_cg), each vector step one dispatch of
 // cg_vectors.comp. The host reads the scalars (two submissions an iteration:
-// SpMV and p.q, then the residual update) and adds the workgroups' partial
-// sums in double, in a fixed order, so runs repeat bit for bit.
+// the operator's apply and p.q, then the residual update) and adds the
+// workgroups' partial sums in double, in a fixed order, so runs repeat bit
+// for bit.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "../krylov_steps.hpp"
 #include "csr_on_device.hpp"
 #include "kernels.hpp"
+#include "separable_on_device.hpp"
 #include "trellis/core/error.hpp"
 
 namespace trellis::grid::vulkan {
@@ -35,13 +40,16 @@ struct VectorArguments {
   std::uint32_t has_diagonal;
 };
 
+// Records out = A in for CG's operator.
+using RecordApply = std::function<void(vk::Recorder&, const vk::Buffer& in, vk::Buffer& out)>;
+
 // CG's vectors on the device and the dispatches on them.
 template <typename T>
 struct Vectors {
-  Vectors(const CsrView<T>& a, const T* b_host, const T* x_host, std::span<const T> diagonal_host)
-      : n(static_cast<std::size_t>(a.rows)),
+  Vectors(std::size_t size, RecordApply apply, const T* b_host, const T* x_host, std::span<const T> diagonal_host)
+      : n(size),
         groups((n + vk::kWorkgroupSize - 1) / vk::kWorkgroupSize),
-        matrix(a),
+        record_apply(std::move(apply)),
         b(vk::Buffer::from<T>({b_host, n})),
         // Without a preconditioner the shader never reads it; a binding still
         // needs a buffer.
@@ -70,8 +78,8 @@ struct Vectors {
     recorder.dispatch(kernel(), {b.get(), diagonal.get(), r.get(), p.get(), q.get(), x.get(), partials.get()},
                       &arguments, sizeof(arguments), n);
   }
-  void record_residual_product(vk::Recorder& recorder) const { record_spmv(recorder, matrix, T(1), *x, T(0), *r); }
-  void record_direction_product(vk::Recorder& recorder) const { record_spmv(recorder, matrix, T(1), *p, T(0), *q); }
+  void record_residual_product(vk::Recorder& recorder) const { record_apply(recorder, *x, *r); }
+  void record_direction_product(vk::Recorder& recorder) const { record_apply(recorder, *p, *q); }
 
   static const vk::Kernel& kernel() {
     if constexpr (sizeof(T) == 8) {
@@ -83,7 +91,7 @@ struct Vectors {
 
   std::size_t n;
   std::size_t groups;
-  CsrOnDevice<T> matrix;
+  RecordApply record_apply;
   std::unique_ptr<vk::Buffer> b, diagonal, r, p, q, x, partials;
   bool has_diagonal;
 };
@@ -144,19 +152,46 @@ struct VulkanCgSteps {
 };
 
 template <typename T>
-SolveResult cg_of(const CsrView<T>& a, const T* b, T* x, std::span<const T> diagonal, bool diagonal_usable,
+SolveResult cg_of(std::size_t n, RecordApply apply, const T* b, T* x, std::span<const T> diagonal, bool diagonal_usable,
                   const SolverOptions& options) {
   check_precision<T>("cg");
-  Vectors<T> v(a, b, x, diagonal);
+  Vectors<T> v(n, std::move(apply), b, x, diagonal);
   VulkanCgSteps<T> steps{vk::Context::get(), v, std::nullopt};
   SolveResult result = run_cg(steps, diagonal_usable, options);
   std::copy_n(v.x->template as<T>(), v.n, x);
   return result;
 }
 
+template <typename T>
+SolveResult csr_cg(const CsrView<T>& a, const T* b, T* x, std::span<const T> diagonal, bool diagonal_usable,
+                   const SolverOptions& options) {
+  check_precision<T>("cg");
+  const CsrOnDevice<T> matrix(a);
+  const RecordApply apply = [&](vk::Recorder& recorder, const vk::Buffer& in, vk::Buffer& out) {
+    record_spmv(recorder, matrix, T(1), in, T(0), out);
+  };
+  return cg_of(static_cast<std::size_t>(a.rows), apply, b, x, diagonal, diagonal_usable, options);
+}
+
+template <typename T>
+SolveResult matrix_free_cg(const detail::FormView<T>& form, const T* b, T* x, std::span<const T> diagonal,
+                           bool diagonal_usable, const SolverOptions& options) {
+  const SeparableOnDevice<T> operator_on_device(form);
+  const RecordApply apply = [&](vk::Recorder& recorder, const vk::Buffer& in, vk::Buffer& out) {
+    record_matrix_free_apply(recorder, operator_on_device, in, out);
+  };
+  return cg_of(operator_on_device.nodes, apply, b, x, diagonal, diagonal_usable, options);
+}
+
 }  // namespace
 
-TRELLIS_GRID_DECLARE_VULKAN_CG(float) { return cg_of(a, b, x, diagonal, diagonal_usable, options); }
-TRELLIS_GRID_DECLARE_VULKAN_CG(double) { return cg_of(a, b, x, diagonal, diagonal_usable, options); }
+TRELLIS_GRID_DECLARE_VULKAN_CG(float) { return csr_cg(a, b, x, diagonal, diagonal_usable, options); }
+TRELLIS_GRID_DECLARE_VULKAN_CG(double) { return csr_cg(a, b, x, diagonal, diagonal_usable, options); }
+TRELLIS_GRID_DECLARE_VULKAN_MATRIX_FREE_CG(float) {
+  return matrix_free_cg(form, b, x, diagonal, diagonal_usable, options);
+}
+TRELLIS_GRID_DECLARE_VULKAN_MATRIX_FREE_CG(double) {
+  return matrix_free_cg(form, b, x, diagonal, diagonal_usable, options);
+}
 
 }  // namespace trellis::grid::vulkan

@@ -6,6 +6,7 @@
 
 #include <span>
 
+#include "../form_kernels.hpp"
 #include "trellis/core/csr.hpp"
 #include "trellis/grid/solvers.hpp"
 
@@ -24,9 +25,25 @@ namespace trellis::grid::vulkan {
   ::trellis::grid::SolveResult cg(const ::trellis::CsrView<T>& a, const T* b, T* x, std::span<const T> diagonal, \
                                   bool diagonal_usable, const ::trellis::grid::SolverOptions& options)
 
+// y = A x for a separable form (form.separable usable; BackendUnavailable
+// otherwise), from host data.
+#define TRELLIS_GRID_DECLARE_VULKAN_MATRIX_FREE(T) \
+  void matrix_free_apply(const ::trellis::grid::detail::FormView<T>& form, const T* x, T* y)
+
+// The CG above on a separable form's matrix-free apply: the form, its
+// coefficients and the vectors uploaded once.
+#define TRELLIS_GRID_DECLARE_VULKAN_MATRIX_FREE_CG(T)                                                 \
+  ::trellis::grid::SolveResult cg(const ::trellis::grid::detail::FormView<T>& form, const T* b, T* x, \
+                                  std::span<const T> diagonal, bool diagonal_usable,                  \
+                                  const ::trellis::grid::SolverOptions& options)
+
 TRELLIS_GRID_DECLARE_VULKAN_SPMV(float);
 TRELLIS_GRID_DECLARE_VULKAN_SPMV(double);
 TRELLIS_GRID_DECLARE_VULKAN_CG(float);
 TRELLIS_GRID_DECLARE_VULKAN_CG(double);
+TRELLIS_GRID_DECLARE_VULKAN_MATRIX_FREE(float);
+TRELLIS_GRID_DECLARE_VULKAN_MATRIX_FREE(double);
+TRELLIS_GRID_DECLARE_VULKAN_MATRIX_FREE_CG(float);
+TRELLIS_GRID_DECLARE_VULKAN_MATRIX_FREE_CG(double);
 
 }  // namespace trellis::grid::vulkan

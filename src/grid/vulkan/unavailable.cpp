@@ -21,5 +21,15 @@ SolveResult cg(const CsrView<float>&, const float*, float*, std::span<const floa
 SolveResult cg(const CsrView<double>&, const double*, double*, std::span<const double>, bool, const SolverOptions&) {
   unavailable();
 }
+void matrix_free_apply(const detail::FormView<float>&, const float*, float*) { unavailable(); }
+void matrix_free_apply(const detail::FormView<double>&, const double*, double*) { unavailable(); }
+SolveResult cg(const detail::FormView<float>&, const float*, float*, std::span<const float>, bool,
+               const SolverOptions&) {
+  unavailable();
+}
+SolveResult cg(const detail::FormView<double>&, const double*, double*, std::span<const double>, bool,
+               const SolverOptions&) {
+  unavailable();
+}
 
 }  // namespace trellis::grid::vulkan
