@@ -40,9 +40,9 @@ say "digest: a hash of the tabular hits, equal when the hits are."
 say ""
 say "| processes | devices | residues at once | device memory | queries | query residues | seconds | TCUPS | hits | digest |"
 say "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
-for split in "--host-memory 0" "--host-memory 500M" "--host-memory 125M" "--host-memory 0 --device-memory 4G"; do
+for split in "--host-memory 0" "--host-memory 500M" "--host-memory 125M" "--host-memory 0 --device-memory 1G"; do
   # shellcheck disable=SC2086
-  timeout 120 "$stage/align_sharded_bench" search --backend cuda -q "$work/queries.fasta" -d "$work/sharded.tdb" \
+  timeout 70 "$stage/align_sharded_bench" search --backend cuda -q "$work/queries.fasta" -d "$work/sharded.tdb" \
     $split | tee -a "$table"
 done
 
@@ -70,8 +70,8 @@ mpi=("$mpirun" --oversubscribe --bind-to none --mca btl self,vader --mca btl_vad
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 for n in 1 2 4 8 16; do
   [ "$n" -le "$cores" ] || continue
-  OMP_NUM_THREADS=1 timeout 120 "${mpi[@]}" -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -n "$n" "$mpibench" search \
+  OMP_NUM_THREADS=1 timeout 40 "${mpi[@]}" -x OMP_NUM_THREADS -x LD_LIBRARY_PATH -n "$n" "$mpibench" search \
     --backend cpu -q "$work/small-queries.fasta" -d "$work/small.tdb" 2>&1 | tee -a "$table"
 done
-OMP_NUM_THREADS=$cores timeout 120 "$mpibench" search --backend cpu -q "$work/small-queries.fasta" \
+OMP_NUM_THREADS=$cores timeout 40 "$mpibench" search --backend cpu -q "$work/small-queries.fasta" \
   -d "$work/small.tdb" | tee -a "$table"

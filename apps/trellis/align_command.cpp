@@ -16,12 +16,16 @@
 #include "commands.hpp"
 #include "trellis/align/alignment.hpp"
 #include "trellis/align/database.hpp"
+#include "trellis/align/distributed_search.hpp"
 #include "trellis/align/hit_output.hpp"
 #include "trellis/align/scoring.hpp"
 #include "trellis/align/search.hpp"
 #include "trellis/align/sequence.hpp"
+#include "trellis/align/sharded_search.hpp"
 #include "trellis/core/atomic_file.hpp"
+#include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/core/process_group.hpp"
 #include "trellis/core/timer.hpp"
 #include "trellis/core/version.hpp"
 
@@ -49,7 +53,35 @@ struct SearchCommand {
   CLI::Option* database_size_option = nullptr;
   std::string output;
   std::size_t device_memory = align::ScorerOptions{}.device_memory_bytes;
+  std::string devices;
+  std::size_t host_memory = 0;
 };
+
+// --devices: "all" or device indices separated by commas.
+std::vector<int> devices_from(const std::string& text) {
+  std::vector<int> devices;
+  if (text.empty()) return devices;
+  if (text == "all") {
+    for (const DeviceInfo& device : list_devices()) devices.push_back(device.index);
+    if (devices.empty()) throw UsageError("--devices all: no CUDA device is visible");
+    return devices;
+  }
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, ',');) {
+    std::size_t used = 0;
+    int index = -1;
+    try {
+      index = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || index < 0) {
+      throw UsageError(fmt::format("--devices takes 'all' or device indices separated by commas, not '{}'", text));
+    }
+    devices.push_back(index);
+  }
+  return devices;
+}
 
 bool is_builtin_name(std::string_view name) {
   const auto same = [&](std::string_view builtin) {
@@ -94,6 +126,62 @@ void write_hits(std::ostream& out, const SearchCommand& command, const align::Ta
   }
 }
 
+void write_output(const SearchCommand& command, const align::TabularFormat& tabular,
+                  const std::vector<std::vector<align::Hit>>& hits, const align::SequenceSet& queries,
+                  const align::SequenceSet& database, const align::Scoring& scoring) {
+  if (command.output.empty()) {
+    std::ostringstream text;
+    write_hits(text, command, tabular, hits, queries, database, scoring);
+    std::fputs(text.str().c_str(), stdout);
+  } else {
+    AtomicOutputFile out(command.output);
+    write_hits(out.stream(), command, tabular, hits, queries, database, scoring);
+    out.commit();
+  }
+}
+
+void report(const std::vector<std::vector<align::Hit>>& hits, const align::SequenceSet& queries,
+            const align::DatabaseTotals& database, const align::Scoring& scoring, const std::string& how,
+            double search_ms) {
+  std::size_t reported = 0;
+  std::int64_t query_residues = 0;
+  for (const auto& query_hits : hits) reported += query_hits.size();
+  for (std::size_t q = 0; q < queries.size(); ++q) query_residues += queries.length(q);
+  const double cells = static_cast<double>(query_residues) * static_cast<double>(database.residues);
+  std::fprintf(
+      stderr, "%s\n",
+      fmt::format("{} queries against {} sequences ({} residues; {}), {} {}/{}: {} hits in {:.3f} s "
+                  "({:.2f} GCUPS)",
+                  queries.size(), database.sequences, database.residues, how, scoring.matrix.name(), scoring.gaps.open,
+                  scoring.gaps.extend, reported, search_ms / 1000, search_ms > 0 ? cells / (search_ms * 1e6) : 0.0)
+          .c_str());
+}
+
+// The search spread over the processes of an MPI job, the devices of
+// --devices and pieces of --host-memory (align/distributed_search.hpp); rank
+// 0 writes the output, and reports a failure of any rank for all of them.
+void run_sharded_search(const SearchCommand& command, const GlobalOptions& globals, const align::TabularFormat& tabular,
+                        const align::Scoring& scoring, const align::SearchOptions& options,
+                        const align::ShardedSearchOptions& sharded, ProcessGroup& group) {
+  SteadyTimer timer;
+  align::DistributedSearchResult result;
+  try {
+    result = align::search_distributed(group, command.query_path, command.database_path, scoring, options, sharded);
+  } catch (const std::exception& error) {
+    if (group.rank() != 0) throw ExitWithoutMessage{static_cast<int>(exit_code_for(error))};
+    throw;
+  }
+  const double search_ms = timer.elapsed_ms();
+  if (group.rank() != 0) return;
+  write_output(command, tabular, result.hits, result.queries, result.subjects, scoring);
+  if (!globals.quiet) {
+    report(result.hits, result.queries, result.database, scoring,
+           fmt::format("{} process{}, {} device{}", group.size(), group.size() == 1 ? "" : "es",
+                       std::max<std::size_t>(sharded.devices.size(), 1), sharded.devices.size() > 1 ? "s" : ""),
+           search_ms);
+  }
+}
+
 void run_search(const SearchCommand& command, const GlobalOptions& globals) {
   // Everything the command line alone can refuse is refused before any file is read.
   if (command.columns_option->count() > 0 && command.format != "tsv") {
@@ -120,6 +208,16 @@ void run_search(const SearchCommand& command, const GlobalOptions& globals) {
   align::validate(options);
   const align::Scoring scoring = scoring_from(command);
 
+  align::ShardedSearchOptions sharded;
+  sharded.devices = devices_from(command.devices);
+  sharded.residues_at_once = static_cast<std::int64_t>(command.host_memory);
+  sharded.scorer.device_memory_bytes = command.device_memory;
+  ProcessGroup& group = ProcessGroup::world();
+  if (group.size() > 1 || !sharded.devices.empty() || command.host_memory > 0) {
+    run_sharded_search(command, globals, tabular, scoring, options, sharded, group);
+    return;
+  }
+
   SteadyTimer timer;
   const align::SequenceSet queries = align::read_sequences(command.query_path);
   const align::SequenceSet database = align::read_sequences(command.database_path);
@@ -133,30 +231,10 @@ void run_search(const SearchCommand& command, const GlobalOptions& globals) {
   align::SubjectScorer scorer(database, scoring, options.backend, scorer_options);
   const std::vector<std::vector<align::Hit>> hits = align::search(queries, database, scoring, scorer, options);
   const double search_ms = timer.elapsed_ms();
-
-  if (command.output.empty()) {
-    std::ostringstream text;
-    write_hits(text, command, tabular, hits, queries, database, scoring);
-    std::fputs(text.str().c_str(), stdout);
-  } else {
-    AtomicOutputFile out(command.output);
-    write_hits(out.stream(), command, tabular, hits, queries, database, scoring);
-    out.commit();
-  }
-
+  write_output(command, tabular, hits, queries, database, scoring);
   if (!globals.quiet) {
-    std::size_t reported = 0;
-    std::int64_t query_residues = 0;
-    for (const auto& query_hits : hits) reported += query_hits.size();
-    for (std::size_t q = 0; q < queries.size(); ++q) query_residues += queries.length(q);
-    const double cells = static_cast<double>(query_residues) * static_cast<double>(database.total_residues());
-    std::fprintf(stderr, "%s\n",
-                 fmt::format("{} queries against {} sequences ({} residues; read in {:.1f} ms), {} {}/{}: {} hits "
-                             "in {:.3f} s ({:.2f} GCUPS)",
-                             queries.size(), database.size(), database.total_residues(), read_ms, scoring.matrix.name(),
-                             scoring.gaps.open, scoring.gaps.extend, reported, search_ms / 1000,
-                             search_ms > 0 ? cells / (search_ms * 1e6) : 0.0)
-                     .c_str());
+    report(hits, queries, {database.total_residues(), static_cast<std::int64_t>(database.size())}, scoring,
+           fmt::format("read in {:.1f} ms", read_ms), search_ms);
   }
 }
 
@@ -255,6 +333,16 @@ void add_align_command(CLI::App& app, const GlobalOptions& globals) {
       ->add_option("--device-memory", command->device_memory,
                    "cuda: device memory the database may take, in bytes (suffixes K, M, G: powers of 1024; "
                    "default 0 = 80% of the free memory); a larger database streams from host memory for every query")
+      ->transform(CLI::AsSizeValue(false));
+  search->add_option("--devices", command->devices,
+                     "cuda: the devices to spread the database over, \"all\" or indices such as 0,1 (each holds a "
+                     "part balanced by residues; the hits are merged exactly); under mpirun each process takes one "
+                     "device of its host unless given");
+  search
+      ->add_option("--host-memory", command->host_memory,
+                   "Database residues held in memory at once, in bytes (suffixes K, M, G); a larger database (or "
+                   "part of one) is read from a prepared database and searched in pieces, with the same hits "
+                   "(default 0: all at once)")
       ->transform(CLI::AsSizeValue(false));
   search->callback([command, &globals] { run_search(*command, globals); });
 

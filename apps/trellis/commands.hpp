@@ -16,6 +16,12 @@ struct GlobalOptions {
   Backend requested_backend() const { return parse_backend(backend); }
 };
 
+// Thrown by a process of an MPI job whose failure another process reports:
+// main exits with `code` and prints nothing, so the error is printed once.
+struct ExitWithoutMessage {
+  int code = 1;
+};
+
 void add_info_command(CLI::App& app, const GlobalOptions& globals);
 void add_bench_command(CLI::App& app, const GlobalOptions& globals);
 void add_demo_command(CLI::App& app, const GlobalOptions& globals);

@@ -57,6 +57,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     int code = app.exit(error);  // prints help, version or the parse error
     return code == 0 ? static_cast<int>(ExitCode::ok) : static_cast<int>(ExitCode::usage_or_input);
+  } catch (const trellis::cli::ExitWithoutMessage& quiet) {
+    return quiet.code;
   } catch (const std::exception& error) {
     std::fflush(stdout);
     std::fprintf(stderr, "trellis: error: %s\n", error.what());
