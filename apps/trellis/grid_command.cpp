@@ -3,6 +3,7 @@
 // iterations of the linear solver chosen with --solver).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -41,7 +42,13 @@ Table convergence_table(const ConvergenceStudy& study) {
   std::vector<std::string> columns = {"cells",    "unknowns", "h",         "error normh", "order",
                                       "error H1", "order",    "error max", "iterations"};
   if (timed_steps) columns.push_back("steps");
-  columns.insert(columns.end(), {"setup ms", "solve ms"});
+  // hierarchy ms: the multigrid hierarchy's setup, part of solve ms; total
+  // ms: setup and solve, the time to solution.
+  const bool hierarchy = std::any_of(study.rows.begin(), study.rows.end(),
+                                     [](const grid::ConvergenceRow& row) { return row.hierarchy_seconds > 0; });
+  columns.push_back("setup ms");
+  if (hierarchy) columns.push_back("hierarchy ms");
+  columns.insert(columns.end(), {"solve ms", "total ms"});
   Table table(columns);
   for (const grid::ConvergenceRow& row : study.rows) {
     std::vector<Table::Cell> cells = {std::int64_t{row.cells}, row.unknowns,
@@ -51,7 +58,9 @@ Table convergence_table(const ConvergenceStudy& study) {
                                       row.iterations};
     if (timed_steps) cells.push_back(std::int64_t{row.steps});
     cells.push_back(fixed(row.setup_seconds * 1e3, 1));
+    if (hierarchy) cells.push_back(fixed(row.hierarchy_seconds * 1e3, 1));
     cells.push_back(fixed(row.solve_seconds * 1e3, 1));
+    cells.push_back(fixed((row.setup_seconds + row.solve_seconds) * 1e3, 1));
     table.add_row(std::move(cells));
   }
   return table;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "trellis/core/error.hpp"
 
@@ -72,6 +73,36 @@ DeviceCsr<Value>::DeviceCsr(const CsrMatrix<Value>& host, Stream stream)
   heavy_rows_ = DeviceArray<std::int32_t>::from_host(heavy, stream);
   // The host vector dies here; the upload must have finished reading it.
   device::synchronize(stream);
+}
+
+template <typename Value>
+DeviceCsr<Value>::DeviceCsr(std::int32_t rows, std::int32_t cols, DeviceArray<RowOffset> row_offsets,
+                            DeviceArray<ColumnIndex> col_indices, DeviceArray<Value> values,
+                            DeviceArray<std::int32_t> heavy_rows)
+    : rows_(rows),
+      cols_(cols),
+      row_offsets_(std::move(row_offsets)),
+      col_indices_(std::move(col_indices)),
+      values_(std::move(values)),
+      heavy_rows_(std::move(heavy_rows)) {
+  if (row_offsets_.size() != static_cast<std::size_t>(rows) + 1 || values_.size() != col_indices_.size()) {
+    throw Error(fmt::format("device CSR of {} rows needs {} row offsets and as many values as columns, got {}, {}, {}",
+                            rows, rows + 1, row_offsets_.size(), values_.size(), col_indices_.size()));
+  }
+}
+
+template <typename Value>
+DeviceCsr<Value> DeviceCsr<Value>::copy(Stream stream) const {
+  DeviceArray<RowOffset> row_offsets(row_offsets_.size());
+  DeviceArray<ColumnIndex> col_indices(col_indices_.size());
+  DeviceArray<Value> values(values_.size());
+  DeviceArray<std::int32_t> heavy_rows(heavy_rows_.size());
+  row_offsets.copy_from(row_offsets_, stream);
+  col_indices.copy_from(col_indices_, stream);
+  values.copy_from(values_, stream);
+  heavy_rows.copy_from(heavy_rows_, stream);
+  return DeviceCsr(rows_, cols_, std::move(row_offsets), std::move(col_indices), std::move(values),
+                   std::move(heavy_rows));
 }
 
 template <typename Value>

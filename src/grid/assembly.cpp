@@ -16,6 +16,7 @@
 #include <limits>
 #include <numeric>
 
+#include "assembly_device.hpp"
 #include "form_codes.hpp"
 #include "form_kernels.hpp"
 #include "trellis/core/device.hpp"
@@ -137,6 +138,25 @@ struct DeviceTable {
   DeviceArray<std::int32_t> coefficient;
   DeviceArray<T> geometry;
 
+  explicit DeviceTable(detail::DeviceTableArrays<T>&& built)
+      : outputs(built.outputs),
+        contributions(static_cast<std::int64_t>(built.position.size())),
+        offsets(std::move(built.offsets)),
+        position(std::move(built.position)),
+        coefficient(std::move(built.coefficient)),
+        geometry(std::move(built.geometry)) {}
+
+  // The host copy of the table.
+  Table<T> to_host() const {
+    Table<T> host;
+    host.outputs = outputs;
+    host.offsets = offsets.to_host();
+    host.position = position.to_host();
+    host.coefficient = coefficient.to_host();
+    host.geometry = geometry.to_host();
+    return host;
+  }
+
   explicit DeviceTable(const Table<T>& host, Stream stream)
       : outputs(host.outputs),
         contributions(static_cast<std::int64_t>(host.position.size())),
@@ -150,28 +170,12 @@ struct DeviceTable {
   }
 };
 
-// A contribution of one row before positions are known.
-struct RowEntry {
-  std::int32_t column;
-  std::int32_t coefficient;  // packed index
-  double geometry;
-};
+using detail::RowEntry;
 
-// Sorts by (column, coefficient) and merges equal keys.
+// Sorts by (column, coefficient) and merges equal keys, as the device setup does.
 void sort_and_merge(std::vector<RowEntry>& entries) {
-  std::sort(entries.begin(), entries.end(), [](const RowEntry& a, const RowEntry& b) {
-    return a.column != b.column ? a.column < b.column : a.coefficient < b.coefficient;
-  });
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (kept > 0 && entries[kept - 1].column == entries[i].column &&
-        entries[kept - 1].coefficient == entries[i].coefficient) {
-      entries[kept - 1].geometry += entries[i].geometry;
-    } else {
-      entries[kept++] = entries[i];
-    }
-  }
-  entries.resize(kept);
+  entries.resize(
+      static_cast<std::size_t>(detail::sort_and_merge(entries.data(), static_cast<std::int32_t>(entries.size()))));
 }
 
 std::int32_t distinct_columns(const std::vector<RowEntry>& sorted) {
@@ -190,15 +194,42 @@ struct Assembly<T>::State {
   std::vector<TermCode> form_terms;
   std::vector<TermCode> rhs_terms;
   std::int32_t slots = 0;
-  CsrMatrix<T> pattern;
-  CsrMatrix<T> lift_pattern;
-  Table<T> matrix_table;
-  Table<T> rhs_table;
+  std::int64_t matrix_nnz = 0;
+  std::int64_t lift_nnz = 0;
+  // The host pattern and tables; after a device setup, copied from the
+  // device when a host fill first needs them.
+  mutable bool host_ready = true;
+  mutable CsrMatrix<T> pattern;
+  mutable CsrMatrix<T> lift_pattern;
+  mutable Table<T> matrix_table;
+  mutable Table<T> rhs_table;
   mutable std::unique_ptr<DeviceTable<T>> device_matrix_table;
   mutable std::unique_ptr<DeviceTable<T>> device_rhs_table;
   mutable std::unique_ptr<DeviceArray<std::uint8_t>> device_constrained;
+  // A device setup's patterns (their values are zero in a new matrix).
+  std::unique_ptr<detail::DevicePattern> device_pattern;
+  std::unique_ptr<detail::DevicePattern> device_lift_pattern;
 
   State(const Mesh& m) : mesh(m) {}
+
+  // The setup on the device; false when a row is too long for it (the host
+  // setup then runs).
+  bool build_on_device(const detail::HostMeshArrays<double>& arrays);
+
+  void host_copies() const {
+    if (host_ready) return;
+    matrix_table = device_matrix_table->to_host();
+    rhs_table = device_rhs_table->to_host();
+    for (auto [host, device] :
+         {std::pair{&pattern, device_pattern.get()}, {&lift_pattern, device_lift_pattern.get()}}) {
+      host->rows = device->rows;
+      host->cols = device->cols;
+      host->row_offsets = device->row_offsets.to_host();
+      host->col_indices = device->col_indices.to_host();
+      host->values.assign(host->col_indices.size(), T(0));
+    }
+    host_ready = true;
+  }
 };
 
 namespace {
@@ -397,6 +428,7 @@ Assembly<T>::Assembly(const Mesh& mesh, const BilinearForm& form, const LinearFo
   const std::int32_t nodes = mesh.nodes();
   s.constrained = detail::constrained_nodes(mesh, dirichlet);
   const detail::HostMeshArrays<double> arrays(mesh);
+  if (resolve(options.setup) == Backend::cuda && s.build_on_device(arrays)) return;
   build<T>(
       nodes, nodes,
       [&](std::int32_t row, RowParts& parts) {
@@ -407,6 +439,40 @@ Assembly<T>::Assembly(const Mesh& mesh, const BilinearForm& form, const LinearFo
       nodes, 1,
       [&](std::int32_t row, RowParts& parts) { linear_row(arrays, s.rhs_terms, s.constrained, nodes, row, parts); },
       s.rhs_table, nullptr, nullptr);
+  s.matrix_nnz = s.pattern.nnz();
+  s.lift_nnz = s.lift_pattern.nnz();
+}
+
+template <typename T>
+bool Assembly<T>::State::build_on_device(const detail::HostMeshArrays<double>& arrays) {
+  std::array<DeviceArray<double>, 6> spacings;
+  detail::MeshView<double> device_mesh = arrays.view;
+  for (int a = 0; a < 3; ++a) {
+    spacings[static_cast<std::size_t>(2 * a)] = DeviceArray<double>::from_host(arrays.h[a]);
+    spacings[static_cast<std::size_t>(2 * a + 1)] = DeviceArray<double>::from_host(arrays.hhalf[a]);
+    device_mesh.h[a] = spacings[static_cast<std::size_t>(2 * a)].data();
+    device_mesh.hhalf[a] = spacings[static_cast<std::size_t>(2 * a + 1)].data();
+  }
+  auto device_flags = std::make_unique<DeviceArray<std::uint8_t>>(DeviceArray<std::uint8_t>::from_host(constrained));
+  device::synchronize(nullptr);
+  detail::DeviceSetupInput input{device_mesh, form_terms.data(), static_cast<std::int32_t>(form_terms.size()),
+                                 device_flags->data(), symmetrize};
+  detail::DeviceTableArrays<T> built_matrix, built_rhs;
+  auto built_pattern = std::make_unique<detail::DevicePattern>();
+  auto built_lift = std::make_unique<detail::DevicePattern>();
+  if (!cuda::build_matrix_tables<T>(input, built_matrix, *built_pattern, *built_lift)) return false;
+  input.terms = rhs_terms.data();
+  input.term_count = static_cast<std::int32_t>(rhs_terms.size());
+  if (!cuda::build_vector_table<T>(input, built_rhs)) return false;
+  matrix_nnz = static_cast<std::int64_t>(built_pattern->col_indices.size());
+  lift_nnz = static_cast<std::int64_t>(built_lift->col_indices.size());
+  device_matrix_table = std::make_unique<DeviceTable<T>>(std::move(built_matrix));
+  device_rhs_table = std::make_unique<DeviceTable<T>>(std::move(built_rhs));
+  device_constrained = std::move(device_flags);
+  device_pattern = std::move(built_pattern);
+  device_lift_pattern = std::move(built_lift);
+  host_ready = false;
+  return true;
 }
 
 template <typename T>
@@ -434,15 +500,24 @@ std::int32_t Assembly<T>::coefficient_slots() const noexcept {
 }
 template <typename T>
 std::int64_t Assembly<T>::contributions() const noexcept {
-  return static_cast<std::int64_t>(state_->matrix_table.position.size());
+  const State& s = *state_;
+  return s.host_ready ? static_cast<std::int64_t>(s.matrix_table.position.size())
+                      : s.device_matrix_table->contributions;
 }
 template <typename T>
 std::size_t Assembly<T>::table_bytes() const noexcept {
-  return state_->matrix_table.bytes() + state_->rhs_table.bytes();
+  const State& s = *state_;
+  if (s.host_ready) return s.matrix_table.bytes() + s.rhs_table.bytes();
+  std::size_t bytes = 0;
+  for (const DeviceTable<T>* table : {s.device_matrix_table.get(), s.device_rhs_table.get()}) {
+    bytes += table->offsets.bytes() + table->position.bytes() + table->coefficient.bytes() + table->geometry.bytes();
+  }
+  return bytes;
 }
 
 template <typename T>
 AssembledMatrix<T> Assembly<T>::new_matrix() const {
+  state_->host_copies();
   return {state_->pattern, state_->lift_pattern};
 }
 
@@ -458,11 +533,10 @@ void check_coefficients(const Mesh& mesh, std::int32_t slots, const Mesh& their_
   }
 }
 
-template <typename T>
-void check_matrix(const CsrMatrix<T>& pattern, const CsrMatrix<T>& lift, std::int64_t nnz, std::int64_t lift_nnz) {
-  if (nnz != pattern.nnz() || lift_nnz != lift.nnz()) {
+void check_matrix(std::int64_t pattern_nnz, std::int64_t pattern_lift_nnz, std::int64_t nnz, std::int64_t lift_nnz) {
+  if (nnz != pattern_nnz || lift_nnz != pattern_lift_nnz) {
     throw UsageError(fmt::format("refill into a matrix of {} + {} entries; this assembly's pattern has {} + {}", nnz,
-                                 lift_nnz, pattern.nnz(), lift.nnz()));
+                                 lift_nnz, pattern_nnz, pattern_lift_nnz));
   }
 }
 
@@ -472,7 +546,8 @@ template <typename T>
 void Assembly<T>::refill(const Coefficients<T>& coefficients, AssembledMatrix<T>& out, Backend backend) const {
   const State& s = *state_;
   check_coefficients<T>(s.mesh, s.slots, coefficients.mesh(), coefficients.slots());
-  check_matrix(s.pattern, s.lift_pattern, out.matrix.nnz(), out.lift.nnz());
+  check_matrix(s.matrix_nnz, s.lift_nnz, out.matrix.nnz(), out.lift.nnz());
+  s.host_copies();
   const TableOutput<T> target{out.matrix.values.data(), out.matrix.nnz(), out.lift.values.data()};
   switch (resolve(backend)) {
     case Backend::reference:
@@ -501,7 +576,7 @@ void Assembly<T>::assemble_rhs(const Coefficients<T>& coefficients, std::span<co
                                const AssembledMatrix<T>& filled, std::span<T> b, Backend backend) const {
   const State& s = *state_;
   check_coefficients<T>(s.mesh, s.slots, coefficients.mesh(), coefficients.slots());
-  check_matrix(s.pattern, s.lift_pattern, filled.matrix.nnz(), filled.lift.nnz());
+  check_matrix(s.matrix_nnz, s.lift_nnz, filled.matrix.nnz(), filled.lift.nnz());
   const auto nodes = static_cast<std::size_t>(s.mesh.nodes());
   if (boundary_values.size() != nodes || b.size() != nodes) {
     throw UsageError(fmt::format("assemble_rhs needs boundary values and b of {} entries, got {} and {}", nodes,
@@ -512,6 +587,7 @@ void Assembly<T>::assemble_rhs(const Coefficients<T>& coefficients, std::span<co
       throw UsageError(fmt::format("the boundary value at node {} is not finite", i));
     }
   }
+  s.host_copies();
   const TableOutput<T> target{b.data(), s.mesh.nodes(), nullptr};
   const auto rows = s.mesh.nodes();
   switch (resolve(backend)) {
@@ -540,9 +616,34 @@ void Assembly<T>::assemble_rhs(const Coefficients<T>& coefficients, std::span<co
   throw Error("assemble_rhs: unresolved backend");
 }
 
+namespace {
+
+// A matrix of the device pattern with zero values (rows of a form are far
+// shorter than kHeavyRowEntries: none is heavy).
+template <typename T>
+DeviceCsr<T> zero_matrix(const detail::DevicePattern& pattern, Stream stream) {
+  DeviceArray<RowOffset> row_offsets(pattern.row_offsets.size());
+  DeviceArray<ColumnIndex> col_indices(pattern.col_indices.size());
+  DeviceArray<T> values(pattern.col_indices.size());
+  row_offsets.copy_from(pattern.row_offsets, stream);
+  col_indices.copy_from(pattern.col_indices, stream);
+  values.fill_zero(stream);
+  return DeviceCsr<T>(pattern.rows, pattern.cols, std::move(row_offsets), std::move(col_indices), std::move(values),
+                      DeviceArray<std::int32_t>());
+}
+
+}  // namespace
+
 template <typename T>
 DeviceAssembledMatrix<T> Assembly<T>::new_device_matrix(Stream stream) const {
-  DeviceAssembledMatrix<T> out{DeviceCsr<T>(state_->pattern, stream), DeviceCsr<T>(state_->lift_pattern, stream)};
+  const State& s = *state_;
+  if (s.device_pattern) {
+    DeviceAssembledMatrix<T> out{zero_matrix<T>(*s.device_pattern, stream),
+                                 zero_matrix<T>(*s.device_lift_pattern, stream)};
+    device::synchronize(stream);
+    return out;
+  }
+  DeviceAssembledMatrix<T> out{DeviceCsr<T>(s.pattern, stream), DeviceCsr<T>(s.lift_pattern, stream)};
   device::synchronize(stream);
   return out;
 }
@@ -555,7 +656,7 @@ void Assembly<T>::refill(const DeviceCoefficients<T>& coefficients, DeviceAssemb
     throw UsageError(fmt::format("device coefficients of {} nodes and {} slots for a form on {} nodes reading {} slots",
                                  coefficients.nodes(), coefficients.slots(), s.mesh.nodes(), s.slots));
   }
-  check_matrix(s.pattern, s.lift_pattern, out.matrix.nnz(), out.lift.nnz());
+  check_matrix(s.matrix_nnz, s.lift_nnz, out.matrix.nnz(), out.lift.nnz());
   if (!s.device_matrix_table) {
     s.device_matrix_table = std::make_unique<DeviceTable<T>>(s.matrix_table, stream);
     device::synchronize(stream);
@@ -583,7 +684,7 @@ void Assembly<T>::assemble_rhs(const DeviceCoefficients<T>& coefficients, const 
     throw UsageError(fmt::format("assemble_rhs needs boundary values and b of {} entries, got {} and {}", nodes,
                                  boundary_values.size(), b.size()));
   }
-  check_matrix(s.pattern, s.lift_pattern, filled.matrix.nnz(), filled.lift.nnz());
+  check_matrix(s.matrix_nnz, s.lift_nnz, filled.matrix.nnz(), filled.lift.nnz());
   if (!s.device_rhs_table) {
     s.device_rhs_table = std::make_unique<DeviceTable<T>>(s.rhs_table, stream);
     s.device_constrained =
@@ -598,6 +699,7 @@ void Assembly<T>::assemble_rhs(const DeviceCoefficients<T>& coefficients, const 
 
 template <typename T>
 void Assembly<T>::release_device_tables() const {
+  state_->host_copies();  // the device tables may be the only ones
   state_->device_matrix_table.reset();
   state_->device_rhs_table.reset();
   state_->device_constrained.reset();

@@ -29,7 +29,9 @@ namespace {
 template <typename T>
 struct Level {
   Mesh mesh;
-  CsrMatrix<T> a;
+  // On a cuda hierarchy only the coarsest level's is kept here; the others
+  // are copied from the device when asked for (level_matrix).
+  mutable CsrMatrix<T> a;
   // To this level from the next coarser one (empty on the coarsest), and back.
   CsrMatrix<T> p;
   CsrMatrix<T> r;
@@ -93,14 +95,14 @@ double largest_tridiagonal_eigenvalue(const std::vector<double>& alpha, const st
   return hi;
 }
 
-// Deterministic start vector in (-1, 1), zero on constrained rows.
+// Deterministic start vector in (-1, 1), zero on constrained rows
+// (multigrid_smoother.hpp's generator, stepped in order).
 template <typename T>
 void lanczos_start(const std::vector<T>& inverse_diagonal, std::vector<T>& q) {
-  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  std::uint64_t state = detail::kLanczosSeed;
   for (std::size_t i = 0; i < q.size(); ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const double u = static_cast<double>(state >> 11) * 0x1.0p-53;
-    q[i] = inverse_diagonal[i] == T(0) ? T(0) : static_cast<T>(2 * u - 1);
+    state = detail::lanczos_next(state);
+    q[i] = inverse_diagonal[i] == T(0) ? T(0) : static_cast<T>(detail::lanczos_start_value(state));
   }
 }
 
@@ -117,7 +119,11 @@ struct Multigrid<T>::State {
   bool coarse_symmetric = true;
   // cuda: the levels on the device, and b and x of a cycle on host vectors.
   std::unique_ptr<cuda::MultigridCycle<T>> device;
+  std::vector<DeviceArray<std::uint8_t>> device_constrained;  // per level
   mutable DeviceArray<T> staged_b, staged_x;
+
+  // The meshes, constraint flags and (host backends) transfers of every level.
+  void make_levels(const Mesh& mesh, const std::vector<std::uint8_t>& constrained);
 
   // Level l's matrix-dependent data: inverse diagonal and eigenvalue estimate.
   void prepare_smoother(Level<T>& level) const {
@@ -203,21 +209,92 @@ struct Multigrid<T>::State {
     for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
       Level<T>& coarse = levels[l + 1];
       coarse.a = kernels.galerkin_product(levels[l].r.view(), levels[l].a.view(), levels[l].p.view());
-      add_constrained_identity(coarse);
+      add_constrained_identity(coarse.a, coarse.constrained, coarse.constrained_nodes.size());
     }
     for (std::size_t l = 0; l + 1 < levels.size(); ++l) prepare_smoother(levels[l]);
     prepare_coarse_solve();
-    if (backend == Backend::cuda) upload();
   }
 
-  // Every level to the device, replacing what was there.
-  void upload() {
-    device.reset();
-    std::vector<detail::HostLevelView<T>> views;
-    for (const Level<T>& level : levels) {
-      views.push_back({&level.a, &level.p, &level.r, &level.constrained_nodes, &level.inverse_diagonal, level.steps});
+  // The same on the device from the finest matrix there: transfers, Galerkin
+  // operators (the cpu backend's, bitwise), inverse diagonals and eigenvalue
+  // estimates; the host keeps the coarsest matrix and its factors.
+  void build_on_device(DeviceCsr<T> finest) {
+    device.reset();  // the old levels' device memory first
+    if (device_constrained.empty()) {
+      for (const Level<T>& level : levels) {
+        device_constrained.push_back(DeviceArray<std::uint8_t>::from_host(level.constrained));
+      }
     }
-    device = std::make_unique<cuda::MultigridCycle<T>>(views, options.cycle, direct ? &lu : nullptr, coarse_symmetric);
+    std::vector<detail::DeviceLevelParts<T>> parts(levels.size());
+    parts[0].a = std::move(finest);
+    for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
+      const detail::DeviceTransferInput transfer = transfer_input(l);
+      parts[l].p = cuda::interpolation<T>(transfer, false);
+      parts[l].r = cuda::interpolation<T>(transfer, true);
+      std::optional<DeviceCsr<T>> coarse =
+          cuda::galerkin_product<T>(parts[l].r.view(), parts[l].a.view(), parts[l].p.view(),
+                                    extents_of(levels[l + 1].mesh), device_constrained[l + 1].data());
+      if (coarse) {
+        parts[l + 1].a = std::move(*coarse);
+      } else {
+        // A row reaches beyond the device's window: the cpu product.
+        const Level<T>& next = levels[l + 1];
+        CsrMatrix<T> product = detail::multigrid_kernels<T>(Backend::cpu)
+                                   .galerkin_product(parts[l].r.to_host().view(), parts[l].a.to_host().view(),
+                                                     parts[l].p.to_host().view());
+        add_constrained_identity(product, next.constrained, next.constrained_nodes.size());
+        parts[l + 1].a = DeviceCsr<T>(product);
+      }
+    }
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      Level<T>& level = levels[l];
+      detail::DeviceLevelParts<T>& part = parts[l];
+      part.constrained_nodes = DeviceArray<std::int32_t>::from_host(level.constrained_nodes);
+      if (l == 0) part.constrained_diagonal = cuda::diagonal_at<T>(part.a.view(), part.constrained_nodes);
+      level.a = CsrMatrix<T>{};
+      if (l + 1 == levels.size()) break;
+      part.inverse_diagonal = DeviceArray<T>(static_cast<std::size_t>(part.a.rows()));
+      const std::int32_t bad_row =
+          cuda::inverse_diagonal<T>(part.a.view(), device_constrained[l].data(), part.inverse_diagonal.data());
+      if (bad_row >= 0) {
+        throw UsageError(
+            fmt::format("multigrid: the matrix has a zero or non-finite diagonal entry in free row {} "
+                        "of level {} ({} nodes)",
+                        bad_row, l, part.a.rows()));
+      }
+      level.lambda_max = 0;
+      if (options.smoother == Smoother::chebyshev) {
+        std::vector<double> alpha, beta;
+        cuda::lanczos_tridiagonal<T>(part.a.view(), part.inverse_diagonal.data(), options.eigenvalue_steps, alpha,
+                                     beta);
+        level.lambda_max = alpha.empty() ? 1.0 : largest_tridiagonal_eigenvalue(alpha, beta);
+      }
+      level.steps = detail::smoothing_schedule(options, level.lambda_max);
+      part.steps = level.steps;
+    }
+    levels.back().a = parts.back().a.to_host();
+    prepare_coarse_solve();
+    device = std::make_unique<cuda::MultigridCycle<T>>(std::move(parts), options.cycle);
+    device->set_coarse_solve(direct ? &lu : nullptr, coarse_symmetric);
+  }
+
+  static detail::LevelExtents extents_of(const Mesh& mesh) { return {mesh.extent(0), mesh.extent(1), mesh.extent(2)}; }
+
+  // Level l to level l + 1, as the device builds it.
+  detail::DeviceTransferInput transfer_input(std::size_t l) const {
+    const Mesh& fine = levels[l].mesh;
+    const Mesh& coarse = levels[l + 1].mesh;
+    detail::DeviceTransferInput transfer;
+    transfer.fine = extents_of(fine);
+    transfer.coarse = extents_of(coarse);
+    for (int a = 0; a < 3; ++a) {
+      transfer.axes[static_cast<std::size_t>(a)] =
+          a < fine.dim() ? detail::axis_interpolation(fine.axis(a), coarse.extent(a) != fine.extent(a))
+                         : std::vector<detail::AxisWeights>{detail::AxisWeights{{0, 0}, {1, 0}, 1}};
+    }
+    transfer.fine_constrained = device_constrained[l].data();
+    transfer.coarse_constrained = device_constrained[l + 1].data();
+    return transfer;
   }
 
   const cuda::MultigridCycle<T>& device_cycle() const {
@@ -229,16 +306,16 @@ struct Multigrid<T>::State {
   }
 
   // Constrained coarse rows are empty in R A P: the identity there.
-  static void add_constrained_identity(Level<T>& level) {
-    CsrMatrix<T>& a = level.a;
+  static void add_constrained_identity(CsrMatrix<T>& a, const std::vector<std::uint8_t>& constrained,
+                                       std::size_t constrained_count) {
     CsrMatrix<T> out;
     out.rows = a.rows;
     out.cols = a.cols;
     out.row_offsets.reserve(a.row_offsets.size());
-    out.col_indices.reserve(a.col_indices.size() + level.constrained_nodes.size());
+    out.col_indices.reserve(a.col_indices.size() + constrained_count);
     out.values.reserve(out.col_indices.capacity());
     for (std::int32_t row = 0; row < a.rows; ++row) {
-      if (level.constrained[static_cast<std::size_t>(row)]) {
+      if (constrained[static_cast<std::size_t>(row)]) {
         out.col_indices.push_back(row);
         out.values.push_back(T(1));
       } else {
@@ -317,47 +394,81 @@ struct Multigrid<T>::State {
   }
 };
 
+namespace {
+
+void check_sizes(const Mesh& mesh, std::int32_t rows, std::int32_t cols, std::size_t flags) {
+  if (rows != cols || rows != mesh.nodes() || flags != static_cast<std::size_t>(mesh.nodes())) {
+    throw UsageError(
+        fmt::format("multigrid: a mesh of {} nodes needs a {}x{} matrix and {} constraint flags, got a "
+                    "{}x{} matrix and {} flags",
+                    mesh.nodes(), mesh.nodes(), mesh.nodes(), mesh.nodes(), rows, cols, flags));
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::uint8_t>& constrained) {
+  levels.push_back(Level<T>{mesh, {}, {}, {}, constrained, {}, {}, 0, {}, {}, {}, {}, {}});
+  while (static_cast<std::int32_t>(levels.size()) < options.max_levels && detail::can_coarsen(levels.back().mesh)) {
+    Level<T>& fine = levels.back();
+    Mesh coarse_mesh = detail::coarsened(fine.mesh);
+    std::vector<std::uint8_t> coarse_constrained = detail::coarse_constraints(fine.mesh, coarse_mesh, fine.constrained);
+    if (backend != Backend::cuda) {  // the device builds its own
+      fine.p = detail::prolongation<T>(fine.mesh, coarse_mesh, fine.constrained, coarse_constrained);
+      fine.r = detail::transposed(fine.p);
+    }
+    levels.push_back(
+        Level<T>{std::move(coarse_mesh), {}, {}, {}, std::move(coarse_constrained), {}, {}, 0, {}, {}, {}, {}, {}});
+  }
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    Level<T>& level = levels[l];
+    const auto n = static_cast<std::size_t>(level.mesh.nodes());
+    for (std::int32_t node = 0; node < level.mesh.nodes(); ++node) {
+      if (level.constrained[static_cast<std::size_t>(node)]) level.constrained_nodes.push_back(node);
+    }
+    if (backend == Backend::cuda) continue;  // the device levels hold the work vectors
+    if (l > 0) level.b.assign(n, T(0)), level.x.assign(n, T(0));
+    level.residual.assign(n, T(0));
+    level.direction.assign(n, T(0));
+  }
+  if (backend == Backend::cuda) {
+    staged_b = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
+    staged_x = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
+  }
+}
+
 template <typename T>
 Multigrid<T>::Multigrid(const Mesh& mesh, const CsrMatrix<T>& a, const std::vector<std::uint8_t>& constrained,
                         const MultigridOptions& options, Backend backend)
     : state_(std::make_unique<State>()) {
   check_options(options);
-  if (a.rows != a.cols || a.rows != mesh.nodes() || constrained.size() != static_cast<std::size_t>(mesh.nodes())) {
-    throw UsageError(
-        fmt::format("multigrid: a mesh of {} nodes needs a {}x{} matrix and {} constraint flags, got a "
-                    "{}x{} matrix and {} flags",
-                    mesh.nodes(), mesh.nodes(), mesh.nodes(), mesh.nodes(), a.rows, a.cols, constrained.size()));
-  }
+  check_sizes(mesh, a.rows, a.cols, constrained.size());
   State& s = *state_;
   s.options = options;
   s.backend = resolve(backend);
   s.kernels = detail::multigrid_kernels<T>(s.backend);
-  s.levels.push_back(Level<T>{mesh, a, {}, {}, constrained, {}, {}, 0, {}, {}, {}, {}, {}});
-  while (static_cast<std::int32_t>(s.levels.size()) < options.max_levels && detail::can_coarsen(s.levels.back().mesh)) {
-    Level<T>& fine = s.levels.back();
-    Mesh coarse_mesh = detail::coarsened(fine.mesh);
-    std::vector<std::uint8_t> coarse_constrained = detail::coarse_constraints(fine.mesh, coarse_mesh, fine.constrained);
-    fine.p = detail::prolongation<T>(fine.mesh, coarse_mesh, fine.constrained, coarse_constrained);
-    fine.r = detail::transposed(fine.p);
-    s.levels.push_back(
-        Level<T>{std::move(coarse_mesh), {}, {}, {}, std::move(coarse_constrained), {}, {}, 0, {}, {}, {}, {}, {}});
-  }
-  for (std::size_t l = 0; l < s.levels.size(); ++l) {
-    Level<T>& level = s.levels[l];
-    const auto n = static_cast<std::size_t>(level.mesh.nodes());
-    for (std::int32_t node = 0; node < level.mesh.nodes(); ++node) {
-      if (level.constrained[static_cast<std::size_t>(node)]) level.constrained_nodes.push_back(node);
-    }
-    if (s.backend == Backend::cuda) continue;  // the device levels hold the work vectors
-    if (l > 0) level.b.assign(n, T(0)), level.x.assign(n, T(0));
-    level.residual.assign(n, T(0));
-    level.direction.assign(n, T(0));
-  }
-  s.build_operators();
+  s.make_levels(mesh, constrained);
   if (s.backend == Backend::cuda) {
-    s.staged_b = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
-    s.staged_x = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
+    s.build_on_device(DeviceCsr<T>(a));
+  } else {
+    s.levels.front().a = a;
+    s.build_operators();
   }
+}
+
+template <typename T>
+Multigrid<T>::Multigrid(const Mesh& mesh, const DeviceCsr<T>& a, const std::vector<std::uint8_t>& constrained,
+                        const MultigridOptions& options)
+    : state_(std::make_unique<State>()) {
+  check_options(options);
+  check_sizes(mesh, a.rows(), a.cols(), constrained.size());
+  State& s = *state_;
+  s.options = options;
+  s.backend = resolve(Backend::cuda);
+  s.kernels = detail::multigrid_kernels<T>(Backend::cpu);
+  s.make_levels(mesh, constrained);
+  s.build_on_device(a.copy());
 }
 
 template <typename T>
@@ -374,8 +485,23 @@ void Multigrid<T>::refill(const CsrMatrix<T>& a) {
     throw UsageError(
         fmt::format("multigrid refill: the hierarchy is for {0}x{0} matrices, got {1}x{2}", size(), a.rows, a.cols));
   }
+  if (s.backend == Backend::cuda) {
+    s.build_on_device(DeviceCsr<T>(a));
+    return;
+  }
   s.levels.front().a = a;
   s.build_operators();
+}
+
+template <typename T>
+void Multigrid<T>::refill(const DeviceCsr<T>& a) {
+  State& s = *state_;
+  if (a.rows() != size() || a.cols() != size()) {
+    throw UsageError(fmt::format("multigrid refill: the hierarchy is for {0}x{0} matrices, got {1}x{2}", size(),
+                                 a.rows(), a.cols()));
+  }
+  s.device_cycle();  // throws on a host hierarchy
+  s.build_on_device(a.copy());
 }
 
 template <typename T>
@@ -421,7 +547,7 @@ void Multigrid<T>::precondition(std::span<const T> r, std::span<T> z) const {
 
 template <typename T>
 std::int32_t Multigrid<T>::size() const noexcept {
-  return state_->levels.front().a.rows;
+  return state_->levels.front().mesh.nodes();
 }
 template <typename T>
 std::int32_t Multigrid<T>::levels() const noexcept {
@@ -430,14 +556,19 @@ std::int32_t Multigrid<T>::levels() const noexcept {
 template <typename T>
 MultigridLevelInfo Multigrid<T>::level(std::int32_t l) const {
   const Level<T>& level = state_->levels.at(static_cast<std::size_t>(l));
+  const std::int64_t nonzeros =
+      state_->device ? state_->device->level_matrix(static_cast<std::size_t>(l)).nnz() : level.a.nnz();
   return {{level.mesh.extent(0), level.mesh.extent(1), level.mesh.extent(2)},
           level.mesh.nodes(),
-          level.a.nnz(),
+          nonzeros,
           level.lambda_max};
 }
 template <typename T>
 const CsrMatrix<T>& Multigrid<T>::level_matrix(std::int32_t l) const {
-  return state_->levels.at(static_cast<std::size_t>(l)).a;
+  const Level<T>& level = state_->levels.at(static_cast<std::size_t>(l));
+  if (state_->device && level.a.rows == 0)
+    level.a = state_->device->level_matrix(static_cast<std::size_t>(l)).to_host();
+  return level.a;
 }
 template <typename T>
 bool Multigrid<T>::direct_coarse_solve() const noexcept {

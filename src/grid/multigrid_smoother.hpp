@@ -8,7 +8,46 @@
 
 #include "trellis/grid/multigrid.hpp"
 
+#if defined(__CUDACC__)
+#define TRELLIS_HOST_DEVICE __host__ __device__
+#else
+#define TRELLIS_HOST_DEVICE
+#endif
+
 namespace trellis::grid::detail {
+
+// The eigenvalue estimate's start vector: entry i is 2u - 1, u from the
+// state of a 64-bit linear congruential generator after i + 1 steps (zero on
+// constrained rows).
+inline constexpr std::uint64_t kLanczosSeed = 0x9e3779b97f4a7c15ull;
+inline constexpr std::uint64_t kLanczosMultiplier = 6364136223846793005ull;
+inline constexpr std::uint64_t kLanczosIncrement = 1442695040888963407ull;
+
+TRELLIS_HOST_DEVICE inline std::uint64_t lanczos_next(std::uint64_t state) {
+  return state * kLanczosMultiplier + kLanczosIncrement;
+}
+
+// The state after `steps` steps from the seed, in log2(steps) squarings (so
+// each device thread finds its own entry).
+TRELLIS_HOST_DEVICE inline std::uint64_t lanczos_state_after(std::uint64_t steps) {
+  std::uint64_t multiplier = 1, increment = 0;  // the composed map x -> multiplier x + increment
+  std::uint64_t step_multiplier = kLanczosMultiplier, step_increment = kLanczosIncrement;
+  while (steps > 0) {
+    if (steps & 1) {
+      multiplier *= step_multiplier;
+      increment = increment * step_multiplier + step_increment;
+    }
+    step_increment = (step_multiplier + 1) * step_increment;
+    step_multiplier *= step_multiplier;
+    steps >>= 1;
+  }
+  return multiplier * kLanczosSeed + increment;
+}
+
+TRELLIS_HOST_DEVICE inline double lanczos_start_value(std::uint64_t state) {
+  const double u = static_cast<double>(state >> 11) * 0x1.0p-53;
+  return 2 * u - 1;
+}
 
 struct SmoothingStep {
   double alpha;

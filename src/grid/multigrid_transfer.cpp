@@ -5,16 +5,7 @@
 #include <array>
 
 namespace trellis::grid::detail {
-namespace {
 
-// Fine index i of a 1-D axis interpolated from at most two coarse indices.
-struct AxisWeights {
-  std::array<std::int32_t, 2> coarse{};
-  std::array<double, 2> weight{};
-  int count = 0;
-};
-
-// One entry per fine node of the axis.
 std::vector<AxisWeights> axis_interpolation(const Mesh1D& fine, bool halved) {
   std::vector<AxisWeights> rows(static_cast<std::size_t>(fine.nodes()));
   for (std::int32_t i = 0; i < fine.nodes(); ++i) {
@@ -35,8 +26,6 @@ std::vector<AxisWeights> axis_interpolation(const Mesh1D& fine, bool halved) {
   }
   return rows;
 }
-
-}  // namespace
 
 bool can_halve(const Mesh1D& axis) { return axis.cells() % 2 == 0 && axis.cells() >= 4; }
 

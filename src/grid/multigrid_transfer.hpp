@@ -2,6 +2,7 @@
 // two of them (multigrid.hpp states the rules).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -18,6 +19,17 @@ Mesh1D coarsened(const Mesh1D& axis);
 bool can_coarsen(const Mesh& mesh);
 // Every axis coarsened.
 Mesh coarsened(const Mesh& mesh);
+
+// Fine index i of a 1-D axis interpolated from at most two coarse indices.
+struct AxisWeights {
+  std::array<std::int32_t, 2> coarse{};
+  std::array<double, 2> weight{};
+  int count = 0;
+};
+
+// One entry per fine node of the axis: the coarse indices it reads and their
+// weights (the identity when the axis is not halved).
+std::vector<AxisWeights> axis_interpolation(const Mesh1D& fine, bool halved);
 
 // A coarse node is constrained when the fine node at its place is.
 std::vector<std::uint8_t> coarse_constraints(const Mesh& fine, const Mesh& coarse,

@@ -153,6 +153,7 @@ nb::list study(const std::string& problem, int dim, std::int32_t cells, int leve
     row["steps"] = r.steps;
     row["setup_seconds"] = r.setup_seconds;
     row["solve_seconds"] = r.solve_seconds;
+    row["hierarchy_seconds"] = r.hierarchy_seconds;
     rows.append(row);
   }
   return rows;

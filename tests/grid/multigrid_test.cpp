@@ -476,6 +476,58 @@ TEST(MultigridCuda, IsUnavailableWithoutDevice) {
                BackendUnavailable);
 }
 
+// The hierarchy built on the device: every level's matrix equals the cpu
+// hierarchy's bit for bit (transfers and Galerkin products summed in the cpu
+// product's order), the eigenvalue estimates to rounding; built from a
+// device matrix and refilled there alike; a host hierarchy refuses a device refill.
+TEST(MultigridCuda, DeviceSetupEqualsCpuBitwise) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  MultigridOptions jacobi;
+  jacobi.smoother = Smoother::jacobi;
+  const std::vector<Case> cases = {
+      {{64}, Kind::graded, true, {}},        {{16, 24}, Kind::random, true, jacobi},
+      {{24, 9}, Kind::uniform, false, {}},   {{16, 16, 16}, Kind::uniform, true, {}},
+      {{12, 8, 10}, Kind::random, true, {}}, {{8, 6, 5}, Kind::graded, true, jacobi},
+  };
+  std::uint64_t seed = 300;
+  for (const Case& c : cases) {
+    const Problem problem = make_problem(make_mesh(c.cells, c.kind), c.variable_k, seed += 10);
+    const Multigrid<double> cpu(problem.mesh, problem.a.matrix, problem.constrained, c.options, Backend::cpu);
+    const DeviceCsr<double> device_a(problem.a.matrix);
+    Multigrid<double> cuda(problem.mesh, device_a, problem.constrained, c.options);
+    ASSERT_EQ(cuda.levels(), cpu.levels());
+    for (std::int32_t l = 1; l < cuda.levels(); ++l) {
+      const CsrMatrix<double>& g = cuda.level_matrix(l);
+      const CsrMatrix<double>& e = cpu.level_matrix(l);
+      ASSERT_EQ(g.row_offsets, e.row_offsets) << "level " << l;
+      ASSERT_EQ(g.col_indices, e.col_indices) << "level " << l;
+      ASSERT_EQ(g.values, e.values) << "level " << l;
+      EXPECT_EQ(cuda.level(l).nonzeros, cpu.level(l).nonzeros);
+    }
+    for (std::int32_t l = 0; l + 1 < cuda.levels(); ++l) {
+      EXPECT_NEAR(cuda.level(l).lambda_max, cpu.level(l).lambda_max, 1e-12 * cpu.level(l).lambda_max);
+    }
+    EXPECT_EQ(cuda.level_matrix(0).values, problem.a.matrix.values);
+
+    // A refill with other values equals a new hierarchy of them.
+    CsrMatrix<double> scaled = problem.a.matrix;
+    for (double& value : scaled.values) value *= 1.5;
+    cuda.refill(DeviceCsr<double>(scaled));
+    const Multigrid<double> cpu_scaled(problem.mesh, scaled, problem.constrained, c.options, Backend::cpu);
+    for (std::int32_t l = 1; l < cuda.levels(); ++l) {
+      ASSERT_EQ(cuda.level_matrix(l).values, cpu_scaled.level_matrix(l).values) << "refill, level " << l;
+    }
+    const auto n = problem.b.size();
+    std::vector<double> x_cuda = random_vector<double>(n, seed + 5), x_cpu = x_cuda;
+    cuda.cycle(problem.b, x_cuda);
+    cpu_scaled.cycle(problem.b, x_cpu);
+    EXPECT_LE(relative_difference(x_cuda, x_cpu), 1e-12) << problem.mesh.nodes() << " nodes";
+  }
+  const Problem problem = make_problem(make_mesh({8, 8}, Kind::uniform), false, 77);
+  Multigrid<double> host(problem.mesh, problem.a.matrix, problem.constrained, {}, Backend::cpu);
+  EXPECT_THROW(host.refill(DeviceCsr<double>(problem.a.matrix)), UsageError);
+}
+
 // Device vectors: mg_solve and mgcg keep everything on the device, and a
 // host hierarchy refuses them.
 TEST(MultigridCuda, DeviceVectors) {

@@ -66,6 +66,13 @@ class DeviceCsr {
  public:
   DeviceCsr() = default;
   explicit DeviceCsr(const CsrMatrix<Value>& host, Stream stream = nullptr);
+  // From arrays already on the device: row offsets (rows + 1), columns
+  // ascending within each row, values, and the heavy rows (kHeavyRowEntries).
+  DeviceCsr(std::int32_t rows, std::int32_t cols, DeviceArray<RowOffset> row_offsets,
+            DeviceArray<ColumnIndex> col_indices, DeviceArray<Value> values, DeviceArray<std::int32_t> heavy_rows);
+
+  // A copy on the device, enqueued on stream.
+  DeviceCsr copy(Stream stream = nullptr) const;
 
   std::int32_t rows() const noexcept { return rows_; }
   std::int32_t cols() const noexcept { return cols_; }

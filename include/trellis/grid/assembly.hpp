@@ -73,6 +73,11 @@ class DeviceCoefficients {
 
 struct AssemblyOptions {
   bool symmetrize = false;
+  // Where setup builds the pattern and tables: cpu (host threads) or cuda
+  // (the device, for device fills: the same tables bit for bit; the host
+  // copies are made when a host fill or new_matrix first needs them). A form
+  // with rows longer than the device setup takes is set up on the host.
+  Backend setup = Backend::cpu;
 };
 
 // A matrix and its lift (rows x nodes, only constrained columns; empty

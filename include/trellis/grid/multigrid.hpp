@@ -39,10 +39,13 @@
 // cycle equals the reference cycle to rounding (about 1e-13 relative), not
 // bitwise.
 //
-// cuda: the hierarchy is set up on the host as cpu sets it up (the same
-// levels, Galerkin products and eigenvalue estimates, bit for bit), then
-// every level's A, P and R is uploaded once as device CSR, with the inverse
-// diagonals and the constrained nodes; the cycle runs on the device. Its
+// cuda: the hierarchy is set up on the device from the finest matrix there:
+// P and R = P^T built row by row as the host builds them, the Galerkin
+// products summed in the cpu product's order without fused multiply-adds
+// (so every level's matrix equals the cpu backend's bitwise), the inverse
+// diagonals, and the eigenvalue estimates' Lanczos steps with device dot
+// products (equal to the host's to rounding); the host keeps the coarsest
+// matrix and its banded LU factors. The cycle runs on the device. Its
 // residuals and transfers are the device SpMV (on rows as short as these it
 // sums in the reference's order), its smoothing steps a kernel rounded like
 // the reference's loop (no fused multiply-add), and the coarsest level is
@@ -123,6 +126,10 @@ class Multigrid {
   // a usable device.
   Multigrid(const Mesh& mesh, const CsrMatrix<T>& a, const std::vector<std::uint8_t>& constrained,
             const MultigridOptions& options = {}, Backend backend = Backend::cpu);
+  // A cuda hierarchy from the fine matrix already on the device (copied
+  // there, so a may change afterwards); nothing of it passes through the host.
+  Multigrid(const Mesh& mesh, const DeviceCsr<T>& a, const std::vector<std::uint8_t>& constrained,
+            const MultigridOptions& options = {});
   ~Multigrid();
   Multigrid(Multigrid&&) noexcept;
   Multigrid& operator=(Multigrid&&) noexcept;
@@ -130,7 +137,10 @@ class Multigrid {
   // New values of the fine matrix (same size; same mesh and constraints):
   // the levels and transfers are kept, the coarse operators, smoother data
   // and coarse factorisation are recomputed.
+  // On cuda the whole hierarchy is rebuilt on the device (transfers too).
   void refill(const CsrMatrix<T>& a);
+  // cuda hierarchies: new values from the device (UsageError on another).
+  void refill(const DeviceCsr<T>& a);
 
   // One cycle from the guess x: x <- x + B (b - A x). Not reentrant (the
   // levels' work vectors are shared).
@@ -153,6 +163,7 @@ class Multigrid {
   std::int32_t size() const noexcept;
   std::int32_t levels() const noexcept;
   MultigridLevelInfo level(std::int32_t l) const;
+  // On cuda copied from the device at the first call after a (re)fill.
   const CsrMatrix<T>& level_matrix(std::int32_t l) const;
   bool direct_coarse_solve() const noexcept;
   Backend backend() const noexcept;

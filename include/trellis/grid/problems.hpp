@@ -64,6 +64,8 @@ struct ConvergenceRow {
   std::int32_t steps = 1;       // time steps
   double setup_seconds = 0;     // pattern and tables
   double solve_seconds = 0;     // fills and solves
+  // Of solve_seconds: the multigrid hierarchy's setup (mg, mgcg).
+  double hierarchy_seconds = 0;
 };
 
 struct ConvergenceStudy {

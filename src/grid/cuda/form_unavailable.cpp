@@ -1,4 +1,5 @@
 // The cuda assembly and matrix-free kernels in a build without CUDA.
+#include "../assembly_device.hpp"
 #include "../form_kernels.hpp"
 #include "trellis/core/error.hpp"
 
@@ -19,5 +20,17 @@ namespace {
 
 TRELLIS_UNAVAILABLE_FORM_KERNELS(float)
 TRELLIS_UNAVAILABLE_FORM_KERNELS(double)
+
+template <typename T>
+bool build_matrix_tables(const detail::DeviceSetupInput&, detail::DeviceTableArrays<T>&, detail::DevicePattern&,
+                         detail::DevicePattern&) {
+  unavailable();
+}
+template <typename T>
+bool build_vector_table(const detail::DeviceSetupInput&, detail::DeviceTableArrays<T>&) {
+  unavailable();
+}
+TRELLIS_GRID_ASSEMBLY_SETUP(float)
+TRELLIS_GRID_ASSEMBLY_SETUP(double)
 
 }  // namespace trellis::grid::cuda

@@ -1,5 +1,6 @@
-// The multigrid cycle on the GPU: every level's A, P and R uploaded once as
-// device CSR, the cycle on device vectors, the host only enqueueing.
+// The multigrid cycle on the GPU: every level's A, P and R as device CSR
+// (built there, cuda/multigrid_setup.cu), the cycle on device vectors, the
+// host only enqueueing.
 //
 // A residual is a copy of b and the device SpMV with alpha -1 and beta 1
 // (b - sum, as the reference rounds it); restriction and prolongation are
@@ -11,10 +12,12 @@
 // device Krylov solvers.
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "../kernels.hpp"
 #include "../multigrid_device.hpp"
+#include "grid_stride.cuh"
 #include "rounding.cuh"
 #include "trellis/core/cuda_check.hpp"
 #include "trellis/core/device.hpp"
@@ -23,16 +26,9 @@ namespace trellis::grid::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr std::int64_t kMaxBlocks = 4096;  // more entries: the grid-stride loops cover them
+constexpr std::int64_t kMaxBlocks = 4096;
 
-unsigned blocks_for(std::int64_t n) {
-  return static_cast<unsigned>(std::clamp<std::int64_t>((n + kThreads - 1) / kThreads, 1, kMaxBlocks));
-}
-
-__device__ __forceinline__ std::int64_t first_index() {
-  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
+unsigned blocks_for(std::int64_t n) { return launch_blocks(n, kThreads, kMaxBlocks); }
 
 // d = alpha d + beta D^-1 r; x += d (multigrid_rows.hpp's smoothing_entry).
 template <typename T>
@@ -167,55 +163,48 @@ struct MultigridCycle<T>::Impl {
 };
 
 template <typename T>
-MultigridCycle<T>::MultigridCycle(const std::vector<detail::HostLevelView<T>>& levels, Cycle kind,
-                                  const detail::BandedLu* lu, bool coarse_symmetric)
+MultigridCycle<T>::MultigridCycle(std::vector<detail::DeviceLevelParts<T>> levels, Cycle kind)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.kind = kind;
-  s.lu = lu;
-  s.coarse_symmetric = coarse_symmetric;
   s.levels.resize(levels.size());
-  std::vector<T> finest_diagonal;  // alive until the uploads below have finished
   for (std::size_t l = 0; l < levels.size(); ++l) {
-    const detail::HostLevelView<T>& host = levels[l];
+    detail::DeviceLevelParts<T>& parts = levels[l];
     DeviceLevel<T>& level = s.levels[l];
-    const auto n = static_cast<std::size_t>(host.a->rows);
-    level.n = host.a->rows;
-    level.a = DeviceCsr<T>(*host.a);
-    if (l + 1 < levels.size()) {
-      level.p = DeviceCsr<T>(*host.p);
-      level.r = DeviceCsr<T>(*host.r);
-      level.inverse_diagonal = DeviceArray<T>::from_host(*host.inverse_diagonal);
-      level.steps = host.steps;
-    }
-    const std::vector<std::int32_t>& nodes = *host.constrained_nodes;
-    level.constrained_count = static_cast<std::int32_t>(nodes.size());
-    level.constrained_nodes = DeviceArray<std::int32_t>::from_host(nodes);
-    if (l == 0 && !nodes.empty()) {
-      // Duplicates summed, as the host cycle sums them.
-      for (const std::int32_t node : nodes) {
-        T diagonal = 0;
-        for (RowOffset k = host.a->row_offsets[node]; k < host.a->row_offsets[node + 1]; ++k) {
-          if (host.a->col_indices[k] == node) diagonal += host.a->values[k];
-        }
-        finest_diagonal.push_back(diagonal);
-      }
-      level.constrained_diagonal = DeviceArray<T>::from_host(finest_diagonal);
-    }
+    level.n = parts.a.rows();
+    const auto n = static_cast<std::size_t>(level.n);
+    level.a = std::move(parts.a);
+    level.p = std::move(parts.p);
+    level.r = std::move(parts.r);
+    level.constrained_count = static_cast<std::int32_t>(parts.constrained_nodes.size());
+    level.constrained_nodes = std::move(parts.constrained_nodes);
+    level.constrained_diagonal = std::move(parts.constrained_diagonal);
+    level.inverse_diagonal = std::move(parts.inverse_diagonal);
+    level.steps = std::move(parts.steps);
     if (l > 0) level.b = DeviceArray<T>(n), level.x = DeviceArray<T>(n);
     level.residual = DeviceArray<T>(n);
     level.direction = DeviceArray<T>(n);
     level.direction.fill_zero();
   }
+  s.finest = csr_apply<T>(s.levels.front().a.view(), nullptr);
+  set_coarse_solve(nullptr, true);
+}
+
+template <typename T>
+void MultigridCycle<T>::set_coarse_solve(const detail::BandedLu* lu, bool coarse_symmetric) {
+  Impl& s = *impl_;
   const DeviceLevel<T>& coarsest = s.levels.back();
+  s.lu = lu;
+  s.coarse_symmetric = coarse_symmetric;
   if (lu == nullptr) {
-    s.coarse_diagonal = DeviceArray<T>(static_cast<std::size_t>(coarsest.n));
-    csr_diagonal(coarsest.a.view(), s.coarse_diagonal.data(), nullptr);
+    if (s.coarse_diagonal.size() != static_cast<std::size_t>(coarsest.n)) {
+      s.coarse_diagonal = DeviceArray<T>(static_cast<std::size_t>(coarsest.n));
+      csr_diagonal(coarsest.a.view(), s.coarse_diagonal.data(), nullptr);
+    }
   } else {
     s.host_residual.resize(static_cast<std::size_t>(coarsest.n));
     s.host_correction.resize(static_cast<std::size_t>(coarsest.n));
   }
-  s.finest = csr_apply<T>(s.levels.front().a.view(), nullptr);
   s.coarsest = csr_apply<T>(coarsest.a.view(), lu == nullptr ? s.coarse_diagonal.data() : nullptr);
   device::synchronize(nullptr);
 }
@@ -231,6 +220,11 @@ void MultigridCycle<T>::cycle(const T* b, T* x, Stream stream) const {
 template <typename T>
 const DeviceLinearOperator<T>& MultigridCycle<T>::finest_operator() const {
   return impl_->finest;
+}
+
+template <typename T>
+const DeviceCsr<T>& MultigridCycle<T>::level_matrix(std::size_t l) const {
+  return impl_->levels.at(l).a;
 }
 
 template class MultigridCycle<float>;

@@ -64,21 +64,53 @@ void spmm(double, const CsrView<double>&, const double*, std::int32_t, double, d
 void dia_spmv(float, const DiaView<float>&, const float*, float, float*, Stream) { unavailable(); }
 void dia_spmv(double, const DiaView<double>&, const double*, double, double*, Stream) { unavailable(); }
 
-// The multigrid cycle: the constructor says how to get it.
+// The multigrid setup and cycle: each says how to get them.
+template <typename T>
+DeviceCsr<T> interpolation(const detail::DeviceTransferInput&, bool) {
+  unavailable();
+}
+template <typename T>
+std::optional<DeviceCsr<T>> galerkin_product(const CsrView<T>&, const CsrView<T>&, const CsrView<T>&,
+                                             const detail::LevelExtents&, const std::uint8_t*) {
+  unavailable();
+}
+template <typename T>
+std::int32_t inverse_diagonal(const CsrView<T>&, const std::uint8_t*, T*) {
+  unavailable();
+}
+template <typename T>
+DeviceArray<T> diagonal_at(const CsrView<T>&, const DeviceArray<std::int32_t>&) {
+  unavailable();
+}
+template <typename T>
+void lanczos_tridiagonal(const CsrView<T>&, const T*, std::int32_t, std::vector<double>&, std::vector<double>&) {
+  unavailable();
+}
+TRELLIS_GRID_MULTIGRID_SETUP(float)
+TRELLIS_GRID_MULTIGRID_SETUP(double)
+
 template <typename T>
 struct MultigridCycle<T>::Impl {};
 template <typename T>
-MultigridCycle<T>::MultigridCycle(const std::vector<detail::HostLevelView<T>>&, Cycle, const detail::BandedLu*, bool) {
+MultigridCycle<T>::MultigridCycle(std::vector<detail::DeviceLevelParts<T>>, Cycle) {
   unavailable();
 }
 template <typename T>
 MultigridCycle<T>::~MultigridCycle() = default;
+template <typename T>
+void MultigridCycle<T>::set_coarse_solve(const detail::BandedLu*, bool) {
+  unavailable();
+}
 template <typename T>
 void MultigridCycle<T>::cycle(const T*, T*, Stream) const {
   unavailable();
 }
 template <typename T>
 const DeviceLinearOperator<T>& MultigridCycle<T>::finest_operator() const {
+  unavailable();
+}
+template <typename T>
+const DeviceCsr<T>& MultigridCycle<T>::level_matrix(std::size_t) const {
   unavailable();
 }
 template class MultigridCycle<float>;

@@ -66,6 +66,7 @@ ConvergenceStudy heat_study(const ProblemOptions& options) {
       coefficients.set(2, std::span<const double>(x));
       const SolveResult result = solver.solve(coefficients, exact_at(t), x, options.tolerance);
       row.iterations += result.iterations;
+      row.hierarchy_seconds += solver.hierarchy_seconds();
     }
     row.solve_seconds = solve.elapsed_ms() / 1000;
     const std::vector<double> exact = exact_at(steps * dt);

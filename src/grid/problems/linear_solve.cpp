@@ -7,6 +7,7 @@
 
 #include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/core/timer.hpp"
 
 namespace trellis::grid::detail {
 
@@ -22,13 +23,14 @@ struct FormSolver::Device {
 FormSolver::FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearForm& rhs,
                        const std::vector<Marker>& dirichlet, Krylov krylov, const ProblemOptions& options,
                        Backend backend)
-    : assembly_(mesh, form, rhs, dirichlet, {.symmetrize = true}),
+    : assembly_(mesh, form, rhs, dirichlet,
+                {.symmetrize = true, .setup = resolve(backend) == Backend::cuda ? Backend::cuda : Backend::cpu}),
       krylov_(krylov),
       solver_(options.solver),
       multigrid_options_(options.multigrid),
       backend_(resolve(backend)) {
   if (options.matrix_free) matrix_free_.emplace(mesh, form, dirichlet, AssemblyOptions{.symmetrize = true});
-  host_matrix_ = assembly_.new_matrix();
+  if (backend_ != Backend::cuda) host_matrix_ = assembly_.new_matrix();  // cuda: only for mg_bicgstab, made there
   if (backend_ == Backend::cuda) {
     device_ = std::make_unique<Device>();
     device_->matrix = assembly_.new_device_matrix();
@@ -123,18 +125,26 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
   return result;
 }
 
-// The hierarchy is set up on the host from the device fill's values and
-// uploaded; the cycles and CG run on the device. BiCGStab with a cycle
-// (convection) has no device driver: it iterates on the host, each cycle
-// copying its vectors to the device and back.
+// The hierarchy is set up on the device from the device fill's matrix; the
+// cycles and CG run there. BiCGStab with a cycle (convection) has no device
+// driver: it iterates on the host, each cycle copying its vectors to the
+// device and back.
 SolveResult FormSolver::device_multigrid_solve(DeviceLinearOperator<double> op, std::vector<double>& x,
                                                const SolverOptions& options) {
   Device& d = *device_;
-  host_matrix_.matrix.values = d.matrix.matrix.values().to_host();
-  const Multigrid<double>& mg = hierarchy();
+  const SteadyTimer timer;
+  if (multigrid_) {
+    multigrid_->refill(d.matrix.matrix);
+  } else {
+    multigrid_.emplace(assembly_.mesh(), d.matrix.matrix, assembly_.constrained(), multigrid_options_);
+  }
+  hierarchy_seconds_ = timer.elapsed_ms() / 1000;
+  const Multigrid<double>& mg = *multigrid_;
   if (solver_ == LinearSolver::mg) return mg_solve<double>(mg, d.b, d.x, cycle_options(options));
   if (!op.apply) op = mg.device_operator();
   if (krylov_ == Krylov::cg) return mgcg<double>(op, mg, d.b, d.x, options);
+  if (host_matrix_.matrix.rows == 0) host_matrix_ = assembly_.new_matrix();
+  host_matrix_.matrix.values = d.matrix.matrix.values().to_host();
   std::vector<double> b = d.b.to_host();
   SolveResult result =
       mg_bicgstab<double>(csr_operator(host_matrix_.matrix, Preconditioner::none, Backend::cpu), mg, b, x, options);
@@ -143,11 +153,13 @@ SolveResult FormSolver::device_multigrid_solve(DeviceLinearOperator<double> op, 
 }
 
 const Multigrid<double>& FormSolver::hierarchy() {
+  const SteadyTimer timer;
   if (multigrid_) {
     multigrid_->refill(host_matrix_.matrix);
   } else {
     multigrid_.emplace(assembly_.mesh(), host_matrix_.matrix, assembly_.constrained(), multigrid_options_, backend_);
   }
+  hierarchy_seconds_ = timer.elapsed_ms() / 1000;
   return *multigrid_;
 }
 

@@ -33,6 +33,8 @@ class FormSolver {
   ~FormSolver();
 
   Backend backend() const noexcept { return backend_; }
+  // The multigrid hierarchy's setup (or refill) in the last solve, 0 without one.
+  double hierarchy_seconds() const noexcept { return hierarchy_seconds_; }
 
   // Fills with the coefficients, assembles b with boundary values g, solves
   // into x (its initial guess on entry). Throws Error when the solver does
@@ -60,6 +62,7 @@ class FormSolver {
   Backend backend_;
   AssembledMatrix<double> host_matrix_;
   std::unique_ptr<Device> device_;
+  double hierarchy_seconds_ = 0;
 };
 
 }  // namespace trellis::grid::detail

@@ -48,6 +48,7 @@ ConvergenceStudy steady_study(const ProblemOptions& options, const char* name, c
     SteadyTimer solve;
     const SolveResult result = solver.solve(coefficients, exact, x, options.tolerance);
     row.solve_seconds = solve.elapsed_ms() / 1000;
+    row.hierarchy_seconds = solver.hierarchy_seconds();
     row.iterations = result.iterations;
     detail::measure_error(*mesh, exact, x, row);
     study.rows.push_back(row);

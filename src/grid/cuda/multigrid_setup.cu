@@ -1,0 +1,563 @@
+// The multigrid hierarchy built on the GPU: transfers, Galerkin operators,
+// inverse diagonals and the eigenvalue estimate's Lanczos steps, from the
+// finest matrix already there (multigrid_device.hpp).
+//
+// Every matrix is built in two passes over its rows: one counts each row's
+// entries, a scan places the rows, the second writes them. The transfers are
+// P and R = P^T of the tensor-product interpolation, each row visited as the
+// host visits it. The Galerkin product gives each coarse row a thread that
+// visits R[I][i] * A[i][j] * P[j][J] in the cpu product's order and sums into
+// a window of 5 coarse nodes per axis around I (a coarse row of an operator
+// reaching two fine nodes per axis reaches two coarse ones), rounded without
+// fused multiply-adds: the cpu product's sums, bit for bit.
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+#include "../kernels.hpp"
+#include "../multigrid_device.hpp"
+#include "grid_stride.cuh"
+#include "rounding.cuh"
+#include "trellis/core/cuda_check.hpp"
+#include "trellis/core/device.hpp"
+
+namespace trellis::grid::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr std::int64_t kMaxBlocks = 8192;
+
+unsigned blocks_for(std::int64_t n) { return launch_blocks(n, kThreads, kMaxBlocks); }
+
+// ------------------------------------------------------------ two-pass CSR
+
+struct CountEntries {
+  RowOffset count = 0;
+  template <typename V>
+  __device__ void operator()(ColumnIndex, V) {
+    ++count;
+  }
+};
+
+template <typename T>
+struct WriteEntries {
+  ColumnIndex* cols;
+  T* values;
+  RowOffset at;
+  template <typename V>
+  __device__ void operator()(ColumnIndex col, V value) {
+    cols[at] = col;
+    values[at] = static_cast<T>(value);
+    ++at;
+  }
+};
+
+template <typename Rows>
+__global__ void __launch_bounds__(kThreads)
+    count_rows(std::int32_t rows, Rows visitor, RowOffset* __restrict__ counts) {
+  for (std::int64_t row = first_index(); row < rows; row += grid_stride()) {
+    CountEntries count;
+    visitor(static_cast<std::int32_t>(row), count);
+    counts[row] = count.count;
+  }
+}
+
+template <typename T, typename Rows>
+__global__ void __launch_bounds__(kThreads)
+    write_rows(std::int32_t rows, Rows visitor, const RowOffset* __restrict__ offsets, ColumnIndex* __restrict__ cols,
+               T* __restrict__ values) {
+  for (std::int64_t row = first_index(); row < rows; row += grid_stride()) {
+    WriteEntries<T> write{cols, values, offsets[row]};
+    visitor(static_cast<std::int32_t>(row), write);
+  }
+}
+
+// Row offsets from per-row counts (an inclusive scan behind a leading zero).
+DeviceArray<RowOffset> offsets_from_counts(const DeviceArray<RowOffset>& counts, std::int32_t rows) {
+  DeviceArray<RowOffset> offsets(static_cast<std::size_t>(rows) + 1);
+  device::fill_zero(offsets.data(), sizeof(RowOffset), nullptr);
+  std::size_t scratch_bytes = 0;
+  TRELLIS_CUDA_CHECK(
+      cub::DeviceScan::InclusiveSum(nullptr, scratch_bytes, counts.data(), offsets.data() + 1, rows, nullptr));
+  DeviceArray<unsigned char> scratch(std::max<std::size_t>(scratch_bytes, 1));
+  TRELLIS_CUDA_CHECK(
+      cub::DeviceScan::InclusiveSum(scratch.data(), scratch_bytes, counts.data(), offsets.data() + 1, rows, nullptr));
+  return offsets;
+}
+
+RowOffset last_offset(const DeviceArray<RowOffset>& offsets) {
+  RowOffset nnz = 0;
+  device::copy_to_host(&nnz, offsets.data() + offsets.size() - 1, sizeof(RowOffset), nullptr);
+  device::synchronize(nullptr);
+  return nnz;
+}
+
+// Rows here are short (a transfer row at most 27 entries, a Galerkin row at
+// most 125), so none is heavy.
+template <typename T, typename Rows>
+DeviceCsr<T> build_csr(std::int32_t rows, std::int32_t cols, const Rows& visitor) {
+  DeviceArray<RowOffset> counts(static_cast<std::size_t>(std::max(rows, 1)));
+  TRELLIS_LAUNCH(count_rows<Rows>, blocks_for(rows), kThreads, 0, nullptr, rows, visitor, counts.data());
+  DeviceArray<RowOffset> offsets = offsets_from_counts(counts, rows);
+  const RowOffset nnz = last_offset(offsets);
+  DeviceArray<ColumnIndex> col_indices(static_cast<std::size_t>(nnz));
+  DeviceArray<T> values(static_cast<std::size_t>(nnz));
+  TRELLIS_LAUNCH((write_rows<T, Rows>), blocks_for(rows), kThreads, 0, nullptr, rows, visitor, offsets.data(),
+                 col_indices.data(), values.data());
+  return DeviceCsr<T>(rows, cols, std::move(offsets), std::move(col_indices), std::move(values),
+                      DeviceArray<std::int32_t>());
+}
+
+// ------------------------------------------------------------ transfers
+
+struct AxisRow {
+  std::int32_t coarse[2];
+  double weight[2];
+  std::int32_t count;
+};
+
+struct TransferView {
+  std::int32_t fine[3];
+  std::int32_t coarse[3];
+  const AxisRow* axis[3];  // per fine index
+  const std::uint8_t* fine_constrained;
+  const std::uint8_t* coarse_constrained;
+};
+
+// Row `row` of P: multigrid_transfer.cpp's loop (axis 2 outermost).
+struct ProlongationRows {
+  TransferView t;
+  template <typename Emit>
+  __device__ void operator()(std::int32_t row, Emit& emit) const {
+    if (t.fine_constrained[row]) return;
+    const std::int32_t i0 = row % t.fine[0];
+    const std::int32_t i1 = (row / t.fine[0]) % t.fine[1];
+    const std::int32_t i2 = row / (t.fine[0] * t.fine[1]);
+    const AxisRow& w0 = t.axis[0][i0];
+    const AxisRow& w1 = t.axis[1][i1];
+    const AxisRow& w2 = t.axis[2][i2];
+    for (int c2 = 0; c2 < w2.count; ++c2) {
+      for (int c1 = 0; c1 < w1.count; ++c1) {
+        for (int c0 = 0; c0 < w0.count; ++c0) {
+          const std::int32_t col = w0.coarse[c0] + t.coarse[0] * (w1.coarse[c1] + t.coarse[1] * w2.coarse[c2]);
+          if (t.coarse_constrained[col]) continue;
+          const double weight = mul_rn(mul_rn(w0.weight[c0], w1.weight[c1]), w2.weight[c2]);
+          if (weight == 0) continue;
+          emit(col, weight);
+        }
+      }
+    }
+  }
+};
+
+// The weight of coarse index I in fine index i's 1-D row, or 0 (with found false).
+__device__ inline double axis_weight(const AxisRow& w, std::int32_t coarse, bool& found) {
+  for (int c = 0; c < w.count; ++c) {
+    if (w.coarse[c] == coarse) {
+      found = true;
+      return w.weight[c];
+    }
+  }
+  found = false;
+  return 0;
+}
+
+// Row `row` (coarse node I) of R = P^T: the fine nodes whose P rows hold I,
+// ascending, with the same products.
+struct RestrictionRows {
+  TransferView t;
+  template <typename Emit>
+  __device__ void operator()(std::int32_t row, Emit& emit) const {
+    if (t.coarse_constrained[row]) return;
+    const std::int32_t at[3] = {row % t.coarse[0], (row / t.coarse[0]) % t.coarse[1],
+                                row / (t.coarse[0] * t.coarse[1])};
+    std::int32_t first[3], last[3];
+    for (int a = 0; a < 3; ++a) {
+      const bool halved = t.fine[a] != t.coarse[a];
+      first[a] = halved ? max(2 * at[a] - 1, 0) : at[a];
+      last[a] = halved ? min(2 * at[a] + 1, t.fine[a] - 1) : at[a];
+    }
+    for (std::int32_t i2 = first[2]; i2 <= last[2]; ++i2) {
+      bool found2;
+      const double w2 = axis_weight(t.axis[2][i2], at[2], found2);
+      if (!found2) continue;
+      for (std::int32_t i1 = first[1]; i1 <= last[1]; ++i1) {
+        bool found1;
+        const double w1 = axis_weight(t.axis[1][i1], at[1], found1);
+        if (!found1) continue;
+        for (std::int32_t i0 = first[0]; i0 <= last[0]; ++i0) {
+          bool found0;
+          const double w0 = axis_weight(t.axis[0][i0], at[0], found0);
+          if (!found0) continue;
+          const std::int32_t fine = i0 + t.fine[0] * (i1 + t.fine[1] * i2);
+          if (t.fine_constrained[fine]) continue;
+          const double weight = mul_rn(mul_rn(w0, w1), w2);
+          if (weight == 0) continue;
+          emit(fine, weight);
+        }
+      }
+    }
+  }
+};
+
+// ------------------------------------------------------------ Galerkin product
+
+constexpr int kWindowReach = 2;
+constexpr int kWindowSpan = 2 * kWindowReach + 1;
+constexpr int kWindowCells = kWindowSpan * kWindowSpan * kWindowSpan;
+
+template <typename T>
+struct GalerkinView {
+  CsrView<T> r;
+  CsrView<T> a;
+  CsrView<T> p;
+  std::int32_t coarse[3];
+  const std::uint8_t* constrained;
+  int* overflow;
+};
+
+// The window cell of coarse column col around the row's node at[], ascending
+// with the column; -1 outside the window.
+__device__ inline int window_cell(const std::int32_t (&extent)[3], const std::int32_t (&at)[3], std::int32_t col) {
+  const std::int32_t j0 = col % extent[0];
+  const std::int32_t j1 = (col / extent[0]) % extent[1];
+  const std::int32_t j2 = col / (extent[0] * extent[1]);
+  const std::int32_t d0 = j0 - at[0], d1 = j1 - at[1], d2 = j2 - at[2];
+  if (d0 < -kWindowReach || d0 > kWindowReach || d1 < -kWindowReach || d1 > kWindowReach || d2 < -kWindowReach ||
+      d2 > kWindowReach) {
+    return -1;
+  }
+  return (d0 + kWindowReach) + kWindowSpan * ((d1 + kWindowReach) + kWindowSpan * (d2 + kWindowReach));
+}
+
+// cpu/multigrid.cpp's visit_row: every (J, R[I][i] * A[i][j] * P[j][J]) of row I, in its order.
+template <typename T, typename Visit>
+__device__ inline void visit_galerkin_row(const GalerkinView<T>& g, std::int32_t row, Visit&& visit) {
+  for (RowOffset kr = g.r.row_offsets[row]; kr < g.r.row_offsets[row + 1]; ++kr) {
+    const std::int32_t i = g.r.col_indices[kr];
+    const double rv = static_cast<double>(g.r.values[kr]);
+    for (RowOffset ka = g.a.row_offsets[i]; ka < g.a.row_offsets[i + 1]; ++ka) {
+      const double ra = mul_rn(rv, static_cast<double>(g.a.values[ka]));
+      const std::int32_t j = g.a.col_indices[ka];
+      for (RowOffset kp = g.p.row_offsets[j]; kp < g.p.row_offsets[j + 1]; ++kp) {
+        visit(g.p.col_indices[kp], mul_rn(ra, static_cast<double>(g.p.values[kp])));
+      }
+    }
+  }
+}
+
+template <typename T>
+__device__ inline void row_position(const GalerkinView<T>& g, std::int32_t row, std::int32_t (&at)[3]) {
+  at[0] = row % g.coarse[0];
+  at[1] = (row / g.coarse[0]) % g.coarse[1];
+  at[2] = row / (g.coarse[0] * g.coarse[1]);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) count_galerkin_rows(GalerkinView<T> g, RowOffset* __restrict__ counts) {
+  const std::int32_t rows = g.r.rows;
+  for (std::int64_t k = first_index(); k < rows; k += grid_stride()) {
+    const auto row = static_cast<std::int32_t>(k);
+    if (g.constrained[row]) {
+      counts[row] = 1;  // the identity row
+      continue;
+    }
+    std::int32_t at[3];
+    row_position(g, row, at);
+    std::uint64_t seen[2] = {0, 0};
+    bool outside = false;
+    visit_galerkin_row(g, row, [&](std::int32_t col, double) {
+      const int cell = window_cell(g.coarse, at, col);
+      if (cell < 0)
+        outside = true;
+      else
+        seen[cell >> 6] |= std::uint64_t{1} << (cell & 63);
+    });
+    if (outside) atomicExch(g.overflow, 1);
+    counts[row] = __popcll(seen[0]) + __popcll(seen[1]);
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    write_galerkin_rows(GalerkinView<T> g, const RowOffset* __restrict__ offsets, ColumnIndex* __restrict__ cols,
+                        T* __restrict__ values) {
+  const std::int32_t rows = g.r.rows;
+  for (std::int64_t k = first_index(); k < rows; k += grid_stride()) {
+    const auto row = static_cast<std::int32_t>(k);
+    RowOffset out = offsets[row];
+    if (g.constrained[row]) {
+      cols[out] = row;
+      values[out] = T(1);
+      continue;
+    }
+    std::int32_t at[3];
+    row_position(g, row, at);
+    double sums[kWindowCells];
+    std::uint64_t seen[2] = {0, 0};
+    visit_galerkin_row(g, row, [&](std::int32_t col, double value) {
+      const int cell = window_cell(g.coarse, at, col);
+      const std::uint64_t bit = std::uint64_t{1} << (cell & 63);
+      if (!(seen[cell >> 6] & bit)) {
+        seen[cell >> 6] |= bit;
+        sums[cell] = 0;
+      }
+      sums[cell] = add_rn(sums[cell], value);
+    });
+    for (int half = 0; half < 2; ++half) {
+      std::uint64_t bits = seen[half];
+      while (bits != 0) {
+        const int cell = half * 64 + __ffsll(static_cast<long long>(bits)) - 1;
+        bits &= bits - 1;
+        const int d0 = cell % kWindowSpan - kWindowReach;
+        const int d1 = (cell / kWindowSpan) % kWindowSpan - kWindowReach;
+        const int d2 = cell / (kWindowSpan * kWindowSpan) - kWindowReach;
+        cols[out] = (at[0] + d0) + g.coarse[0] * ((at[1] + d1) + g.coarse[1] * (at[2] + d2));
+        values[out] = static_cast<T>(sums[cell]);
+        ++out;
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------ diagonals
+
+template <typename T>
+__device__ inline T diagonal_of(const CsrView<T>& a, std::int32_t row) {
+  T diagonal = 0;
+  for (RowOffset k = a.row_offsets[row]; k < a.row_offsets[row + 1]; ++k) {
+    if (a.col_indices[k] == row) diagonal = add_rn(diagonal, a.values[k]);
+  }
+  return diagonal;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    inverse_diagonal_rows(CsrView<T> a, const std::uint8_t* __restrict__ constrained, T* __restrict__ inverse,
+                          int* __restrict__ first_bad_row) {
+  for (std::int64_t k = first_index(); k < a.rows; k += grid_stride()) {
+    const auto row = static_cast<std::int32_t>(k);
+    if (constrained[row]) {
+      inverse[row] = T(0);
+      continue;
+    }
+    const T diagonal = diagonal_of(a, row);
+    if (diagonal == T(0) || !isfinite(static_cast<double>(diagonal))) {
+      atomicMin(first_bad_row, row);
+      inverse[row] = T(0);
+      continue;
+    }
+    inverse[row] = T(1) / diagonal;
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    diagonal_at_nodes(CsrView<T> a, const std::int32_t* __restrict__ nodes, std::int64_t count, T* __restrict__ out) {
+  for (std::int64_t k = first_index(); k < count; k += grid_stride()) out[k] = diagonal_of(a, nodes[k]);
+}
+
+// ------------------------------------------------------------ Lanczos
+
+constexpr int kMaxPartials = 1024;
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    dot_partials(std::int32_t n, const T* __restrict__ x, const T* __restrict__ y, double* __restrict__ partials) {
+  using BlockReduce = cub::BlockReduce<double, kThreads>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  double sum = 0;
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
+    sum += static_cast<double>(x[i]) * static_cast<double>(y[i]);
+  }
+  const double block_sum = BlockReduce(scratch).Sum(sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_sum;
+}
+
+__global__ void __launch_bounds__(kMaxPartials) sum_partials(int count, double* __restrict__ partials) {
+  using BlockReduce = cub::BlockReduce<double, kMaxPartials>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  const double value = threadIdx.x < count ? partials[threadIdx.x] : 0.0;
+  const double total = BlockReduce(scratch).Sum(value);
+  if (threadIdx.x == 0) partials[0] = total;
+}
+
+// Sum of x_i y_i in double: a fixed tree for a given n, so the same bits every run.
+template <typename T>
+double dot(std::int32_t n, const T* x, const T* y, DeviceArray<double>& partials) {
+  const auto blocks = static_cast<int>(std::clamp<std::int64_t>((n + kThreads - 1) / kThreads, 1, kMaxPartials));
+  TRELLIS_LAUNCH(dot_partials<T>, blocks, kThreads, 0, nullptr, n, x, y, partials.data());
+  TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, nullptr, blocks, partials.data());
+  double sum = 0;
+  device::copy_to_host(&sum, partials.data(), sizeof(double), nullptr);
+  device::synchronize(nullptr);
+  return sum;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) lanczos_start_vector(std::int32_t n, const T* __restrict__ inverse_diagonal,
+                                                                 T* __restrict__ scale, T* __restrict__ q) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
+    scale[i] = static_cast<T>(sqrt(static_cast<double>(inverse_diagonal[i])));
+    const double value = detail::lanczos_start_value(detail::lanczos_state_after(static_cast<std::uint64_t>(i) + 1));
+    q[i] = inverse_diagonal[i] == T(0) ? T(0) : static_cast<T>(value);
+  }
+}
+
+// q = w / divisor in double, rounded to T (w may be q).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) divide_into(std::int32_t n, const T* w, double divisor, T* q) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
+    q[i] = static_cast<T>(static_cast<double>(w[i]) / divisor);
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    scale_into(std::int32_t n, const T* __restrict__ scale, const T* __restrict__ q, T* __restrict__ scaled) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) scaled[i] = mul_rn(scale[i], q[i]);
+}
+
+// w = scale w - beta q_previous
+template <typename T>
+__global__ void __launch_bounds__(kThreads) lanczos_w(std::int32_t n, const T* __restrict__ scale, T beta,
+                                                      const T* __restrict__ q_previous, T* __restrict__ w) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
+    w[i] = add_rn(mul_rn(scale[i], w[i]), -mul_rn(beta, q_previous[i]));
+  }
+}
+
+// y += a x (the host axpy's rounding: a in T, product then sum)
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    axpy_rounded(std::int32_t n, T a, const T* __restrict__ x, T* __restrict__ y) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) y[i] = add_rn(y[i], mul_rn(a, x[i]));
+}
+
+std::vector<AxisRow> axis_rows(const std::vector<detail::AxisWeights>& weights) {
+  std::vector<AxisRow> rows;
+  rows.reserve(weights.size());
+  for (const detail::AxisWeights& w : weights) {
+    rows.push_back({{w.coarse[0], w.coarse[1]}, {w.weight[0], w.weight[1]}, w.count});
+  }
+  return rows;
+}
+
+}  // namespace
+
+template <typename T>
+DeviceCsr<T> interpolation(const detail::DeviceTransferInput& transfer, bool transposed) {
+  std::array<DeviceArray<unsigned char>, 3> axes;
+  TransferView view{};
+  for (int a = 0; a < 3; ++a) {
+    view.fine[a] = transfer.fine[static_cast<std::size_t>(a)];
+    view.coarse[a] = transfer.coarse[static_cast<std::size_t>(a)];
+    const std::vector<AxisRow> rows = axis_rows(transfer.axes[static_cast<std::size_t>(a)]);
+    axes[static_cast<std::size_t>(a)] = DeviceArray<unsigned char>(rows.size() * sizeof(AxisRow));
+    device::copy_to_device(axes[static_cast<std::size_t>(a)].data(), rows.data(), rows.size() * sizeof(AxisRow),
+                           nullptr);
+    device::synchronize(nullptr);  // rows dies here
+    view.axis[a] = reinterpret_cast<const AxisRow*>(axes[static_cast<std::size_t>(a)].data());
+  }
+  view.fine_constrained = transfer.fine_constrained;
+  view.coarse_constrained = transfer.coarse_constrained;
+  const std::int32_t fine_nodes = view.fine[0] * view.fine[1] * view.fine[2];
+  const std::int32_t coarse_nodes = view.coarse[0] * view.coarse[1] * view.coarse[2];
+  if (transposed) return build_csr<T>(coarse_nodes, fine_nodes, RestrictionRows{view});
+  return build_csr<T>(fine_nodes, coarse_nodes, ProlongationRows{view});
+}
+
+template <typename T>
+std::optional<DeviceCsr<T>> galerkin_product(const CsrView<T>& r, const CsrView<T>& a, const CsrView<T>& p,
+                                             const detail::LevelExtents& coarse,
+                                             const std::uint8_t* coarse_constrained) {
+  DeviceArray<int> overflow(1);
+  overflow.fill_zero();
+  GalerkinView<T> g{r, a, p, {coarse[0], coarse[1], coarse[2]}, coarse_constrained, overflow.data()};
+  const std::int32_t rows = r.rows;
+  DeviceArray<RowOffset> counts(static_cast<std::size_t>(std::max(rows, 1)));
+  TRELLIS_LAUNCH(count_galerkin_rows<T>, blocks_for(rows), kThreads, 0, nullptr, g, counts.data());
+  int outside = 0;
+  device::copy_to_host(&outside, overflow.data(), sizeof(int), nullptr);
+  device::synchronize(nullptr);
+  if (outside != 0) return std::nullopt;
+  DeviceArray<RowOffset> offsets = offsets_from_counts(counts, rows);
+  const RowOffset nnz = last_offset(offsets);
+  DeviceArray<ColumnIndex> col_indices(static_cast<std::size_t>(nnz));
+  DeviceArray<T> values(static_cast<std::size_t>(nnz));
+  TRELLIS_LAUNCH(write_galerkin_rows<T>, blocks_for(rows), kThreads, 0, nullptr, g, offsets.data(), col_indices.data(),
+                 values.data());
+  return DeviceCsr<T>(rows, p.cols, std::move(offsets), std::move(col_indices), std::move(values),
+                      DeviceArray<std::int32_t>());
+}
+
+template <typename T>
+std::int32_t inverse_diagonal(const CsrView<T>& a, const std::uint8_t* constrained, T* inverse) {
+  const int none = INT_MAX;
+  DeviceArray<int> first_bad_row(1);
+  device::copy_to_device(first_bad_row.data(), &none, sizeof(int), nullptr);
+  TRELLIS_LAUNCH(inverse_diagonal_rows<T>, blocks_for(a.rows), kThreads, 0, nullptr, a, constrained, inverse,
+                 first_bad_row.data());
+  int bad = none;
+  device::copy_to_host(&bad, first_bad_row.data(), sizeof(int), nullptr);
+  device::synchronize(nullptr);
+  return bad == none ? -1 : bad;
+}
+
+template <typename T>
+DeviceArray<T> diagonal_at(const CsrView<T>& a, const DeviceArray<std::int32_t>& nodes) {
+  DeviceArray<T> out(nodes.size());
+  const auto count = static_cast<std::int64_t>(nodes.size());
+  if (count > 0) {
+    TRELLIS_LAUNCH(diagonal_at_nodes<T>, blocks_for(count), kThreads, 0, nullptr, a, nodes.data(), count, out.data());
+  }
+  return out;
+}
+
+template <typename T>
+void lanczos_tridiagonal(const CsrView<T>& a, const T* inverse_diagonal, std::int32_t steps, std::vector<double>& alpha,
+                         std::vector<double>& beta) {
+  alpha.clear();
+  beta.clear();
+  const std::int32_t n = a.rows;
+  const auto size = static_cast<std::size_t>(n);
+  DeviceArray<T> scale(size), q(size), q_previous(size), w(size), scaled(size);
+  DeviceArray<double> partials(kMaxPartials);
+  q_previous.fill_zero();
+  const unsigned blocks = blocks_for(n);
+  TRELLIS_LAUNCH(lanczos_start_vector<T>, blocks, kThreads, 0, nullptr, n, inverse_diagonal, scale.data(), q.data());
+  const double norm = std::sqrt(dot(n, q.data(), q.data(), partials));
+  if (norm == 0) return;  // no free row: the caller takes 1
+  TRELLIS_LAUNCH(divide_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(q.data()), norm, q.data());
+  double beta_previous = 0;
+  for (std::int32_t step = 0; step < steps; ++step) {
+    TRELLIS_LAUNCH(scale_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale.data()),
+                   static_cast<const T*>(q.data()), scaled.data());
+    spmv(T(1), a, scaled.data(), T(0), w.data(), nullptr);
+    TRELLIS_LAUNCH(lanczos_w<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale.data()),
+                   static_cast<T>(beta_previous), static_cast<const T*>(q_previous.data()), w.data());
+    const double alpha_step = dot(n, w.data(), q.data(), partials);
+    TRELLIS_LAUNCH(axpy_rounded<T>, blocks, kThreads, 0, nullptr, n, static_cast<T>(-alpha_step),
+                   static_cast<const T*>(q.data()), w.data());
+    alpha.push_back(alpha_step);
+    const double beta_step = std::sqrt(dot(n, w.data(), w.data(), partials));
+    if (!(beta_step > 1e-12 * std::abs(alpha_step)) || step + 1 == steps) break;
+    beta.push_back(beta_step);
+    std::swap(q_previous, q);
+    TRELLIS_LAUNCH(divide_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(w.data()), beta_step,
+                   q.data());
+    beta_previous = beta_step;
+  }
+  beta.resize(alpha.empty() ? 0 : alpha.size() - 1);
+}
+
+TRELLIS_GRID_MULTIGRID_SETUP(float)
+TRELLIS_GRID_MULTIGRID_SETUP(double)
+
+}  // namespace trellis::grid::cuda
