@@ -1,8 +1,9 @@
 // `trellis route BOARD.dsn|BOARD.kicad_pcb [-o routes.ses|routed.kicad_pcb]
 // [--svg FILE] [--png FILE] [--report FILE.json] [--max-iterations N]
 // [--pitch MM] [--via-cost STEPS] [--corners 45|90] [--directions
-// board|alternate|none] [--against-cost STEPS] [--cleanup-passes N]`: routes every net of a board with
-// PathFinder on the routing lattice, checks the result with the independent
+// board|alternate|none] [--against-cost STEPS] [--pour-cost STEPS]
+// [--cleanup-passes N]`: routes every net of a board with PathFinder on the
+// routing lattice, checks the result with the independent
 // design-rule check, and writes what was asked for. Everything is computed
 // before the first file is written, and each file appears whole or not at
 // all. A progress line per iteration goes to stderr.
@@ -149,6 +150,11 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
   route
       ->add_option("--against-cost", command->against_cost,
                    "Cost of a grid step against its layer's preferred direction, in grid steps (at least 1)")
+      ->capture_default_str();
+  route
+      ->add_option("--pour-cost", command->pour_cost,
+                   "Extra cost of a grid step inside another net's copper pour on its layer, in grid steps "
+                   "(0: none)")
       ->capture_default_str();
   route
       ->add_option("--batch-size", command->batch_size,

@@ -33,6 +33,7 @@ route::RouterOptions router_options(const RouteSettings& settings, Backend backe
                              : settings.directions == "none"    ? route::LayerDirections::none
                                                                 : route::LayerDirections::from_board;
   options.against_direction_cost = settings.against_cost;
+  options.pour_cost = settings.pour_cost;
   options.concurrent_nets = settings.concurrent_nets;
   options.batch_size = settings.batch_size;
   options.concurrency_follows_overuse = settings.concurrency_follows_overuse;

@@ -16,6 +16,7 @@ struct RouteSettings {
   int corners = 45;                  // 45: cut right-angle corners; 90: keep them
   std::string directions = "board";  // board, alternate or none
   double against_cost = 2;
+  double pour_cost = route::RouterOptions{}.pour_cost;
   int concurrent_nets = 0;
   int batch_size = route::RouterOptions{}.batch_size;
   bool concurrency_follows_overuse = false;

@@ -126,6 +126,7 @@ void bind_route(nb::module_& m) {
       .def_rw("corners", &RouteSettings::corners)
       .def_rw("directions", &RouteSettings::directions)
       .def_rw("against_cost", &RouteSettings::against_cost)
+      .def_rw("pour_cost", &RouteSettings::pour_cost)
       .def_rw("concurrent_nets", &RouteSettings::concurrent_nets)
       .def_rw("batch_size", &RouteSettings::batch_size)
       .def_rw("concurrency_follows_overuse", &RouteSettings::concurrency_follows_overuse)

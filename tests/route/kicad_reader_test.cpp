@@ -133,7 +133,7 @@ TEST(KicadReader, CopperLayersInStackOrderWhateverTheirIds) {
   ASSERT_EQ(board.layers.size(), 4u);
   EXPECT_EQ(board.layers[0].name, "F.Cu");
   EXPECT_EQ(board.layers[1].name, "In1.Cu");
-  EXPECT_EQ(board.layers[1].type, LayerType::power);
+  EXPECT_EQ(board.layers[1].type, LayerType::mixed) << "a power layer without a zone takes wires";
   EXPECT_EQ(board.layers[2].name, "In2.Cu");
   EXPECT_EQ(board.layers[2].type, LayerType::mixed);
   EXPECT_EQ(board.layers[3].name, "B.Cu");

@@ -1,6 +1,7 @@
 // The router on hand-built boards: every net routed, the independent
 // design-rule check finds nothing, and every backend gives the same copper
 // as the reference.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,7 +126,7 @@ Board random_board(unsigned seed, int nets, int pins_per_net, bool four_layer = 
       const unsigned kind = random() % (four_layer ? 3 : 2);
       parts.push_back(b.part(kind == 0 ? b.through : kind == 1 ? b.smd : bottom, at));
     }
-    b.net("N" + std::to_string(n), parts);
+    b.net(fmt::format("N{}", n), parts);  // not "N" + to_string: a false -Wrestrict of GCC 12 at -O3
   }
   return b.board;
 }
@@ -425,7 +426,7 @@ TEST(Router, FinePitchPadsLeaveAlongTheirAxisAndTurn) {
   BoardBuilder b;
   const int fine = b.padstack("fine", {{0, rect({mm(-0.15), mm(-1.5)}, {mm(0.15), mm(1.5)})}});
   for (int k = 0; k < 8; ++k) {
-    const std::string name = "N" + std::to_string(k);
+    const std::string name = fmt::format("N{}", k);
     b.net(name, {b.part(fine, {mm(7) + k * mm(0.55), mm(10)}), b.part(b.through, {mm(3) + k * mm(2), mm(17)})});
   }
   RouterOptions options;

@@ -34,12 +34,17 @@
 // routing with the fewest unrouted nets is kept, a net whose pins its
 // copper and the pours leave apart counting as unrouted.
 //
+// A grid node inside the outline of a pour on its layer costs pour_cost
+// grid steps more to every net but the pour's, so signal wires keep off a
+// pour's layer where another layer is cheap and pours stay whole.
+//
 // Negotiation. Every node has capacity one. A net's wire claims the nodes
 // and via sites another net could not use at the same time (its own nodes,
 // via sites too close to them, and for vias and wide wires the grid nodes
 // around them). The cost of entering node n is (b_n + h_n) * p_n with
 // b_n = 1 per grid step, p_n = 1 + pres_fac * (claims of other nets) and
-// h_n the history, raised by acc_fac * overuse after each iteration. The
+// h_n the history, raised by acc_fac * overuse after each iteration (plus
+// pour_cost on another net's pour, see Pours). The
 // first iteration uses first_present_factor (0 by default: nets route as if
 // alone), the second present_factor, growing by present_factor_growth up to
 // present_factor_max. Multi-pin nets grow as trees: repeated searches from
@@ -142,6 +147,11 @@ struct RouterOptions {
   // against_direction_cost grid steps instead of one.
   LayerDirections layer_directions = LayerDirections::from_board;
   double against_direction_cost = 2;
+  // A grid node on a layer inside the outline of another net's copper pour
+  // (a zone with fill rules) costs this many grid steps more: wires cut
+  // pours into islands, so other nets go round them or take another layer
+  // where that costs less (a via costs via_cost). 0: pours cost nothing.
+  double pour_cost = 1;
   // After the first iteration a net on overuse is routed again whole (true)
   // or only its connections on overuse and those that hang from them (false).
   bool reroute_whole_nets = false;

@@ -6,7 +6,7 @@ namespace trellis::route::router_detail {
 
 struct WindowSearch::State {};
 
-WindowSearch::WindowSearch(const Lattice&, float, const CongestionCounts&) {
+WindowSearch::WindowSearch(const Lattice&, float, float, const CongestionCounts&) {
   throw BackendUnavailable("this build of trellis has no CUDA support (rebuild with -DTRELLIS_CUDA=ON)");
 }
 WindowSearch::~WindowSearch() = default;

@@ -39,6 +39,8 @@ struct LatticeView {
   int rows, columns, layers, kinds, groups;
   int via_base, pad_base, pin_base, stub_base, mid_base, node_count;
   float via_cost;
+  float pour_cost;
+  const int* pour_net;           // per grid node (Lattice::pour_net), nullptr where no pour counts
   int stencil_reach;             // the largest row or column offset of any claim stencil
   const long long* out_offsets;  // forward CSR
   const int* heads;
@@ -281,7 +283,12 @@ __device__ float local_cost(const LatticeView& l, const CountsView& counts, cons
                              counts.near[static_cast<long long>(q.group) * l.pad_base + node] + s.near_adjust[local];
     const float others = static_cast<float>(others_count);
     const float base = local < w.grid_box ? 1.0f : l.via_cost;
-    const float cost = congestion_cost(base, others, counts.history[node], present);
+    float cost = congestion_cost(base, others, counts.history[node], present);
+    // Another net's pour (the host adds 0 elsewhere, which changes no price).
+    if (l.pour_net != nullptr && local < w.grid_box) {
+      const int pour = l.pour_net[node];
+      if (pour != kNoPour && pour != q.net) cost = __fadd_rn(cost, l.pour_cost);
+    }
     return allowed && !(forbid && others > 0) ? cost : kBlockedCost;
   }
   if (local < w.extras_base) return allowed ? 0.0f : kBlockedCost;  // a midpoint
@@ -543,6 +550,7 @@ struct WindowSearch::State {
   DeviceArray<int2> stencils;
   DeviceArray<int> kinds_at_slot_offsets, kinds_at_slot, kind_slots_offsets, kind_slots, kinds_meeting_offsets,
       kinds_meeting;
+  DeviceArray<int> pour_net;
   DeviceArray<int> uses, claims, near;
   DeviceArray<float> history;
   LatticeView view{};
@@ -575,7 +583,7 @@ void put(DeviceArray<T>& array, const std::vector<T>& host, Stream stream) {
 
 }  // namespace
 
-WindowSearch::WindowSearch(const Lattice& lattice, float via_cost, const CongestionCounts& counts)
+WindowSearch::WindowSearch(const Lattice& lattice, float via_cost, float pour_cost, const CongestionCounts& counts)
     : state_(std::make_unique<State>(lattice)) {
   State& s = *state_;
   const auto csr = lattice.graph.csr.view();
@@ -677,6 +685,7 @@ WindowSearch::WindowSearch(const Lattice& lattice, float via_cost, const Congest
   upload_lists(kind_slots, s.kind_slots_offsets, s.kind_slots);
   upload_lists(lattice.via_kinds_meeting, s.kinds_meeting_offsets, s.kinds_meeting);
 
+  if (!lattice.pour_net.empty()) s.pour_net = upload(lattice.pour_net);
   s.uses = DeviceArray<int>::from_host(counts.uses);
   s.claims = DeviceArray<int>::from_host(counts.claims);
   std::vector<int> near;
@@ -698,6 +707,8 @@ WindowSearch::WindowSearch(const Lattice& lattice, float via_cost, const Congest
   v.mid_base = lattice.mid_base;
   v.node_count = lattice.node_count;
   v.via_cost = via_cost;
+  v.pour_cost = pour_cost;
+  v.pour_net = lattice.pour_net.empty() ? nullptr : s.pour_net.data();
   v.stencil_reach = stencil_reach;
   v.out_offsets = s.out_offsets.data();
   v.heads = s.heads.data();

@@ -1,6 +1,7 @@
 // The public entry points and the order the board's parts are read in.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -61,6 +62,16 @@ Board read_kicad_pcb(std::string_view text, const std::string& name, const std::
   reader.read_tracks(root);
   reader.read_copper_graphics(root);
   reader.read_zones(root);
+  // KiCad takes tracks on a power layer, and designers run them there; only
+  // its Specctra export keeps autorouters off. A power layer that carries
+  // no zone is read as mixed, so the router routes on it; one with a zone
+  // stays a plane layer.
+  for (Layer& layer : reader.board.layers) {
+    const auto on_layer = [&](const Plane& plane) { return plane.layer == layer.index; };
+    if (layer.type == LayerType::power &&
+        std::none_of(reader.board.planes.begin(), reader.board.planes.end(), on_layer))
+      layer.type = LayerType::mixed;
+  }
   reader.read_rules(root, project);
   reader.check_pins_on_board();
   reader.board.name = std::filesystem::path(name).stem().string();

@@ -76,6 +76,7 @@ class Builder {
     make_stencils();
     add_stubs();
     add_edges();
+    mark_pours();
     return std::move(lattice_);
   }
 
@@ -332,6 +333,29 @@ class Builder {
     }
   }
 
+  // The pour each grid node lies in on its layer: pours of routed nets
+  // only (a pour whose net has one pin joins nothing). Their outline, not
+  // their fill: what matters is where other nets' wires would part them.
+  void mark_pours() {
+    bool any = false;
+    for (const Plane& plane : board_.planes) {
+      if (!plane.pour || plane.net < 0 || lattice_.group_of_net[static_cast<std::size_t>(plane.net)] < 0) continue;
+      const int slot = slot_of(plane.layer);
+      if (slot < 0 || plane.shape.points.size() < 3) continue;
+      if (!any) lattice_.pour_net.assign(static_cast<std::size_t>(lattice_.pad_base), kNoPour);
+      any = true;
+      const Box box = bounding_box(plane.shape);
+      for (int r = 0; r < lattice_.rows; ++r) {
+        for (int c = 0; c < lattice_.columns; ++c) {
+          const Point at = grid_point(r, c);
+          if (!box.contains(at) || !geometry::polygon_contains(plane.shape.points, at)) continue;
+          int& pour = lattice_.pour_net[static_cast<std::size_t>(lattice_.grid_node(slot, r, c))];
+          pour = pour == kNoPour || pour == plane.net ? plane.net : kPoursOfSeveralNets;
+        }
+      }
+    }
+  }
+
   // Grid points outside the outline are no one's.
   void mark_outline() {
     for (int r = 0; r < lattice_.rows; ++r) {
@@ -507,9 +531,16 @@ class Builder {
               o.layer == kAllLayers || std::find(slots.begin(), slots.end(), slot) != slots.end();
           if (group.via_padstacks[k] < 0 || !on_its_layers) continue;
           const double reach = static_cast<double>(via_radius[k]) + static_cast<double>(*c);
+          // A through-hole pad keeps every via off, its own net's too: the
+          // pad joins its layers already, and the drills would meet.
+          const bool drilled = o.kind == ObstacleKind::copper && o.type == ClearanceType::pin;
           for_grid_points_near(o.shape.box, reach, [&](int r, int c2) {
             if (geometry::separation(grid_point(r, c2), o.shape).distance >= reach) return;
-            restrict_owner(owner[static_cast<std::size_t>(lattice_.via_site(static_cast<int>(k), r, c2))], o);
+            int& site = owner[static_cast<std::size_t>(lattice_.via_site(static_cast<int>(k), r, c2))];
+            if (drilled)
+              site = kNoNet;
+            else
+              restrict_owner(site, o);
           });
         }
       }

@@ -18,6 +18,10 @@ namespace trellis::route::router_detail {
 inline constexpr int kAnyNet = -1;  // every net may use the node
 inline constexpr int kNoNet = -2;   // no net may use it
 
+// Lattice::pour_net values besides a net index.
+inline constexpr int kNoPour = -1;              // outside every pour on the node's layer
+inline constexpr int kPoursOfSeveralNets = -2;  // inside pours of two nets or more: another net's for every net
+
 // Nets that share a wire width, a clearance and their vias.
 struct RuleGroup {
   Coord width = 0;
@@ -105,6 +109,11 @@ struct Lattice {
   // the next column and to the next row, -1 where the edge is direct or
   // absent. A midpoint claims nothing (its ends' claims cover the segment).
   std::vector<std::array<int, 2>> edge_midpoints;
+  // Per grid node and via site: the net whose copper pour (a plane with
+  // fill rules) covers the grid node on its layer, kNoPour or
+  // kPoursOfSeveralNets; via sites kNoPour. Empty where no routed net has a
+  // pour: other nets' wires there pay RouterOptions::pour_cost.
+  std::vector<int> pour_net;
   std::vector<std::string> warnings;  // pins no stub reaches, and the like
   // Per net: a pin of it that no wire of the net can leave at any pitch (the
   // wire comes too close to other copper even at the pad's centre).
@@ -122,6 +131,12 @@ struct Lattice {
   }
   int via_site(int kind, int row, int column) const noexcept {
     return via_base + (kind * rows + row) * columns + column;
+  }
+  // Whether a grid node lies on the pour of a net other than `net`.
+  bool on_other_pour(int net, int node) const noexcept {
+    if (pour_net.empty() || !is_grid(node)) return false;
+    const int pour = pour_net[static_cast<std::size_t>(node)];
+    return pour != kNoPour && pour != net;
   }
   int via_kind_of(int node) const noexcept { return (node - via_base) / (rows * columns); }
   // Row and column of a grid node or via site.

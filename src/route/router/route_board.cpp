@@ -53,6 +53,8 @@ void check_options(const RouterOptions& o) {
   if (!(o.present_factor_growth >= 1) || !std::isfinite(o.present_factor_growth)) {
     throw UsageError(fmt::format("the present factor growth must be at least 1, got {}", o.present_factor_growth));
   }
+  if (!finite_non_negative(o.pour_cost))
+    throw UsageError(fmt::format("the pour cost must be finite and non-negative, got {}", o.pour_cost));
   if (!finite_non_negative(o.via_cost))
     throw UsageError(fmt::format("the via cost must be finite and non-negative, got {}", o.via_cost));
   if (!(o.against_direction_cost >= 1) || !std::isfinite(o.against_direction_cost)) {
@@ -113,8 +115,8 @@ class Negotiation {
     if (backend_ == Backend::cuda) {
       // The cuda searches price their windows themselves from a copy of
       // the counts on the device (window_search.hpp).
-      device_search_ = std::make_unique<router_detail::WindowSearch>(lattice_, static_cast<float>(options.via_cost),
-                                                                     ledger_.counts());
+      device_search_ = std::make_unique<router_detail::WindowSearch>(
+          lattice_, static_cast<float>(options.via_cost), static_cast<float>(options.pour_cost), ledger_.counts());
     } else {
       graph::SsspOptions search_options;
       search_options.backend = backend_;
@@ -433,7 +435,8 @@ class Negotiation {
   }
 
   // node_cost() of `count` consecutive grid nodes or via sites from `first`
-  // (base: a step's or a via's cost), with the same float operations, in a
+  // (base: a step's or a via's cost) plus pour_cost on another net's pour,
+  // with the same float operations, in a
   // loop the compiler vectorises: most of a search's time goes to filling
   // its window.
   void fill_run(std::span<graph::Weight> costs, int net, std::size_t group, int first, int count, float present,
@@ -447,14 +450,28 @@ class Negotiation {
     const float* const history = ledger_.history().data() + f;
     graph::Weight* const out = costs.data() + f;
     const bool forbid = forbid_conflicts_;
-    for (int i = 0; i < count; ++i) {
-      const float others = static_cast<float>(uses[i] + claims[i] - (own[i] != kNotOwn ? 1 : 0) + near[i]);
-      // Priced for every node, then selected: a branch round the price
-      // keeps the compiler from vectorising the loop.
-      const float cost = congestion_cost(base, others, history[i], present);
-      const bool allowed = (who[i] == kAnyNet || who[i] == net) && !(forbid && others > 0);
-      out[i] = allowed ? cost : kBlocked;
+    const auto fill = [&](auto&& with_pour) {
+      for (int i = 0; i < count; ++i) {
+        const float others = static_cast<float>(uses[i] + claims[i] - (own[i] != kNotOwn ? 1 : 0) + near[i]);
+        // Priced for every node, then selected: a branch round the price
+        // keeps the compiler from vectorising the loop.
+        const float cost = with_pour(congestion_cost(base, others, history[i], present), i);
+        const bool allowed = (who[i] == kAnyNet || who[i] == net) && !(forbid && others > 0);
+        out[i] = allowed ? cost : kBlocked;
+      }
+    };
+    if (lattice_.pour_net.empty()) {
+      fill([](float cost, int) { return cost; });
+      return;
     }
+    // Another net's pour adds pour_cost; adding 0 elsewhere leaves the
+    // price as it was (it is never -0), as the cuda search, which adds
+    // nothing there, has it.
+    const int* const pours = lattice_.pour_net.data() + f;
+    const float pour_cost = static_cast<float>(options_.pour_cost);
+    fill([&](float cost, int i) {
+      return cost + (pours[i] != router_detail::kNoPour && pours[i] != net ? pour_cost : 0.0f);
+    });
   }
 
   // Calls visit(mid) for the midpoints of the edges of `count` consecutive
@@ -880,12 +897,16 @@ class Negotiation {
     }
   }
 
-  // The sum of the lattice's edge weights along a net's paths: what its
-  // searches minimise where no conflict and no history is priced.
-  double route_cost(const NetRoute& route) const {
+  // The sum of the lattice's edge weights along a net's paths and the pour
+  // costs of its nodes: what its searches minimise where no conflict and
+  // no history is priced.
+  double route_cost(int net, const NetRoute& route) const {
     const auto csr = lattice_.graph.csr.view();
     double cost = 0;
     for (const std::vector<int>& path : route.paths) {
+      for (std::size_t i = 1; i < path.size(); ++i) {  // the first node is on the tree already
+        if (lattice_.on_other_pour(net, path[i])) cost += options_.pour_cost;
+      }
       for (std::size_t i = 0; i + 1 < path.size(); ++i) {
         const auto* first = csr.col_indices + csr.row_offsets[path[i]];
         const auto* last = csr.col_indices + csr.row_offsets[path[i] + 1];
@@ -913,10 +934,10 @@ class Negotiation {
       NetRoute& route = routes_[static_cast<std::size_t>(net)];
       if (route.paths.empty() || !route.failed.empty() || !route.pending.empty()) continue;
       NetRoute before = route;
-      const double cost = route_cost(before);
+      const double cost = route_cost(net, before);
       rip_up(net);
       route.margin = options_.box_margin;
-      if (route_whole(net, 0.0f) && !touches_overuse(route) && route_cost(route) < cost) {
+      if (route_whole(net, 0.0f) && !touches_overuse(route) && route_cost(net, route) < cost) {
         changed = true;
         continue;
       }

@@ -55,7 +55,7 @@ class WindowSearch {
  public:
   // Uploads the lattice (the object must outlive this one) and the counts.
   // Throws BackendUnavailable without CUDA or without a device.
-  WindowSearch(const Lattice& lattice, float via_cost, const CongestionCounts& counts);
+  WindowSearch(const Lattice& lattice, float via_cost, float pour_cost, const CongestionCounts& counts);
   ~WindowSearch();
   WindowSearch(const WindowSearch&) = delete;
   WindowSearch& operator=(const WindowSearch&) = delete;
