@@ -499,8 +499,8 @@ AlignBenchmarkTables run_align_benchmark(const AlignBenchmarkOptions& options) {
   if (options.top < 1) throw UsageError(fmt::format("--top must be at least 1 (got {})", options.top));
   if (options.peak_count < 0) throw UsageError("--peak-count must be at least 0");
   const std::filesystem::path dir = mmseqs2_examples_dir(options.data_dir);
-  const Backend engine =
-      options.backend == Backend::automatic ? (cuda_usable() ? Backend::cuda : Backend::cpu) : resolve(options.backend);
+  const Backend engine = options.backend == Backend::automatic ? (cuda_usable() ? Backend::cuda : Backend::cpu)
+                                                               : resolve_with_vulkan(options.backend);
   BenchmarkState state{options, engine, align::Scoring(align::builtin_matrix("BLOSUM62"), {kGapOpen, kGapExtend}),
                        {},      {},     {}};
 
@@ -522,8 +522,9 @@ AlignBenchmarkTables run_align_benchmark(const AlignBenchmarkOptions& options) {
   notes.push_back(fmt::format(
       "Engine: {}{}. Scoring BLOSUM62, gaps 11/1 (BLAST: a gap of k costs 11 + k). Host: {} OpenMP threads.",
       to_string(engine),
-      engine == Backend::cuda ? " (SubjectScorer: the database stays in device memory between queries)"
-                              : " (no usable CUDA device or --backend cpu: the cpu engine stands in)",
+      engine == Backend::cuda     ? " (SubjectScorer: the database stays in device memory between queries)"
+      : engine == Backend::vulkan ? " (SubjectScorer: the database stays in Vulkan buffers between queries)"
+                                  : " (no usable CUDA device or --backend cpu: the cpu engine stands in)",
       omp_get_max_threads()));
   notes.push_back(fmt::format(
       "Engine seconds: median of {} runs after a warm-up of one query's whole align::search against the resident "

@@ -42,6 +42,11 @@ std::vector<Contender> contenders(const SsspBenchmarkOptions& options) {
       all.push_back({Backend::cuda, a});
     }
   }
+  // Only when asked for: auto never picks vulkan, and lavapipe (a CPU) would
+  // slow every default run.
+  const bool vulkan_asked =
+      std::find(options.backends.begin(), options.backends.end(), Backend::vulkan) != options.backends.end();
+  if (vulkan_asked) all.push_back({Backend::vulkan, SsspAlgorithm::bellman_ford});
   return all;
 }
 
@@ -69,8 +74,9 @@ void corner_to_corner(const std::string& preset_name, const SsspBenchmarkOptions
   const SsspResult truth = graph::shortest_paths(g, query, {Backend::reference, SsspAlgorithm::dijkstra, 0, false});
   for (const Contender& c : contenders(options)) {
     graph::ShortestPaths engine(g, {c.backend, c.algorithm, 0, false});
-    const int runs = c.backend == Backend::cuda ? options.repeats : std::max(1, (options.repeats + 9) / 10);
-    if (c.backend == Backend::cuda) engine.run(query);  // warm-up: module load, first-touch
+    const bool device = c.backend == Backend::cuda || c.backend == Backend::vulkan;
+    const int runs = device ? options.repeats : std::max(1, (options.repeats + 9) / 10);
+    if (device) engine.run(query);  // warm-up: module load or pipeline creation, first-touch
     std::vector<double> times;
     SsspResult last;
     for (int r = 0; r < runs; ++r) {
@@ -130,7 +136,7 @@ void batched(const SsspBenchmarkOptions& options, Table& table, Progress& progre
 SsspBenchmarkTables run_sssp_benchmark(const SsspBenchmarkOptions& options) {
   if (options.repeats <= 0) throw UsageError(fmt::format("--repeats must be positive, got {}", options.repeats));
   for (Backend b : options.backends) {
-    if (b == Backend::cuda || b == Backend::vulkan) resolve(b);  // vulkan: no benchmark row yet, a clear error
+    if (b == Backend::cuda || b == Backend::vulkan) resolve_with_vulkan(b);  // a clear error where it cannot run
   }
   for (int k : options.batch_sizes) {
     if (k <= 0) throw UsageError(fmt::format("batch sizes must be positive, got {}", k));

@@ -121,7 +121,8 @@ void run_align(const AlignCommand& command, const GlobalOptions& globals) {
   options.quiet = globals.quiet;
   options.backend = globals.requested_backend();
   if (options.backend == Backend::reference) {
-    throw UsageError("bench align times the cpu or cuda engine beside parasail; use --backend auto, cpu or cuda");
+    throw UsageError(
+        "bench align times the cpu, cuda or vulkan engine beside parasail; use --backend auto, cpu, cuda or vulkan");
   }
   const bench::AlignBenchmarkTables tables = bench::run_align_benchmark(options);
   std::string text;

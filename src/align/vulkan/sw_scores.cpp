@@ -66,10 +66,18 @@ struct SubjectsOnDevice::State {
   // one after another on one scratch buffer.
   void run_pass(const vk::Kernel& kernel, const vk::Buffer& query, const vk::Buffer& order, std::size_t count,
                 std::size_t query_length, std::size_t row_bytes) {
+    const std::uint64_t range = vk::Context::get().max_storage_buffer_bytes();
+    const std::size_t limit = std::min<std::uint64_t>(scratch_limit, range);
     const std::size_t per_invocation = query_length * row_bytes;
-    const std::size_t fit = scratch_limit / per_invocation / vk::kWorkgroupSize * vk::kWorkgroupSize;
+    const std::size_t fit = limit / per_invocation / vk::kWorkgroupSize * vk::kWorkgroupSize;
     const std::size_t per_dispatch = std::min(std::max<std::size_t>(fit, vk::kWorkgroupSize), count);
     const std::size_t scratch_bytes = per_dispatch * per_invocation;
+    if (scratch_bytes > range) {
+      throw BackendUnavailable(
+          fmt::format("a query of {} residues needs {} bytes of vulkan scratch, past the device's storage-buffer "
+                      "range of {} bytes",
+                      query_length, scratch_bytes, range));
+    }
     if (!scratch || scratch->bytes() < scratch_bytes) {
       scratch.reset();
       scratch = std::make_unique<vk::Buffer>(scratch_bytes);
@@ -107,6 +115,13 @@ SubjectsOnDevice::SubjectsOnDevice(const SequenceSet& subjects, const Scoring& s
     throw BackendUnavailable(fmt::format(
         "the vulkan backend takes databases of up to 2^32 - 1 subjects and 2^34 residues, this one has {} and {}",
         subjects.size(), subjects.total_residues()));
+  }
+  const std::uint64_t range = vk::Context::get().max_storage_buffer_bytes();
+  if (words * sizeof(std::uint32_t) > range) {
+    throw BackendUnavailable(
+        fmt::format("the database's residues take {} bytes on the vulkan device, past its storage-buffer range of {} "
+                    "bytes",
+                    words * sizeof(std::uint32_t), range));
   }
   std::vector<std::uint32_t> packed(words, 0);
   std::vector<std::uint32_t> extents(2 * subjects.size());

@@ -261,6 +261,7 @@ Context::Context() : instance_(validation_asked()) {
   VkPhysicalDeviceProperties properties;
   f.vkGetPhysicalDeviceProperties(physical_, &properties);
   max_groups_x_ = properties.limits.maxComputeWorkGroupCount[0];
+  max_storage_buffer_bytes_ = properties.limits.maxStorageBufferRange;
 
   auto pool = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;

@@ -97,6 +97,8 @@ class Context {
   VkDevice device() const noexcept { return device_; }
   const VulkanDeviceInfo& info() const noexcept { return info_; }
   std::uint32_t max_groups_x() const noexcept { return max_groups_x_; }
+  // The most bytes one storage-buffer binding may span (maxStorageBufferRange).
+  std::uint64_t max_storage_buffer_bytes() const noexcept { return max_storage_buffer_bytes_; }
   // Whether the validation layer watches this device.
   bool validating() const noexcept { return instance_.validating(); }
 
@@ -126,8 +128,9 @@ class Context {
   VkPhysicalDeviceMemoryProperties memory_{};
   VulkanDeviceInfo info_;
   std::uint32_t max_groups_x_ = 65535;
-  std::mutex mutex_;          // one recording and submission at a time
-  std::mutex kernels_mutex_;  // apart: kernels are looked up while recording
+  std::uint64_t max_storage_buffer_bytes_ = std::uint64_t{1} << 27;  // Vulkan's minimum
+  std::mutex mutex_;                                                 // one recording and submission at a time
+  std::mutex kernels_mutex_;                                         // apart: kernels are looked up while recording
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;
 };
 
