@@ -180,10 +180,7 @@ void run_route(const RouteCommand& command, const GlobalOptions& globals) {
               "\n";
     }
     if (options.backplane) {
-      text +=
-          "## Synthetic backplanes: 18 layers, 512 two-pin nets, about 450,000 and 560,000 lattice grid "
-          "nodes\n\n" +
-          tables.backplane.to_markdown() + "\n";
+      text += "## Synthetic backplanes (described in the notes)\n\n" + tables.backplane.to_markdown() + "\n";
     }
     text += "## Notes\n\n";
     for (const std::string& note : tables.notes) text += "- " + note + "\n";
