@@ -181,6 +181,11 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
                    "copper, kept where cheaper (fewer steps and vias); 0: none")
       ->capture_default_str()
       ->check(CLI::Range(0, 100));
+  route
+      ->add_option("--neck-down-width", command->neck_down_width_mm,
+                   "Width in mm a wire may narrow to between a pad and the lattice where no wire of its net's "
+                   "width leaves the pad (default: the board's rule, else 0.15; 0: none)")
+      ->check(CLI::Range(0.0, 100.0));
   route->callback([command, &globals] { run(*command, globals); });
 }
 

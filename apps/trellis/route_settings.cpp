@@ -39,6 +39,14 @@ route::RouterOptions router_options(const RouteSettings& settings, Backend backe
   options.concurrency_follows_overuse = settings.concurrency_follows_overuse;
   options.overuse_per_concurrent_net = settings.overuse_per_concurrent_net;
   options.cleanup_passes = settings.cleanup_passes;
+  if (settings.neck_down_width_mm >= 0 || std::isnan(settings.neck_down_width_mm)) {
+    if (!(settings.neck_down_width_mm <= 100)) {
+      throw UsageError(fmt::format("neck-down width must be a number of millimetres from 0 to 100, got {}",
+                                   settings.neck_down_width_mm));
+    }
+    options.neck_down_width = static_cast<route::Coord>(
+        std::llround(settings.neck_down_width_mm * static_cast<double>(route::kNanometresPerMillimetre)));
+  }
   if (settings.pitch_mm != 0) {
     if (!(settings.pitch_mm > 0) || settings.pitch_mm > 100) {
       throw UsageError(

@@ -22,6 +22,7 @@ struct RouteSettings {
   bool concurrency_follows_overuse = false;
   int overuse_per_concurrent_net = 8;
   int cleanup_passes = route::RouterOptions{}.cleanup_passes;
+  double neck_down_width_mm = -1;  // negative: the board's rules; 0: no neck-down
 };
 
 // Throws UsageError naming the setting for a value out of range.

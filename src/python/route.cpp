@@ -131,7 +131,8 @@ void bind_route(nb::module_& m) {
       .def_rw("batch_size", &RouteSettings::batch_size)
       .def_rw("concurrency_follows_overuse", &RouteSettings::concurrency_follows_overuse)
       .def_rw("overuse_per_concurrent_net", &RouteSettings::overuse_per_concurrent_net)
-      .def_rw("cleanup_passes", &RouteSettings::cleanup_passes);
+      .def_rw("cleanup_passes", &RouteSettings::cleanup_passes)
+      .def_rw("neck_down_width_mm", &RouteSettings::neck_down_width_mm);
   m.def("route", &route_file, nb::arg("board"), nb::arg("out"), nb::arg("backend"), nb::arg("settings"),
         nb::arg("progress").none(),
         "Routes a .dsn or .kicad_pcb; writes `out` (.ses or .kicad_pcb) when given; returns the report as JSON text.");

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "trellis/core/error.hpp"
 #include "trellis/route/board.hpp"
 #include "trellis/route/dsn.hpp"
 
@@ -262,6 +263,23 @@ TEST(DsnReader, ConvertsEveryUnit) {
   // Without (unit), coordinates are in the resolution's unit.
   const Board board = read_dsn(std::string_view("(pcb r (resolution mm 1000) (structure (rule (width 0.2))))"), "r");
   EXPECT_EQ(board.rules.width, 200'000);
+}
+
+TEST(DsnReader, ReadsNeckDownWidths) {
+  const Board board = read_dsn(std::string_view(R"((pcb n (unit mm) (structure (layer A)
+    (rule (width 0.25) (neck_down_width 0.1)))
+  (network (net a (pins)) (class thin a (rule (width 0.2) (neck_down_width 0.08))))))"),
+                               "n.dsn");
+  EXPECT_EQ(board.rules.neck_down_width, 100'000);
+  ASSERT_EQ(board.classes.size(), 1u);
+  EXPECT_EQ(board.classes[0].rules.neck_down_width, 80'000);
+  try {
+    read_dsn(std::string_view("(pcb n (unit mm)\n (structure (rule (neck_down_width 0))))"), "zero.dsn");
+    FAIL() << "a zero neck-down width was accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("zero.dsn:2"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("neck-down width must be positive"), std::string::npos) << error.what();
+  }
 }
 
 TEST(DsnReader, UnplacedPadsOffTheBoardAreWarnings) {

@@ -690,6 +690,26 @@ TEST(KicadReader, NetClassesFromAKiCad6Project) {
   EXPECT_EQ(board.padstacks[static_cast<std::size_t>(board.via_padstacks[0])].name, "Via[0-1]_600:300_um");
 }
 
+// The board's minimum track width is what a wire may neck down to: the
+// project's, else KiCad 5's (setup (trace_min ...)), else KiCad 6's default
+// 0.2 mm (also where a later KiCad says 0, no minimum).
+TEST(KicadReader, TheMinimumTrackWidthIsTheNeckDownWidth) {
+  EXPECT_EQ(read(kSquareOutline).rules.neck_down_width, mm(0.2));
+  const auto with_rules = [](const std::string& rules) {
+    return R"({"board": {"design_settings": {"rules": )" + rules + "}}}";
+  };
+  EXPECT_EQ(read(kSquareOutline, with_rules(R"({"min_track_width": 0.127})")).rules.neck_down_width, mm(0.127));
+  EXPECT_EQ(read(kSquareOutline, with_rules(R"({"min_track_width": 0.0})")).rules.neck_down_width, mm(0.2));
+  EXPECT_EQ(read(kSquareOutline, with_rules("{}")).rules.neck_down_width, mm(0.2));
+  std::string five_text = board_text(kSquareOutline, "20171130");
+  const std::string setup = "(setup (pad_to_mask_clearance 0)";
+  five_text.insert(five_text.find(setup) + setup.size(), " (trace_min 0.15)");
+  const Board five = read_kicad_pcb(five_text, "five.kicad_pcb");
+  EXPECT_EQ(five.rules.neck_down_width, mm(0.15));
+  EXPECT_THROW(read(kSquareOutline, with_rules(R"({"min_track_width": "thin"})")), InputError);
+  EXPECT_THROW(read(kSquareOutline, with_rules(R"({"min_track_width": -1})")), InputError);
+}
+
 TEST(KicadReader, NetClassPatternsFromAKiCad7Project) {
   const std::string project = R"({
     "net_settings": {

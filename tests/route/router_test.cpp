@@ -807,8 +807,8 @@ TEST(Router, SharedBoardRoutesWithoutViolations) {
 }
 
 // Pads 0.4 mm apart leave a 0.25 mm wire with 0.2 mm clearance no room even
-// at their centres: the warning says no pitch helps, and the router does
-// not try a finer one.
+// at their centres: without neck-down the warning says no pitch helps, and
+// the router does not try a finer one.
 TEST(Router, APinNoWireCanLeaveIsNotRetriedOnAFinerLattice) {
   BoardBuilder b;
   const int tiny = b.padstack("tiny", {{0, rect({mm(-0.1), mm(-0.1)}, {mm(0.1), mm(0.1)})}});
@@ -816,7 +816,8 @@ TEST(Router, APinNoWireCanLeaveIsNotRetriedOnAFinerLattice) {
   b.net("B", {b.part(tiny, {mm(10.4), mm(10)}), b.part(b.smd, {mm(17), mm(17)})});
   RouterOptions options;
   options.backend = Backend::reference;
-  std::vector<Coord> pitches;  // of every iteration run, kept or not
+  options.neck_down_width = 0;  // a 0.15 mm neck would leave them (the next test)
+  std::vector<Coord> pitches;   // of every iteration run, kept or not
   const RouteResult result =
       route_board(b.board, options, [&](const RouteIteration& it) { pitches.push_back(it.pitch); });
   EXPECT_EQ(result.unrouted_nets.size(), 2u);
@@ -827,6 +828,45 @@ TEST(Router, APinNoWireCanLeaveIsNotRetriedOnAFinerLattice) {
   }
   ASSERT_FALSE(pitches.empty());
   for (const Coord pitch : pitches) EXPECT_EQ(pitch, mm(0.45)) << "the default pitch: 0.25 mm wire + 0.2 mm clearance";
+}
+
+// Three pads in a row 0.4 mm apart: no 0.25 mm wire with 0.2 mm clearance
+// leaves the middle one, nor the outer ones toward their neighbours. Each
+// net narrows to the neck-down width between its pad and the lattice, and
+// only there; the board is then complete and clean on every backend.
+TEST(Router, WiresNeckDownToLeaveFinePitchPads) {
+  BoardBuilder b;
+  const int tiny = b.padstack("tiny", {{0, rect({mm(-0.1), mm(-0.1)}, {mm(0.1), mm(0.1)})}});
+  const std::vector<Point> row{{mm(10), mm(10)}, {mm(10.4), mm(10)}, {mm(10.8), mm(10)}};
+  b.net("A", {b.part(tiny, row[0]), b.part(b.smd, {mm(3), mm(3)})});
+  b.net("B", {b.part(tiny, row[1]), b.part(b.smd, {mm(10.4), mm(17)})});
+  b.net("C", {b.part(tiny, row[2]), b.part(b.smd, {mm(17), mm(3)})});
+  for (const std::optional<Coord> neck : {std::optional<Coord>{}, std::optional<Coord>{mm(0.1)}}) {
+    SCOPED_TRACE(neck ? "a 0.1 mm neck" : "the default neck");
+    const Coord expected_neck = neck.value_or(kDefaultNeckDownWidth);
+    RouterOptions options;
+    options.neck_down_width = neck;
+    options.backend = Backend::reference;
+    const RouteResult reference = route_board(b.board, options);
+    expect_complete_and_clean(b.board, reference);
+    EXPECT_TRUE(reference.warnings.empty());
+    // Every wire touching a row pad's centre is the neck, the rest full width.
+    std::size_t necks = 0;
+    for (const Wire& wire : reference.copper.wires) {
+      const auto& points = wire.shape.points;
+      const bool at_row =
+          std::any_of(row.begin(), row.end(), [&](Point p) { return points.front() == p || points.back() == p; });
+      EXPECT_EQ(wire.shape.width, at_row ? expected_neck : mm(0.25));
+      necks += at_row ? 1 : 0;
+    }
+    EXPECT_EQ(necks, 3u);
+    for (const Backend backend : testing::backends_under_test()) {
+      if (backend == Backend::reference || !testing::unavailable_reason(backend).empty()) continue;
+      SCOPED_TRACE(to_string(backend));
+      options.backend = backend;
+      expect_same_copper(reference.copper, route_board(b.board, options).copper);
+    }
+  }
 }
 
 // Minisumo's two nets leaving neighbouring pins of a TSSOP share the one

@@ -143,6 +143,10 @@ struct TypedClearance {
 struct Rules {
   std::optional<Coord> width;      // wire width
   std::optional<Coord> clearance;  // the default clearance
+  // The narrowest a wire may become where it leaves a pad it cannot leave
+  // at its full width (Specctra's neck_down_width; KiCad's minimum track
+  // width).
+  std::optional<Coord> neck_down_width;
   std::vector<TypedClearance> typed_clearances;
 
   // The typed clearance when given, else the default clearance.

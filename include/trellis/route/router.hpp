@@ -7,7 +7,8 @@
 // via sites, and for every pad one node at its centre per layer it covers,
 // joined to the lattice nodes a straight stub can reach without coming near
 // another net's copper (where no straight stub can, a stub that leaves along
-// one axis and turns once: fine-pitch pads between grid lines). A node is
+// one axis and turns once: fine-pitch pads between grid lines; where no
+// stub of the net's width can, stubs of the neck-down width). A node is
 // usable by a net when the net's wire centred on it keeps the clearance
 // from other nets' copper, keepouts and the outline (it is at least w/2 + c
 // from them), and an edge when its whole segment does; an edge that fewer
@@ -168,7 +169,18 @@ struct RouterOptions {
   // after each pass the nets still unrouted are tried again in the room it
   // freed. Passes stop early when one changes nothing; 0: none.
   int cleanup_passes = 1;
+  // A pin that no wire of its net's width can leave (its pads too close to
+  // others, as on fine-pitch parts) gets wires narrowed to this width
+  // between its pads and the lattice, as human routings neck down. Empty:
+  // the net's rules (its class's or the board's neck-down width: Specctra's
+  // neck_down_width, KiCad's minimum track width), else
+  // kDefaultNeckDownWidth; 0: no wire narrower than its net's width.
+  std::optional<Coord> neck_down_width;
 };
+
+// The neck-down width where neither the options nor the board name one: a
+// common fabrication minimum (6 mil).
+inline constexpr Coord kDefaultNeckDownWidth = 150'000;
 
 // One PathFinder iteration.
 struct RouteIteration {

@@ -246,6 +246,13 @@ Rules Parser::read_rules(const NameAt& keyword, const Scale& in) {
       expect_close("(width ...)");
       return true;
     }
+    if (item.name == "neck_down_width") {
+      const Coord width = read_coord("the rule's neck-down width", in);
+      if (width <= 0) fail(item.line, "a neck-down width must be positive");
+      rules.neck_down_width = width;
+      expect_close("(neck_down_width ...)");
+      return true;
+    }
     if (item.name != "clearance") return false;
     const Coord value = read_coord("the clearance", in);
     bool typed = false;

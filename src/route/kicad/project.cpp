@@ -19,6 +19,9 @@ constexpr Coord kDefaultClearance = 200'000;
 constexpr Coord kDefaultTrackWidth = 250'000;
 constexpr Coord kDefaultViaDiameter = 800'000;
 constexpr Coord kDefaultViaDrill = 400'000;
+// KiCad 6's minimum track width where the design rules name none (later
+// versions default to none at all; 0.2 mm passes their checks too).
+constexpr Coord kDefaultMinimumTrackWidth = 200'000;
 
 struct ClassRules {
   std::string name;
@@ -131,10 +134,28 @@ void Reader::read_rules(const Node& board_root, const std::optional<KicadProject
     add_class(std::move(rules));
   }
 
+  // The board's minimum track width: what a wire may narrow to where it
+  // leaves a pad (KiCad 5: (setup (trace_min W)); later: the project's
+  // board.design_settings.rules.min_track_width). 0 means no minimum.
+  Coord minimum_width = kDefaultMinimumTrackWidth;
+  if (const Node* setup = board_root.find("setup")) {
+    if (const Node* trace_min = setup->find("trace_min")) {
+      minimum_width = positive_length(*trace_min, 0, "trace_min", true);
+    }
+  }
+
   if (project) {
     const ProjectFile file(*project);
     const json root = file.parse();
     if (!root.is_object()) file.fail(1, "the project file's top level must be a JSON object");
+    if (const auto board_settings = root.find("board"); board_settings != root.end() && board_settings->is_object()) {
+      if (const auto design = board_settings->find("design_settings");
+          design != board_settings->end() && design->is_object()) {
+        if (const auto rules = design->find("rules"); rules != design->end() && rules->is_object()) {
+          minimum_width = file.length(*rules, "min_track_width", "board.design_settings.rules").value_or(minimum_width);
+        }
+      }
+    }
     const auto settings = root.find("net_settings");
     if (settings != root.end() && !settings->is_null()) {
       if (!settings->is_object()) file.fail(0, "net_settings must be an object");
@@ -240,6 +261,7 @@ void Reader::read_rules(const Node& board_root, const std::optional<KicadProject
   }
   board.rules.width = classes.front().track_width;
   board.rules.clearance = classes.front().clearance;
+  board.rules.neck_down_width = minimum_width > 0 ? minimum_width : kDefaultMinimumTrackWidth;
 }
 
 }  // namespace trellis::route::kicad_detail

@@ -48,32 +48,49 @@ Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vec
   for (const std::vector<int>& path : paths) {
     std::vector<Point> line;
     int line_slot = -1;
-    const auto flush = [&] {
-      const std::vector<Point> points = corners_only(line);
-      line.clear();
+    const auto emit = [&](const std::vector<Point>& along, Coord width) {
+      const std::vector<Point> points = corners_only(along);
       if (points.size() < 2) return;
       length += length_of(points);
       Wire wire;
       wire.layer = lattice.board_layer[static_cast<std::size_t>(line_slot)];
-      wire.shape = Shape{ShapeKind::path, group.width, points};
+      wire.shape = Shape{ShapeKind::path, width, points};
       wire.net = net;
       copper.wires.push_back(std::move(wire));
+    };
+    const auto flush = [&] {
+      emit(line, group.width);
+      line.clear();
     };
     for (std::size_t i = 0; i + 1 < path.size(); ++i) {
       const int a = path[i];
       const int b = path[i + 1];
       const int slot_a = lattice.slot[static_cast<std::size_t>(a)];
       if (on_layer(a) && on_layer(b) && slot_a == lattice.slot[static_cast<std::size_t>(b)]) {
-        if (line.empty()) {
-          line.push_back(lattice.position[static_cast<std::size_t>(a)]);
-          line_slot = slot_a;
-        }
+        const Point from = lattice.position[static_cast<std::size_t>(a)];
+        const Point to = lattice.position[static_cast<std::size_t>(b)];
         // A bent stub (between a pad and its stub node) turns on the way.
         const int stub = lattice.is_stub(a) ? a : lattice.is_stub(b) ? b : -1;
-        if (stub >= 0 && (lattice.is_pad(a) || lattice.is_pad(b))) {
-          if (const std::optional<Point>& bend = lattice.stub_of(stub).bend) line.push_back(*bend);
+        const bool stub_wire = stub >= 0 && (lattice.is_pad(a) || lattice.is_pad(b));
+        const std::optional<Point> bend = stub_wire ? lattice.stub_of(stub).bend : std::nullopt;
+        if (stub_wire && lattice.stub_of(stub).width != group.width) {
+          // A necked-down stub is a wire of its own width between the pad
+          // and the lattice.
+          flush();
+          line_slot = slot_a;
+          std::vector<Point> neck{from};
+          if (bend) neck.push_back(*bend);
+          neck.push_back(to);
+          emit(neck, lattice.stub_of(stub).width);
+          line.push_back(to);
+          continue;
         }
-        line.push_back(lattice.position[static_cast<std::size_t>(b)]);
+        if (line.empty()) {
+          line.push_back(from);
+          line_slot = slot_a;
+        }
+        if (bend) line.push_back(*bend);
+        line.push_back(to);
         continue;
       }
       flush();

@@ -132,7 +132,7 @@ class Builder {
     }
     lattice_.group_of_net.assign(board_.nets.size(), -1);
     std::map<std::vector<int>, int> kind_of_slots;
-    std::map<std::tuple<Coord, Coord, std::vector<int>>, int> group_of_rules;
+    std::map<std::tuple<Coord, Coord, Coord, std::vector<int>>, int> group_of_rules;
     for (std::size_t n = 0; n < board_.nets.size(); ++n) {
       const Net& net = board_.nets[n];
       std::vector<PinRef> pins = net.pins;
@@ -141,12 +141,15 @@ class Builder {
       });
       if (std::unique(pins.begin(), pins.end()) - pins.begin() < 2) continue;
       std::optional<Coord> width = net.rules.width;
+      std::optional<Coord> neck = net.rules.neck_down_width;
       const std::vector<int>* listed = nullptr;
       for (const NetClass* net_class : classes[n]) {
         if (!width) width = net_class->rules.width;
+        if (!neck) neck = net_class->rules.neck_down_width;
         if (!listed && !net_class->vias.empty()) listed = &net_class->vias;
       }
       if (!width) width = board_.rules.width;
+      if (!neck) neck = board_.rules.neck_down_width;
       if (!width || *width <= 0) {
         throw UsageError(fmt::format("board '{}' gives net '{}' no wire width (a rule (width ...) is needed)",
                                      board_.name, net.name));
@@ -163,11 +166,16 @@ class Builder {
       const int net_index = static_cast<int>(n);
       const Coord clearance = std::max(rules_.required(net_index, ClearanceType::wire, net_index, ClearanceType::wire),
                                        rules_.required(net_index, ClearanceType::via, net_index, ClearanceType::via));
-      const auto key = std::make_tuple(*width, clearance, vias);
+      // The options' neck-down width overrides the board's; 0 is none.
+      if (options_.neck_down_width) neck = *options_.neck_down_width;
+      const Coord asked = neck.value_or(kDefaultNeckDownWidth);
+      const Coord neck_width = asked > 0 ? std::min(*width, asked) : *width;
+      const auto key = std::make_tuple(*width, neck_width, clearance, vias);
       auto [at, inserted] = group_of_rules.emplace(key, static_cast<int>(lattice_.groups.size()));
       if (inserted) {
         RuleGroup group;
         group.width = *width;
+        group.neck_width = neck_width;
         group.clearance = clearance;
         for (std::size_t v = 0; v < vias.size(); ++v) {
           const auto [at_kind, added] = kind_of_slots.emplace(spans[v], static_cast<int>(lattice_.via_kinds.size()));
@@ -698,29 +706,32 @@ class Builder {
     index_obstacles();
     const double claim_wire = static_cast<double>(widest_wire_) / 2 + static_cast<double>(largest_clearance_);
     const double claim_via = static_cast<double>(widest_via_) + static_cast<double>(largest_clearance_);
-    std::vector<bool> reachable_pin(lattice_.pin_of.size(), false);
-    // Whether a wire of the pin's net could start at one of its pads'
-    // centres at all (else no pitch gives it a stub).
-    std::vector<bool> centre_clear(lattice_.pin_of.size(), false);
+    const std::size_t pins = lattice_.pin_of.size();
+    std::vector<bool> reachable_pin(pins, false);
+    // Whether a wire of the pin's net, as wide as tried last, could start at
+    // one of its pads' centres at all (else no pitch gives it a stub).
+    std::vector<bool> centre_clear(pins, false);
+    std::vector<Coord> tried_width(pins, 0);
     lattice_.pin_off_every_lattice.assign(board_.nets.size(), 0);
-    for (std::size_t i = 0; i < pad_shapes_.size(); ++i) {
+    // The stubs of pad node pad_base + i for wires `width` wide.
+    const auto add_pad_stubs = [&](std::size_t i, Coord width) {
       const PinCopper& pad = *pad_shapes_[i];
       const int pad_node = lattice_.pad_base + static_cast<int>(i);
+      const auto pin = static_cast<std::size_t>(pad_pin_index_[i]);
       const int group = lattice_.group_of_net[static_cast<std::size_t>(pad.net)];
-      const RuleGroup& rules = lattice_.groups[static_cast<std::size_t>(group)];
       const std::vector<int>& owner = lattice_.owner[static_cast<std::size_t>(group)];
       const Point centre = lattice_.position[static_cast<std::size_t>(pad_node)];
       const int slot = pad_slots_[i];
       Box around = bounding_box(pad.shape);
       around.include(centre);
-      const double half_width = static_cast<double>(rules.width) / 2;
+      const double half_width = static_cast<double>(width) / 2;
       // Claims of a stub: what other nets' wires and vias could not use
       // beside it. A grid wire is a segment between grid nodes: it comes
       // within a distance d of the stub only if one of its nodes comes
       // within sqrt(d^2 + (p/2)^2).
       const double near_wire = std::hypot(half_width + claim_wire, static_cast<double>(lattice_.pitch) / 2);
       const auto add_stub = [&](int r, int c, std::optional<Point> bend) {
-        Stub stub{pad_node, lattice_.grid_node(slot, r, c), bend, {}};
+        Stub stub{pad_node, lattice_.grid_node(slot, r, c), bend, width, {}};
         for (const Primitive& reach_wire : stub_segments(centre, bend, grid_point(r, c), 0)) {
           const double reach = std::max(near_wire, half_width + claim_via);
           for_grid_points_near_segment(reach_wire.core.front(), reach_wire.core.back(), reach, [&](int r2, int c2) {
@@ -735,7 +746,7 @@ class Builder {
         std::sort(stub.claims.begin(), stub.claims.end());
         stub.claims.erase(std::unique(stub.claims.begin(), stub.claims.end()), stub.claims.end());
         lattice_.stubs.push_back(std::move(stub));
-        reachable_pin[static_cast<std::size_t>(pad_pin_index_[i])] = true;
+        reachable_pin[pin] = true;
       };
       const auto usable = [&](int r, int c) {
         const int who = owner[static_cast<std::size_t>(lattice_.grid_node(slot, r, c))];
@@ -747,16 +758,18 @@ class Builder {
         }
         return true;
       };
-      if (!centre_clear[static_cast<std::size_t>(pad_pin_index_[i])]) {
-        centre_clear[static_cast<std::size_t>(pad_pin_index_[i])] = clear(std::nullopt, centre);
+      if (tried_width[pin] != width) {
+        tried_width[pin] = width;
+        centre_clear[pin] = false;
       }
+      if (!centre_clear[pin]) centre_clear[pin] = clear(std::nullopt, centre);
       bool straight = false;
       for_grid_points_near(around, 1.5 * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c) || !clear(std::nullopt, grid_point(r, c))) return;
         add_stub(r, c, std::nullopt);
         straight = true;
       });
-      if (straight) continue;
+      if (straight) return;
       // Fine-pitch pads often have no straight way out between their
       // neighbours: leave along the pad's axis first, then turn.
       for_grid_points_near(around, 2.5 * static_cast<double>(lattice_.pitch), [&](int r, int c) {
@@ -768,6 +781,22 @@ class Builder {
           return;
         }
       });
+    };
+    const auto group_of_pad = [&](std::size_t i) -> const RuleGroup& {
+      const int net = pad_shapes_[i]->net;
+      return lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
+    };
+    for (std::size_t i = 0; i < pad_shapes_.size(); ++i) add_pad_stubs(i, group_of_pad(i).width);
+    // Neck-down: a pin that no wire of its net's width can leave gets
+    // narrower stubs on all its pads; the stubs of the other pins stay as
+    // they are (and keep their node numbers).
+    const std::vector<bool> reachable_at_full_width = reachable_pin;
+    for (std::size_t i = 0; i < pad_shapes_.size(); ++i) {
+      const RuleGroup& group = group_of_pad(i);
+      if (reachable_at_full_width[static_cast<std::size_t>(pad_pin_index_[i])] || group.neck_width >= group.width) {
+        continue;
+      }
+      add_pad_stubs(i, group.neck_width);
     }
     // Stub nodes: their net's alone, placed at their grid node.
     for (std::size_t i = 0; i < lattice_.stubs.size(); ++i) {
@@ -794,13 +823,11 @@ class Builder {
                         pin));
       } else {
         lattice_.pin_off_every_lattice[static_cast<std::size_t>(net)] = 1;
-        const RuleGroup& rules =
-            lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
         lattice_.warnings.push_back(
             fmt::format("{} has no way onto the lattice: a wire of its net, {} mm wide, comes "
                         "closer than its clearance to other copper even at the pad's centre, "
                         "so no pitch helps",
-                        pin, millimetres(static_cast<double>(rules.width))));
+                        pin, millimetres(static_cast<double>(tried_width[p]))));
       }
     }
   }
@@ -815,11 +842,9 @@ class Builder {
     for (std::size_t i = 0; i < count; ++i) {
       const Stub& stub = lattice_.stubs[i];
       nets[i] = lattice_.owner.front()[static_cast<std::size_t>(stub.pad_node)];
-      const RuleGroup& group =
-          lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(nets[i])])];
       wires[i] = stub_segments(lattice_.position[static_cast<std::size_t>(stub.pad_node)], stub.bend,
                                lattice_.position[static_cast<std::size_t>(stub.grid_node)],
-                               static_cast<double>(group.width) / 2);
+                               static_cast<double>(stub.width) / 2);
       boxes[i] = wires[i].front().box;
       for (const Primitive& w : wires[i]) boxes[i].include(w.box);
     }

@@ -25,6 +25,7 @@ inline constexpr int kPoursOfSeveralNets = -2;  // inside pours of two nets or m
 // Nets that share a wire width, a clearance and their vias.
 struct RuleGroup {
   Coord width = 0;
+  Coord neck_width = 0;            // the narrowest its wires may be leaving a pad (width: no neck-down)
   Coord clearance = 0;             // what its copper keeps from other nets' copper
   std::vector<int> via_padstacks;  // per via kind: the padstack of the group's vias of that kind, -1: none
   Coord via_radius = 0;            // the largest of its vias
@@ -44,16 +45,18 @@ struct Offset {
   int row = 0;
 };
 
-// The straight wire from a pad's centre to a grid node on the pad's layer:
-// a node of its own between the two (at the grid node's position), so that
-// its cost can count the copper of other nets near the whole wire.
-// A wire from a pad's centre to a grid node: straight, or with one bend
-// (out of the pad along one axis, then along the other to the grid node)
-// where no straight wire keeps its clearance.
+// A wire from a pad's centre to a grid node on the pad's layer: straight,
+// or with one bend (out of the pad along one axis, then along the other to
+// the grid node) where no straight wire keeps its clearance. It is a node
+// of its own between the two (at the grid node's position), so that its
+// cost can count the copper of other nets near the whole wire. Its width
+// is its net's, or the group's neck width for a pin that no wire of the
+// full width can leave.
 struct Stub {
   int pad_node = 0;
   int grid_node = 0;
   std::optional<Point> bend;
+  Coord width = 0;
   std::vector<int> claims;  // grid nodes and via sites another net could not use with it
 };
 

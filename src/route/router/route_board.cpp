@@ -71,6 +71,9 @@ void check_options(const RouterOptions& o) {
   if (o.cleanup_passes < 0) {
     throw UsageError(fmt::format("clean-up passes must be 0 (none) or more, got {}", o.cleanup_passes));
   }
+  if (o.neck_down_width && (*o.neck_down_width < 0 || *o.neck_down_width > 100 * kNanometresPerMillimetre)) {
+    throw UsageError(fmt::format("the neck-down width must be 0 (none) to 100 mm, got {} nm", *o.neck_down_width));
+  }
   if (o.concurrent_nets < 0) {
     throw UsageError(fmt::format("concurrent nets must be 0 (off) or more, got {}", o.concurrent_nets));
   }
