@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "route/router/lattice.hpp"
 #include "support/backends.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/route/drc.hpp"
@@ -828,6 +829,47 @@ TEST(Router, APinNoWireCanLeaveIsNotRetriedOnAFinerLattice) {
   }
   ASSERT_FALSE(pitches.empty());
   for (const Coord pitch : pitches) EXPECT_EQ(pitch, mm(0.45)) << "the default pitch: 0.25 mm wire + 0.2 mm clearance";
+}
+
+// No via may sit where it would come within the clearance of a through-hole
+// pad, the pad's own net's included: the pad joins its layers already, and
+// KiCad checks a via's drill against the pad's. An SMD pad of another net
+// restricts via sites to its own net only.
+TEST(Router, ViasKeepClearOfThroughHolePadsOfEveryNet) {
+  BoardBuilder b;
+  const Point hole{mm(10), mm(10)};
+  const Point smd{mm(5), mm(10)};
+  b.net("A", {b.part(b.through, hole), b.part(b.smd, {mm(3), mm(3)}), b.part(b.smd, smd)});
+  b.net("B", {b.part(b.smd, {mm(17), mm(17)}), b.part(b.smd, {mm(17), mm(3)})});
+  const router_detail::Lattice lattice = router_detail::build_lattice(b.board, RouterOptions{});
+  const int group = lattice.group_of_net[0];
+  ASSERT_EQ(group, lattice.group_of_net[1]);
+  const std::vector<int>& owner = lattice.owner[static_cast<std::size_t>(group)];
+  // 0.6 mm via + 0.2 mm clearance + 1.2 mm pad: centres 1.1 mm apart or more.
+  const double keep_off_hole = static_cast<double>(mm(0.3 + 0.2 + 0.6));
+  const double keep_off_smd = static_cast<double>(mm(0.3 + 0.2 + 0.4));
+  std::size_t near_hole = 0, near_smd = 0;
+  for (int node = lattice.via_base; node < lattice.pad_base; ++node) {
+    const Point at = lattice.position[static_cast<std::size_t>(node)];
+    const int who = owner[static_cast<std::size_t>(node)];
+    if (std::hypot(static_cast<double>(at.x - hole.x), static_cast<double>(at.y - hole.y)) < keep_off_hole) {
+      ++near_hole;
+      EXPECT_EQ(who, router_detail::kNoNet) << "a via site " << at.x << ", " << at.y << " by the hole";
+    }
+    if (std::hypot(static_cast<double>(at.x - smd.x), static_cast<double>(at.y - smd.y)) < keep_off_smd) {
+      ++near_smd;
+      EXPECT_EQ(who, 0) << "a via site by net A's SMD pad is A's alone";
+    }
+  }
+  EXPECT_GT(near_hole, 4u);
+  EXPECT_GT(near_smd, 2u);
+  // Routed, no via of either net comes near the hole.
+  const RouteResult result = route_board(b.board, RouterOptions{});
+  expect_complete_and_clean(b.board, result);
+  for (const Via& via : result.copper.vias) {
+    EXPECT_GE(std::hypot(static_cast<double>(via.position.x - hole.x), static_cast<double>(via.position.y - hole.y)),
+              keep_off_hole);
+  }
 }
 
 // Three pads in a row 0.4 mm apart: no 0.25 mm wire with 0.2 mm clearance
