@@ -16,11 +16,13 @@
 namespace trellis::graph {
 
 // One search as the kernels see it: sources, optional target, optional
-// per-node cost (empty span: none). Pointers are host pointers.
+// per-node cost (empty span: none). Pointers are host pointers, but for
+// node_cost with cost_on_device (the cuda engine only).
 struct SearchSpec {
   std::span<const NodeId> sources;
   NodeId target = -1;
   std::span<const Weight> node_cost;
+  bool cost_on_device = false;
 };
 
 // The edge weight as every backend must compute it: fl(w + cost[v]).
@@ -143,6 +145,15 @@ class GraphOnDevice {
   // rest run the chosen algorithm on the whole device, one search at a time.
   void search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
               std::span<SsspResult> results, Weight* host_distances, NodeId* host_parents);
+  // The same with the results left in device memory: distances and parents
+  // (when asked) at distances[i * n ..] and parents[i * n ..], masked beyond
+  // each search's target as mask_unsettled masks them (parents there
+  // kNoParent), and results[i].reached filled. Returns once they are written.
+  void search_into_device(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
+                          std::span<SsspResult> results, Weight* distances, NodeId* parents_out);
+  // Throws UsageError naming the first node whose cost (n entries in device
+  // memory) is negative, NaN or infinite.
+  void check_device_costs(const Weight* node_cost);
   // The same searches (each with a target), bringing back only the target's
   // distance, the path to it and the work done.
   void search_paths(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,
@@ -150,8 +161,8 @@ class GraphOnDevice {
 
  private:
   // Where results go: whole results (their work in results, distances and
-  // parents when asked in the host arrays, stride entries a search), or
-  // paths.
+  // parents when asked in the arrays given, stride entries a search: host
+  // arrays, or device arrays with on_device), or paths.
   struct Output {
     bool parents;
     std::span<SsspResult> results;
@@ -159,6 +170,7 @@ class GraphOnDevice {
     Weight* host_distances = nullptr;
     NodeId* host_parents = nullptr;
     std::size_t stride = 0;
+    bool on_device = false;
     void set_work(std::size_t q, std::int64_t relaxed, double ms) const;
     Output part(std::size_t q) const;  // entry q alone
   };

@@ -95,6 +95,7 @@ void check_query(const Graph& graph, const SsspQuery& query) {
     if (query.node_cost.size() != static_cast<std::size_t>(n)) {
       throw UsageError(fmt::format("node cost array has {} entries for {} nodes", query.node_cost.size(), n));
     }
+    if (query.node_cost_on_device) return;  // its values are checked on the device
     // One branch-free pass over the bits (it vectorises; a router checks a
     // graph-sized array per search): infinity or NaN, or a sign bit on
     // anything but zero. Then the first bad entry, when there is one.
@@ -113,7 +114,18 @@ void check_query(const Graph& graph, const SsspQuery& query) {
   }
 }
 
-SearchSpec spec_of(const SsspQuery& query) { return {query.sources, query.target, query.node_cost}; }
+// The host entry points read node costs on the host.
+void refuse_device_costs(std::span<const SsspQuery> queries) {
+  for (const SsspQuery& q : queries) {
+    if (q.node_cost_on_device && !q.node_cost.empty()) {
+      throw UsageError("node costs in device memory need ShortestPaths::run_batch_on_device (a cuda engine)");
+    }
+  }
+}
+
+SearchSpec spec_of(const SsspQuery& query) {
+  return {query.sources, query.target, query.node_cost, query.node_cost_on_device};
+}
 
 // Threads side_by_side() runs `count` queries on.
 int side_by_side_threads(std::size_t count) {
@@ -202,6 +214,7 @@ SsspAlgorithm ShortestPaths::algorithm() const noexcept { return impl_->algorith
 SsspResult ShortestPaths::run(const SsspQuery& query) { return std::move(run_batch({&query, 1}).front()); }
 
 std::vector<SsspResult> ShortestPaths::run_batch(std::span<const SsspQuery> queries) {
+  refuse_device_costs(queries);
   for (const SsspQuery& q : queries) check_query(impl_->graph, q);
   std::vector<SsspResult> results;
   results.reserve(queries.size());
@@ -244,7 +257,33 @@ std::vector<SsspResult> ShortestPaths::run_batch(std::span<const SsspQuery> quer
   return results;
 }
 
+std::vector<SsspResult> ShortestPaths::run_batch_on_device(std::span<const SsspQuery> queries, Weight* distances,
+                                                           NodeId* parents) {
+  if (impl_->backend != Backend::cuda) {
+    throw UsageError(fmt::format("results in device memory need the cuda backend; this engine runs on {}",
+                                 to_string(impl_->backend)));
+  }
+  if (!queries.empty() && (distances == nullptr || (impl_->parents && parents == nullptr))) {
+    throw UsageError("run_batch_on_device needs device arrays for the distances (and the parents, when asked)");
+  }
+  for (const SsspQuery& q : queries) {
+    check_query(impl_->graph, q);
+    if (q.node_cost_on_device && !q.node_cost.empty()) impl_->device->check_device_costs(q.node_cost.data());
+  }
+  std::vector<SearchSpec> searches;
+  for (const SsspQuery& q : queries) searches.push_back(spec_of(q));
+  std::vector<SsspResult> results(queries.size());
+  impl_->device->search_into_device(impl_->algorithm, impl_->delta, searches, impl_->parents, results, distances,
+                                    impl_->parents ? parents : nullptr);
+  for (SsspResult& result : results) {
+    result.backend = Backend::cuda;
+    result.algorithm = impl_->algorithm;
+  }
+  return results;
+}
+
 std::vector<SsspPath> ShortestPaths::paths(std::span<const SsspQuery> queries) {
+  refuse_device_costs(queries);
   if (!impl_->parents) throw UsageError("paths need parents: construct with SsspOptions::parents set");
   for (const SsspQuery& q : queries) {
     if (q.target < 0) throw UsageError("a path query needs a target");

@@ -36,6 +36,15 @@ inline std::optional<SolverStop> check_start(const double* sums, bool preconditi
   return std::nullopt;
 }
 
+// After iteration k with recurrence residual `residual`, when the solve goes
+// on: SolverOptions::progress every check_every iterations; interrupted when
+// it returns false.
+inline std::optional<SolverStop> progress_stop(std::int32_t k, double residual, const SolverOptions& options) {
+  if (!options.progress || k % options.check_every != 0) return std::nullopt;
+  if (options.progress(k, residual)) return std::nullopt;
+  return SolverStop::interrupted;
+}
+
 // Preconditioned CG (Saad, Iterative Methods, alg. 9.1) with z = D^-1 r never
 // stored, on vectors r, p, q and x that steps owns:
 //   initial(sums)             r = b - A x, p = z; sums = {r.r, r.z, b.b}
@@ -77,6 +86,8 @@ SolveResult run_cg(Steps& steps, bool preconditioner_usable, const SolverOptions
       stop = SolverStop::converged;
     else if (updated[1] == 0)
       stop = SolverStop::rho_breakdown;
+    else
+      stop = progress_stop(k, residual, options);
     if (stop) {
       steps.axpy(alpha);  // x catches up with r
       break;

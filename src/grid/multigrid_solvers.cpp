@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "kernels.hpp"
+#include "krylov_steps.hpp"
 #include "multigrid_kernels.hpp"
 #include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
@@ -30,6 +31,9 @@ void check_arguments(const char* solver, std::int32_t size, std::size_t b_size, 
   if (options.max_iterations < 0) {
     throw UsageError(fmt::format("{}: max_iterations must be >= 0, got {}", solver, options.max_iterations));
   }
+  if (options.check_every < 1) {
+    throw UsageError(fmt::format("{}: check_every must be >= 1, got {}", solver, options.check_every));
+  }
 }
 
 // Before the first iteration: norms, and a stop when there is nothing to do.
@@ -45,13 +49,15 @@ std::optional<SolverStop> start(double rr, double bb, const SolverOptions& optio
   return std::nullopt;
 }
 
-// After iteration k with residual norm `residual`.
-std::optional<SolverStop> after(std::int32_t k, double residual, double threshold, SolveResult& result) {
+// After iteration k with residual norm `residual`; with options, the end of
+// an iteration, where SolverOptions::progress may stop the solve.
+std::optional<SolverStop> after(std::int32_t k, double residual, double threshold, SolveResult& result,
+                                const SolverOptions* options) {
   result.iterations = k;
   result.residual_history.push_back(residual);
   if (!std::isfinite(residual)) return SolverStop::non_finite_residual;
   if (residual <= threshold) return SolverStop::converged;
-  return std::nullopt;
+  return options != nullptr ? progress_stop(k, residual, *options) : std::nullopt;
 }
 
 void finish(const char* solver, SolverStop stop, double final_residual, const SolverOptions& options,
@@ -79,6 +85,10 @@ void finish(const char* solver, SolverStop stop, double final_residual, const So
     case SolverStop::not_positive_definite:
       result.stopped_because =
           fmt::format("{}: p^T A p <= 0 after {} iterations: the operator is not SPD", solver, result.iterations);
+      break;
+    case SolverStop::interrupted:
+      result.stopped_because = fmt::format("{}: stopped by the progress callback after {} iterations: residual {:.3e}",
+                                           solver, result.iterations, result.residual_history.back());
       break;
     case SolverStop::rho_breakdown:
     case SolverStop::alpha_breakdown:
@@ -158,7 +168,7 @@ SolveResult mg_solve(const Multigrid<T>& mg, std::type_identity_t<std::span<cons
   for (std::int32_t k = 1; !stop && k <= options.max_iterations; ++k) {
     mg.cycle(b, x);
     kernels.residual(a, b.data(), x.data(), r.data());
-    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result);
+    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result, &options);
   }
   if (stop == SolverStop::zero_rhs) std::fill(x.begin(), x.end(), T(0));
   kernels.residual(a, b.data(), x.data(), r.data());
@@ -201,7 +211,7 @@ SolveResult mgcg(const HostLinearOperator<T>& op, const Multigrid<T>& mg, std::t
     const double alpha = rz / pq;
     kernels.axpy(n, alpha, p.data(), x.data());
     kernels.axpy(n, -alpha, q.data(), r.data());
-    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result);
+    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result, &options);
     if (stop) break;
     z_previous.swap(z);
     mg.precondition(r, z);
@@ -260,7 +270,7 @@ SolveResult mg_bicgstab(const HostLinearOperator<T>& op, const Multigrid<T>& mg,
     }
     kernels.axpy(n, -alpha, v.data(), r.data());  // r now holds s
     kernels.axpy(n, alpha, p_hat.data(), x.data());
-    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result);
+    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result, nullptr);
     if (stop) break;
     result.residual_history.pop_back();  // the half step is not an iteration's end
     mg.precondition(r, s_hat);
@@ -273,7 +283,7 @@ SolveResult mg_bicgstab(const HostLinearOperator<T>& op, const Multigrid<T>& mg,
     }
     kernels.axpy(n, omega, s_hat.data(), x.data());
     kernels.axpy(n, -omega, t.data(), r.data());
-    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result);
+    stop = after(k, std::sqrt(kernels.dot(n, r.data(), r.data())), threshold, result, &options);
   }
   if (stop == SolverStop::zero_rhs) std::fill(x.begin(), x.end(), T(0));
   residual_of(x);

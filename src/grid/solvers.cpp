@@ -41,6 +41,8 @@ std::string_view to_string(SolverStop stop) noexcept {
       return "omega_breakdown";
     case SolverStop::non_finite_residual:
       return "non_finite_residual";
+    case SolverStop::interrupted:
+      return "interrupted";
   }
   return "unknown";
 }
@@ -188,6 +190,10 @@ void describe(SolveResult& result, const SolverOptions& options) {
       return;
     case SolverStop::non_finite_residual:
       result.stopped_because = fmt::format("the iteration produced NaN or infinity after {} iterations", k);
+      return;
+    case SolverStop::interrupted:
+      result.stopped_because =
+          fmt::format("stopped by the progress callback after {} iterations: residual {:.3e}", k, last);
       return;
   }
 }
@@ -355,6 +361,8 @@ SolveResult host_bicgstab(const HostLinearOperator<T>& op, std::span<const T> b,
       stop = SolverStop::converged;
     else if (updated[1] == 0)
       stop = SolverStop::rho_breakdown;
+    else
+      stop = progress_stop(k, residual, options);
     if (stop) break;
     beta = (updated[1] / rho) * (alpha / omega);
     rho = updated[1];
@@ -367,6 +375,16 @@ template <typename T>
 void check_device_operator(const char* solver, const DeviceLinearOperator<T>& op, const DeviceArray<T>& b,
                            const DeviceArray<T>& x) {
   check_sizes(solver, op.size, static_cast<bool>(op.apply), b.size(), x.size());
+}
+
+template <typename T>
+void check_device_pointers(const char* solver, const DeviceLinearOperator<T>& op, const T* b, const T* x) {
+  if (op.size < 0) throw UsageError(fmt::format("{}: operator size must be >= 0, got {}", solver, op.size));
+  if (!op.apply) throw UsageError(fmt::format("{}: the operator has no apply function", solver));
+  if (op.size > 0 && (b == nullptr || x == nullptr)) {
+    throw UsageError(
+        fmt::format("{}: an operator of size {} needs device pointers to b and x, got null", solver, op.size));
+  }
 }
 
 }  // namespace
@@ -454,18 +472,30 @@ template <typename T>
 SolveResult cg(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b, DeviceArray<T>& x,
                const SolverOptions& options, Stream stream) {
   check_device_operator("cg", op, b, x);
-  check_options("cg", options);
-  SolveResult result = op.size == 0 ? empty_system() : cuda::cg(op, b.data(), x.data(), options, stream);
-  describe(result, options);
-  return result;
+  return cg(op, b.data(), x.data(), options, stream);
 }
 
 template <typename T>
 SolveResult bicgstab(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b, DeviceArray<T>& x,
                      const SolverOptions& options, Stream stream) {
   check_device_operator("bicgstab", op, b, x);
+  return bicgstab(op, b.data(), x.data(), options, stream);
+}
+
+template <typename T>
+SolveResult cg(const DeviceLinearOperator<T>& op, const T* b, T* x, const SolverOptions& options, Stream stream) {
+  check_device_pointers("cg", op, b, x);
+  check_options("cg", options);
+  SolveResult result = op.size == 0 ? empty_system() : cuda::cg(op, b, x, options, stream);
+  describe(result, options);
+  return result;
+}
+
+template <typename T>
+SolveResult bicgstab(const DeviceLinearOperator<T>& op, const T* b, T* x, const SolverOptions& options, Stream stream) {
+  check_device_pointers("bicgstab", op, b, x);
   check_options("bicgstab", options);
-  SolveResult result = op.size == 0 ? empty_system() : cuda::bicgstab(op, b.data(), x.data(), options, stream);
+  SolveResult result = op.size == 0 ? empty_system() : cuda::bicgstab(op, b, x, options, stream);
   describe(result, options);
   return result;
 }
@@ -483,6 +513,8 @@ SolveResult bicgstab(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b,
                              const SolverOptions&, Stream);                                                      \
   template SolveResult bicgstab<T>(const DeviceLinearOperator<T>&, const DeviceArray<T>&, DeviceArray<T>&,       \
                                    const SolverOptions&, Stream);                                                \
+  template SolveResult cg<T>(const DeviceLinearOperator<T>&, const T*, T*, const SolverOptions&, Stream);        \
+  template SolveResult bicgstab<T>(const DeviceLinearOperator<T>&, const T*, T*, const SolverOptions&, Stream);  \
   template SolveResult detail::vulkan_cg_frame<T>(std::int32_t, std::size_t, std::size_t, std::span<const T>,    \
                                                   const SolverOptions&, const std::function<SolveResult(bool)>&);
 

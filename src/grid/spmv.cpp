@@ -54,6 +54,15 @@ void spmv(T alpha, const DeviceCsr<T>& a, const DeviceArray<T>& x, T beta, Devic
   cuda::spmv(alpha, a.view(), x.data(), beta, y.data(), stream);
 }
 
+template <typename T>
+void spmv(T alpha, const DeviceCsr<T>& a, const T* x, T beta, T* y, Stream stream) {
+  if ((x == nullptr && a.cols() > 0) || (y == nullptr && a.rows() > 0)) {
+    throw UsageError(
+        fmt::format("spmv: a {}x{} matrix needs device pointers to x and y, got null", a.rows(), a.cols()));
+  }
+  cuda::spmv(alpha, a.view(), x, beta, y, stream);
+}
+
 template void spmv<float>(float, const CsrMatrix<float>&, std::span<const float>, float, std::span<float>, Backend);
 template void spmv<double>(double, const CsrMatrix<double>&, std::span<const double>, double, std::span<double>,
                            Backend);
@@ -61,5 +70,7 @@ template void spmv<float>(float, const DeviceCsr<float>&, const DeviceArray<floa
                           Stream);
 template void spmv<double>(double, const DeviceCsr<double>&, const DeviceArray<double>&, double, DeviceArray<double>&,
                            Stream);
+template void spmv<float>(float, const DeviceCsr<float>&, const float*, float, float*, Stream);
+template void spmv<double>(double, const DeviceCsr<double>&, const double*, double, double*, Stream);
 
 }  // namespace trellis::grid

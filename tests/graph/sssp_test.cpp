@@ -13,6 +13,7 @@
 
 #include "sssp_parity.hpp"
 #include "support/backends.hpp"
+#include "trellis/core/device_array.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/graph/generators.hpp"
 #include "trellis/graph/sssp.hpp"
@@ -355,6 +356,75 @@ TEST_P(BatchParity, BatchOnAGraphLargerThanACluster) {
 // thread of 1,024), and beyond them (in-degree 9, and a hub of 300, which
 // take the push kernels): chains for depth, random in-edges with ties, zero
 // weights, duplicates and self-loops, a node nobody reaches.
+// run_batch_on_device: the same bits as run_batch (masking, parents,
+// reached), with node costs from the host or from device memory; other
+// backends refuse it, and run_batch refuses device costs.
+TEST_P(BatchParity, ResultsLeftOnTheDeviceEqualHostResults) {
+  const Graph graph = routing_lattice(lattice_spec(40, 30, 3, 0.1, 6));
+  const NodeId n = graph.node_count();
+  std::vector<Weight> cost(static_cast<std::size_t>(n));
+  std::mt19937_64 rng(6);
+  for (Weight& c : cost) c = 0.25f * static_cast<float>(rng() % 9);
+  std::vector<SsspQuery> queries;
+  for (NodeId q = 0; q < 7; ++q) {
+    SsspQuery query{{(q * 331) % n}, q % 2 == 0 ? -1 : (q * 977 + 5) % n, {}};
+    if (q % 3 != 0) query.node_cost = cost;
+    queries.push_back(query);
+  }
+  if (GetParam().backend != Backend::cuda) {
+    ShortestPaths engine(graph, {GetParam().backend, GetParam().algorithm});
+    Weight distance = 0;
+    NodeId parent = 0;
+    EXPECT_THROW(engine.run_batch_on_device(queries, &distance, &parent), UsageError);
+    SsspQuery on_device = queries[1];
+    on_device.node_cost_on_device = true;
+    EXPECT_THROW(engine.run(on_device), UsageError);
+    return;
+  }
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam().backend);
+  ShortestPaths engine(graph, {GetParam().backend, GetParam().algorithm});
+  const std::vector<SsspResult> host = engine.run_batch(queries);
+  const DeviceArray<Weight> device_cost = DeviceArray<Weight>::from_host(cost);
+  for (bool costs_on_device : {false, true}) {
+    SCOPED_TRACE(costs_on_device ? "costs on the device" : "costs on the host");
+    std::vector<SsspQuery> asked = queries;
+    for (SsspQuery& query : asked) {
+      if (costs_on_device && !query.node_cost.empty()) {
+        query.node_cost = {device_cost.data(), device_cost.size()};
+        query.node_cost_on_device = true;
+      }
+    }
+    DeviceArray<Weight> distances(queries.size() * static_cast<std::size_t>(n));
+    DeviceArray<NodeId> parents(distances.size());
+    const std::vector<SsspResult> device = engine.run_batch_on_device(asked, distances.data(), parents.data());
+    const std::vector<Weight> all_distances = distances.to_host();
+    const std::vector<NodeId> all_parents = parents.to_host();
+    ASSERT_EQ(device.size(), host.size());
+    for (std::size_t q = 0; q < host.size(); ++q) {
+      SsspResult got = device[q];
+      EXPECT_TRUE(got.distance.empty() && got.parent.empty());
+      got.distance.assign(all_distances.begin() + static_cast<std::ptrdiff_t>(q * n),
+                          all_distances.begin() + static_cast<std::ptrdiff_t>((q + 1) * n));
+      got.parent.assign(all_parents.begin() + static_cast<std::ptrdiff_t>(q * n),
+                        all_parents.begin() + static_cast<std::ptrdiff_t>((q + 1) * n));
+      expect_same_result(host[q], got, "query " + std::to_string(q));
+    }
+  }
+  std::vector<Weight> bad = cost;
+  bad[123] = -0.5f;
+  const DeviceArray<Weight> device_bad = DeviceArray<Weight>::from_host(bad);
+  SsspQuery query{{0}, -1, {device_bad.data(), device_bad.size()}, true};
+  DeviceArray<Weight> distances(static_cast<std::size_t>(n));
+  DeviceArray<NodeId> parents(static_cast<std::size_t>(n));
+  try {
+    engine.run_batch_on_device({&query, 1}, distances.data(), parents.data());
+    ADD_FAILURE() << "a negative device cost was accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("node 123"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(engine.run(query), UsageError);  // the host entry points read costs on the host
+}
+
 TEST_P(BatchParity, SmallGraphsOfEveryInDegree) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam().backend);
   const float ties[] = {0.0f, 0.5f, 1.0f, 1.0f, 3.0f};

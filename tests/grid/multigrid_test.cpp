@@ -14,6 +14,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/backends.hpp"
@@ -229,6 +230,41 @@ TEST_P(MultigridTest, ResidualReductionPerCycle) {
     ASSERT_TRUE(cg_result.converged);
     EXPECT_LE(relative_difference(x, x_cg), 1e-8);
     EXPECT_LT(result.iterations * 4, cg_result.iterations);
+  }
+}
+
+// SolverOptions::progress in the multigrid drivers: called every
+// check_every cycles (mg) or iterations (mgcg) with the history's residual;
+// false stops the solve there, interrupted.
+TEST_P(MultigridTest, ProgressIsCalledAndCanStopTheSolve) {
+  const Problem problem = make_problem(make_mesh({64, 64}, Kind::uniform, 0, true), true, 22);
+  const Multigrid<double> mg(problem.mesh, problem.a.matrix, problem.constrained, {}, backend());
+  std::vector<std::pair<std::int32_t, double>> calls;
+  SolverOptions options{.relative_tolerance = 1e-12, .max_iterations = 40, .check_every = 2};
+  options.progress = [&calls](std::int32_t k, double residual) {
+    calls.emplace_back(k, residual);
+    return true;
+  };
+  std::vector<double> x(problem.b.size(), 0.0);
+  const SolveResult cycles = mg_solve<double>(mg, problem.b, x, options);
+  ASSERT_TRUE(cycles.converged) << cycles.stopped_because;
+  ASSERT_EQ(calls.size(), static_cast<std::size_t>((cycles.iterations - 1) / 2));
+  for (const auto& [k, residual] : calls) {
+    EXPECT_EQ(k % 2, 0);
+    EXPECT_EQ(residual, cycles.residual_history[static_cast<std::size_t>(k)]);
+  }
+  options.progress = [](std::int32_t k, double) { return k < 4; };
+  std::fill(x.begin(), x.end(), 0.0);
+  const SolveResult stopped = mg_solve<double>(mg, problem.b, x, options);
+  EXPECT_EQ(stopped.stop, SolverStop::interrupted);
+  EXPECT_EQ(stopped.iterations, 4);
+  EXPECT_FALSE(stopped.converged);
+  if (backend() != Backend::cuda) {
+    std::fill(x.begin(), x.end(), 0.0);
+    const SolveResult krylov =
+        mgcg<double>(csr_operator(problem.a.matrix, Preconditioner::none, backend()), mg, problem.b, x, options);
+    EXPECT_EQ(krylov.stop, SolverStop::interrupted);
+    EXPECT_EQ(krylov.iterations, 4);
   }
 }
 

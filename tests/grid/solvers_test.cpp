@@ -11,7 +11,9 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/backends.hpp"
@@ -322,6 +324,59 @@ TEST_P(SolverIsEquivalentToRef, RunsRepeatBitForBitWhateverCheckEvery) {
   }
 }
 
+// SolverOptions::progress: called every check_every iterations with the
+// history's residual, changing nothing; false stops the solve there
+// (interrupted, the iterates so far unchanged); an exception leaves the solver.
+TEST_P(SolverIsEquivalentToRef, ProgressIsCalledAndCanStopTheSolve) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  const CsrMatrix<double> spd = laplacian_7point<double>(16, 15, 14);
+  const CsrMatrix<double> general = convection_diffusion<double>(30, 30, 60);
+  for (Method method : {Method::cg, Method::bicgstab}) {
+    SCOPED_TRACE(method == Method::cg ? "cg" : "bicgstab");
+    const CsrMatrix<double>& a = method == Method::cg ? spd : general;
+    const auto n = static_cast<std::size_t>(a.rows);
+    const std::vector<double> b = random_vector<double>(n, 43);
+    SolverOptions options;
+    options.check_every = 3;
+    const Solved<double> plain =
+        solve(method, GetParam(), a, Preconditioner::jacobi, b, std::vector<double>(n), options);
+    ASSERT_TRUE(plain.result.converged);
+    ASSERT_GT(plain.result.iterations, 7);
+    std::vector<std::pair<std::int32_t, double>> calls;
+    options.progress = [&calls](std::int32_t k, double residual) {
+      calls.emplace_back(k, residual);
+      return true;
+    };
+    const Solved<double> watched =
+        solve(method, GetParam(), a, Preconditioner::jacobi, b, std::vector<double>(n), options);
+    EXPECT_EQ(bits(watched.x), bits(plain.x));
+    EXPECT_EQ(watched.result.iterations, plain.result.iterations);
+    ASSERT_EQ(calls.size(), static_cast<std::size_t>((plain.result.iterations - 1) / 3));
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      EXPECT_EQ(calls[i].first, static_cast<std::int32_t>(3 * (i + 1)));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(calls[i].second),
+                std::bit_cast<std::uint64_t>(plain.result.residual_history[static_cast<std::size_t>(calls[i].first)]));
+    }
+
+    options.progress = [](std::int32_t k, double) { return k < 6; };
+    const Solved<double> stopped =
+        solve(method, GetParam(), a, Preconditioner::jacobi, b, std::vector<double>(n), options);
+    EXPECT_EQ(stopped.result.stop, SolverStop::interrupted);
+    EXPECT_FALSE(stopped.result.converged);
+    EXPECT_EQ(stopped.result.iterations, 6);
+    ASSERT_EQ(stopped.result.residual_history.size(), 7u);
+    for (std::size_t k = 0; k < 7; ++k) {
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(stopped.result.residual_history[k]),
+                std::bit_cast<std::uint64_t>(plain.result.residual_history[k]));
+    }
+    EXPECT_NE(stopped.result.stopped_because.find("progress"), std::string::npos) << stopped.result.stopped_because;
+
+    options.progress = [](std::int32_t, double) -> bool { throw std::runtime_error("stop here"); };
+    EXPECT_THROW(solve(method, GetParam(), a, Preconditioner::jacobi, b, std::vector<double>(n), options),
+                 std::runtime_error);
+  }
+}
+
 TEST_P(SolverIsEquivalentToRef, MaxIterationsReachedIsNotConverged) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
   const CsrMatrix<double> spd = laplacian_7point<double>(12, 12, 12);
@@ -598,11 +653,42 @@ TEST(Solvers, RejectsMismatchedSizesAndBadOptions) {
   EXPECT_THROW(cg(device_op, empty_b, empty_x), UsageError);
 }
 
+// The device-pointer entry points (memory another library owns) give the
+// DeviceArray ones' bits.
+TEST(Solvers, DevicePointerEntryPointsEqualDeviceArrays) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  const CsrMatrix<double> a = convection_diffusion<double>(30, 30, 60);
+  const auto n = static_cast<std::size_t>(a.rows);
+  const std::vector<double> b = random_vector<double>(n, 44);
+  const DeviceCsr<double> device_a(a);
+  const DeviceCsrOperator<double> op(device_a, Preconditioner::jacobi);
+  const auto device_b = DeviceArray<double>::from_host(b);
+  for (Method method : {Method::cg, Method::bicgstab}) {
+    DeviceArray<double> by_array(n);
+    DeviceArray<double> by_pointer(n);
+    by_array.fill_zero();
+    by_pointer.fill_zero();
+    const SolveResult want =
+        method == Method::cg ? cg(op.op(), device_b, by_array) : bicgstab(op.op(), device_b, by_array);
+    const SolveResult got = method == Method::cg ? cg(op.op(), device_b.data(), by_pointer.data())
+                                                 : bicgstab(op.op(), device_b.data(), by_pointer.data());
+    EXPECT_EQ(got.iterations, want.iterations);
+    EXPECT_EQ(bits(by_pointer.to_host()), bits(by_array.to_host()));
+  }
+  DeviceArray<double> y_array(n);
+  DeviceArray<double> y_pointer(n);
+  spmv(2.0, device_a, device_b, 0.0, y_array);
+  spmv(2.0, device_a, device_b.data(), 0.0, y_pointer.data());
+  EXPECT_EQ(bits(y_pointer.to_host()), bits(y_array.to_host()));
+  EXPECT_THROW(cg<double>(op.op(), nullptr, y_pointer.data()), UsageError);
+  EXPECT_THROW(spmv<double>(1.0, device_a, nullptr, 0.0, y_pointer.data()), UsageError);
+}
+
 TEST(Solvers, StopReasonsHaveNames) {
-  for (SolverStop stop :
-       {SolverStop::converged, SolverStop::zero_rhs, SolverStop::max_iterations, SolverStop::non_finite_input,
-        SolverStop::unusable_preconditioner, SolverStop::not_positive_definite, SolverStop::rho_breakdown,
-        SolverStop::alpha_breakdown, SolverStop::omega_breakdown, SolverStop::non_finite_residual}) {
+  for (SolverStop stop : {SolverStop::converged, SolverStop::zero_rhs, SolverStop::max_iterations,
+                          SolverStop::non_finite_input, SolverStop::unusable_preconditioner,
+                          SolverStop::not_positive_definite, SolverStop::rho_breakdown, SolverStop::alpha_breakdown,
+                          SolverStop::omega_breakdown, SolverStop::non_finite_residual, SolverStop::interrupted}) {
     EXPECT_NE(to_string(stop), "unknown");
   }
 }

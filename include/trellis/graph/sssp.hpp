@@ -38,6 +38,9 @@ struct SsspQuery {
   std::vector<NodeId> sources;        // one or more nodes at distance 0 (a partly routed net)
   NodeId target = -1;                 // >= 0: stop once it is settled
   std::span<const Weight> node_cost;  // empty, or one finite non-negative cost per node
+  // node_cost points to device memory (run_batch_on_device only; its values
+  // are checked on the device).
+  bool node_cost_on_device = false;
 };
 
 struct SsspOptions {
@@ -86,6 +89,17 @@ class ShortestPaths {
   // K independent queries in one call (the router's workhorse); on cuda one
   // launch serves them all.
   std::vector<SsspResult> run_batch(std::span<const SsspQuery> queries);
+  // run_batch with the results left on the device (cuda engines only, else
+  // UsageError): query q's distances go to distances + q * n and, for an
+  // engine made with parents, its parents to parents + q * n (device memory
+  // of K * n entries the caller owns, n the graph's nodes), masked as
+  // run_batch masks them, the same bits. Queries may hold their node_cost in
+  // device memory (node_cost_on_device). The results carry the work
+  // (edges_relaxed, reached, solve_ms) and empty distance and parent
+  // vectors. The engine works on a stream of its own: device inputs must be
+  // complete (their writers synchronised) before the call. Returns once the
+  // device has finished.
+  std::vector<SsspResult> run_batch_on_device(std::span<const SsspQuery> queries, Weight* distances, NodeId* parents);
   // K targeted queries, paths only (UsageError for a query without a target,
   // or an engine made without parents).
   // Work per query follows what the search settles, not the graph's size:

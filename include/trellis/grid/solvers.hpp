@@ -32,8 +32,18 @@ struct SolverOptions {
   std::int32_t max_iterations = 10000;
   // cuda: iterations between host reads of the residual (each read is one
   // stream synchronisation). The device stops updating by itself once it has
-  // converged, so this changes the time to notice, never the result.
+  // converged, so this changes the time to notice, never the result. On
+  // every backend also the iterations between calls of progress.
   std::int32_t check_every = 10;
+  // Optional: called after every check_every-th iteration (not after one that
+  // ended the solve) with the iterations completed and the recurrence
+  // residual norm ||r_k||. Returning false stops the solve there: x holds
+  // that iteration's iterate and the result reports SolverStop::interrupted
+  // (not converged). An exception thrown here leaves the solver and reaches
+  // the caller (x then holds some iterate). Every solver taking
+  // SolverOptions honours it: the host, cuda and vulkan Krylov drivers and
+  // the multigrid solvers.
+  std::function<bool(std::int32_t iteration, double residual)> progress = nullptr;
 };
 
 // Why a solve ended.
@@ -48,6 +58,7 @@ enum class SolverStop : std::int32_t {
   alpha_breakdown,          // bicgstab: r_hat^T v == 0
   omega_breakdown,          // bicgstab: omega = (t^T s)/(t^T t) is 0 or undefined
   non_finite_residual,      // the iteration produced NaN or infinity
+  interrupted,              // SolverOptions::progress returned false
 };
 
 std::string_view to_string(SolverStop stop) noexcept;
@@ -144,5 +155,17 @@ SolveResult cg(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b, Devic
 template <typename T>
 SolveResult bicgstab(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b, DeviceArray<T>& x,
                      const SolverOptions& options = {}, Stream stream = nullptr);
+
+// The same on device memory the caller owns (another library's arrays, say):
+// b and x point to op.size entries each in device memory, b is read and x
+// written in place. Throws UsageError as above when a pointer is null for a
+// non-empty operator (sizes cannot be checked: they are the caller's).
+template <typename T>
+SolveResult cg(const DeviceLinearOperator<T>& op, const T* b, T* x, const SolverOptions& options = {},
+               Stream stream = nullptr);
+
+template <typename T>
+SolveResult bicgstab(const DeviceLinearOperator<T>& op, const T* b, T* x, const SolverOptions& options = {},
+                     Stream stream = nullptr);
 
 }  // namespace trellis::grid

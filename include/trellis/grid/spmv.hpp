@@ -22,4 +22,10 @@ void spmv(T alpha, const CsrMatrix<T>& a, std::span<const T> x, T beta, std::spa
 template <typename T>
 void spmv(T alpha, const DeviceCsr<T>& a, const DeviceArray<T>& x, T beta, DeviceArray<T>& y, Stream stream = nullptr);
 
+// The same on device memory the caller owns: x holds a.cols() and y a.rows()
+// entries (not checkable here). Throws UsageError for a null pointer with a
+// non-empty matrix.
+template <typename T>
+void spmv(T alpha, const DeviceCsr<T>& a, const T* x, T beta, T* y, Stream stream = nullptr);
+
 }  // namespace trellis::grid

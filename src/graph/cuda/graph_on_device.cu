@@ -6,6 +6,7 @@
 #include <bit>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../kernels.hpp"
@@ -54,6 +55,37 @@ __global__ void keys_to_distances(const Key* keys, NodeId nodes, Weight* distanc
        v += std::int64_t{gridDim.x} * blockDim.x) {
     const Key key = keys[base + v];
     distance[base + v] = key == kNoKey ? __int_as_float(0x7f800000) : key_distance(key);
+  }
+}
+// Masks K searches' results (at distance + q * n, parent + q * n; parent
+// may be null) beyond each target as mask_unsettled does, clearing those
+// nodes' parents, and counts the nodes reached per search.
+__global__ void mask_on_device(Weight* distance, NodeId* parent, NodeId nodes, const NodeId* targets,
+                               unsigned* reached) {
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.y) * nodes;
+  const NodeId target = targets[blockIdx.y];
+  const Weight limit = target >= 0 ? distance[base + target] : __int_as_float(0x7f800000);
+  unsigned count = 0;
+  for (std::int64_t v = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; v < nodes;
+       v += std::int64_t{gridDim.x} * blockDim.x) {
+    const Weight d = distance[base + v];
+    if (d > limit) {  // never the target itself, so limit stays as read
+      distance[base + v] = __int_as_float(0x7f800000);
+      if (parent != nullptr) parent[base + v] = kNoParent;
+    } else if (d != __int_as_float(0x7f800000)) {
+      ++count;
+    }
+  }
+  if (count != 0) atomicAdd(&reached[blockIdx.y], count);  // integer sums: the same count on every run
+}
+
+// The first node (least index) whose cost is negative, NaN or infinite, into
+// *first (which starts at nodes).
+__global__ void find_bad_cost(const Weight* cost, NodeId nodes, NodeId* first) {
+  for (std::int64_t v = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; v < nodes;
+       v += std::int64_t{gridDim.x} * blockDim.x) {
+    const Weight c = cost[v];
+    if (!(c >= 0) || c == __int_as_float(0x7f800000)) atomicMin(first, static_cast<NodeId>(v));
   }
 }
 }  // namespace
@@ -227,6 +259,15 @@ T* grown(DeviceArray<T>& array, std::size_t count) {
   return array.data();
 }
 
+// A search's costs into the resident cost array, from the host or the device.
+void load_cost(DeviceArray<Weight>& resident, const SearchSpec& spec, Stream stream) {
+  if (!spec.cost_on_device) {
+    resident.copy_from_host(spec.node_cost, stream);
+  } else if (!resident.empty()) {
+    device::copy_on_device(resident.data(), spec.node_cost.data(), resident.bytes(), stream);
+  }
+}
+
 template <typename T>
 T* uploaded(DeviceArray<T>& array, std::span<const T> host, Stream stream) {
   T* const data = grown(array, std::max<std::size_t>(host.size(), 1));
@@ -244,6 +285,8 @@ GraphOnDevice::Uploaded GraphOnDevice::upload(std::span<const SearchSpec> search
   std::vector<unsigned> source_offsets{0};
   std::vector<Weight> costs;
   std::vector<long long> cost_offsets;
+  std::vector<std::pair<std::size_t, const Weight*>> device_costs;  // (offset, device array) copied after
+  bool host_costs = false;
   for (const SearchSpec& spec : searches) {
     for (NodeId s : distinct_sources(spec)) sources.push_back(s);
     source_offsets.push_back(static_cast<unsigned>(sources.size()));
@@ -252,14 +295,30 @@ GraphOnDevice::Uploaded GraphOnDevice::upload(std::span<const SearchSpec> search
       cost_offsets.push_back(-1);
     } else {
       cost_offsets.push_back(static_cast<long long>(costs.size()));
-      if (resident_costs == nullptr) costs.insert(costs.end(), spec.node_cost.begin(), spec.node_cost.end());
+      if (resident_costs != nullptr) continue;
+      if (spec.cost_on_device) {  // a gap here, filled on the device
+        device_costs.emplace_back(costs.size(), spec.node_cost.data());
+        costs.resize(costs.size() + spec.node_cost.size());
+      } else {
+        costs.insert(costs.end(), spec.node_cost.begin(), spec.node_cost.end());
+        host_costs = true;
+      }
     }
   }
   up.sources = uploaded<NodeId>(st.scratch.sources, sources, stream);
   up.source_offsets = uploaded<unsigned>(st.scratch.source_offsets, source_offsets, stream);
   up.device_targets = uploaded<NodeId>(st.scratch.targets, up.targets, stream);
   up.cost_offsets = uploaded<long long>(st.scratch.cost_offsets, cost_offsets, stream);
-  up.costs = resident_costs != nullptr ? resident_costs : uploaded<Weight>(st.scratch.costs, costs, stream);
+  if (resident_costs != nullptr) {
+    up.costs = resident_costs;
+    return up;
+  }
+  Weight* const all_costs = host_costs ? uploaded<Weight>(st.scratch.costs, costs, stream)
+                                       : grown(st.scratch.costs, std::max<std::size_t>(costs.size(), 1));
+  for (const auto& [offset, cost] : device_costs) {
+    device::copy_on_device(all_costs + offset, cost, static_cast<std::size_t>(st.nodes) * sizeof(Weight), stream);
+  }
+  up.costs = all_costs;
   return up;
 }
 
@@ -277,7 +336,10 @@ void GraphOnDevice::finish(const Key* keys, const Uploaded& up, const Output& ou
   const bool parents = paths || out.parents;
   State::Scratch& scratch = st.scratch;
   std::int32_t* const level = parents ? grown(scratch.level, queries * n) : nullptr;
-  NodeId* const parent = parents ? grown(scratch.parent, queries * n) : nullptr;
+  // Device outputs take the parents straight from the kernel.
+  NodeId* const parent = !parents                  ? nullptr
+                         : out.on_device && !paths ? out.host_parents
+                                                   : grown(scratch.parent, queries * n);
   NodeId* const queues = parents ? grown(scratch.queues, 2 * queries * n) : nullptr;
   const TightParents tight{
       g.row_offsets,     g.col_indices, g.values,        st.nodes, keys,  up.sources, up.source_offsets,
@@ -314,8 +376,19 @@ void GraphOnDevice::finish(const Key* keys, const Uploaded& up, const Output& ou
     return;
   }
 
-  Weight* const distance = grown(scratch.distances, queries * n);
+  Weight* const distance = out.on_device ? out.host_distances : grown(scratch.distances, queries * n);
   TRELLIS_LAUNCH(keys_to_distances, dim3(grid_for(st.nodes), queries), kThreads, 0, stream, keys, st.nodes, distance);
+  if (out.on_device) {
+    unsigned* const reached = grown(scratch.lengths, queries);
+    device::fill_zero(reached, queries * sizeof(unsigned), stream);
+    TRELLIS_LAUNCH(mask_on_device, dim3(grid_for(st.nodes), queries), kThreads, 0, stream, distance, parent, st.nodes,
+                   up.device_targets, reached);
+    std::vector<unsigned> host_reached(queries);
+    device::copy_to_host(host_reached.data(), reached, queries * sizeof(unsigned), stream);
+    device::synchronize(stream);
+    for (unsigned q = 0; q < queries; ++q) out.results[q].reached = static_cast<NodeId>(host_reached[q]);
+    return;
+  }
   // One copy each for the whole batch, into the caller's (pinned) host arrays.
   device::copy_to_host(out.host_distances, distance, queries * n * sizeof(Weight), stream);
   if (out.parents) device::copy_to_host(out.host_parents, parent, queries * n * sizeof(NodeId), stream);
@@ -338,13 +411,39 @@ GraphOnDevice::Output GraphOnDevice::Output::part(std::size_t q) const {
           {},
           host_distances + q * stride,
           host_parents == nullptr ? nullptr : host_parents + q * stride,
-          stride};
+          stride,
+          on_device};
 }
 
 void GraphOnDevice::search(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches, bool parents,
                            std::span<SsspResult> results, Weight* host_distances, NodeId* host_parents) {
   run(algorithm, delta, searches,
       {parents, results, {}, host_distances, host_parents, static_cast<std::size_t>(state_->nodes)});
+}
+
+void GraphOnDevice::search_into_device(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,
+                                       bool parents, std::span<SsspResult> results, Weight* distances,
+                                       NodeId* parents_out) {
+  run(algorithm, delta, searches,
+      {parents, results, {}, distances, parents_out, static_cast<std::size_t>(state_->nodes), true});
+}
+
+void GraphOnDevice::check_device_costs(const Weight* node_cost) {
+  State& st = *state_;
+  const Stream stream = st.stream.get();
+  if (st.nodes == 0) return;
+  NodeId* const first = reinterpret_cast<NodeId*>(grown(st.scratch.lengths, 1));
+  device::copy_to_device(first, &st.nodes, sizeof(NodeId), stream);
+  TRELLIS_LAUNCH(find_bad_cost, grid_for(st.nodes), kThreads, 0, stream, node_cost, st.nodes, first);
+  NodeId bad = st.nodes;
+  device::copy_to_host(&bad, first, sizeof bad, stream);
+  device::synchronize(stream);
+  if (bad == st.nodes) return;
+  Weight value = 0;
+  device::copy_to_host(&value, node_cost + bad, sizeof value, stream);
+  device::synchronize(stream);
+  throw UsageError("node cost " + std::to_string(value) + " of node " + std::to_string(bad) +
+                   " is not finite and non-negative");
 }
 
 void GraphOnDevice::search_paths(SsspAlgorithm algorithm, Weight delta, std::span<const SearchSpec> searches,
@@ -382,7 +481,7 @@ void GraphOnDevice::search_on_grid(SsspAlgorithm algorithm, Weight delta, const 
 
   DeviceSearch s{g.row_offsets, g.col_indices, g.values, nullptr, st.nodes, spec.target, st.keys.data()};
   if (!spec.node_cost.empty()) {
-    st.node_cost.copy_from_host(spec.node_cost, stream);
+    load_cost(st.node_cost, spec, stream);
     s.node_cost = st.node_cost.data();
   }
   // Sources go straight into the first frontier (queue 0).
@@ -441,7 +540,7 @@ bool GraphOnDevice::search_tiled(const SearchSpec& spec, const Output& out, bool
   std::vector<NodeId> sources = distinct_sources(spec);
   for (NodeId& v : sources) v = tiled.new_of_old[static_cast<std::size_t>(v)];
   const NodeId* const device_sources = uploaded<NodeId>(tiled.sources, sources, stream);
-  if (!spec.node_cost.empty()) st.node_cost.copy_from_host(spec.node_cost, stream);
+  if (!spec.node_cost.empty()) load_cost(st.node_cost, spec, stream);
   tiled.flags.fill_zero(stream);
   st.relaxed.fill_zero(stream);
   const TiledSearch search{tiled.tile_first.data(),

@@ -14,6 +14,9 @@ GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>&, const NodeCoordinates*) {
 GraphOnDevice::~GraphOnDevice() = default;
 void GraphOnDevice::search(SsspAlgorithm, Weight, std::span<const SearchSpec>, bool, std::span<SsspResult>, Weight*,
                            NodeId*) {}
+void GraphOnDevice::search_into_device(SsspAlgorithm, Weight, std::span<const SearchSpec>, bool, std::span<SsspResult>,
+                                       Weight*, NodeId*) {}
+void GraphOnDevice::check_device_costs(const Weight*) {}
 void GraphOnDevice::search_paths(SsspAlgorithm, Weight, std::span<const SearchSpec>, std::span<SsspPath>) {}
 
 }  // namespace trellis::graph::cuda

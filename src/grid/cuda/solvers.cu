@@ -589,20 +589,32 @@ class DeviceSolve {
     return history_.data();
   }
 
-  // Reads the state now; true to stop.
-  bool stopped() { return pinned_.read(state(), stream_).status != kRunning; }
+  // After iteration k: reads the state now; true to stop (the device has
+  // stopped, or SolverOptions::progress, called every check_every
+  // iterations with entry k of the history, returned false).
+  bool stopped(std::int32_t k) {
+    if (pinned_.read(state(), stream_).status != kRunning) return true;
+    if (!options_.progress || k % options_.check_every != 0) return false;
+    double residual = 0;
+    device::copy_to_host(&residual, history_.data() + k, sizeof residual, stream_);
+    device::synchronize(stream_);
+    interrupted_ = !options_.progress(k, residual);
+    return interrupted_;
+  }
 
-  // Every check_every iterations and at the last: read the state; true to stop.
+  // Every check_every iterations and at the last: stopped(k).
   bool stopped_after(std::int32_t k) {
     if (k % options_.check_every != 0 && k != options_.max_iterations) return false;
-    return pinned_.read(state(), stream_).status != kRunning;
+    return stopped(k);
   }
 
   // x = 0 for b = 0, the explicit residual (scratch: any n-vector), the
   // history; one synchronisation.
   SolveResult finish(T* scratch) {
     const SolverState last = pinned_.read(state(), stream_);
-    const auto stop = last.status == kRunning ? SolverStop::max_iterations : static_cast<SolverStop>(last.status);
+    const auto stop = last.status != kRunning ? static_cast<SolverStop>(last.status)
+                      : interrupted_          ? SolverStop::interrupted
+                                              : SolverStop::max_iterations;
     if (stop == SolverStop::zero_rhs) device::fill_zero(x_, sizeof(T) * static_cast<std::size_t>(n_), stream_);
     op_.apply(x_, scratch, stream_);
     TRELLIS_LAUNCH(initial_residual<T>, blocks_, kThreads, 0, stream_, n_, b_, static_cast<const T*>(nullptr), scratch,
@@ -634,6 +646,7 @@ class DeviceSolve {
   DeviceArray<double> partials_;
   DeviceArray<double> history_;
   PinnedState pinned_;
+  bool interrupted_ = false;  // progress returned false
 };
 
 template <typename T>
@@ -728,7 +741,7 @@ SolveResult device_stationary(const DeviceLinearOperator<T>& op, const std::func
       TRELLIS_LAUNCH(initial_residual<T>, blocks, kThreads, 0, stream, n, b, static_cast<const T*>(nullptr), r.data(),
                      static_cast<T*>(nullptr), solve.partials());
       TRELLIS_LAUNCH(residual_check, 1, kThreads, 0, stream, solve.partials(), blocks, solve.state(), history, k);
-      if (solve.stopped()) break;
+      if (solve.stopped(k)) break;
     }
   }
   return solve.finish(r.data());
@@ -763,7 +776,7 @@ SolveResult device_flexible_cg(const DeviceLinearOperator<T>& op,
       TRELLIS_LAUNCH(flexible_update<T>, blocks, kThreads, 0, stream, n, p.data(), q.data(), x, r.data(), partials,
                      state);
       TRELLIS_LAUNCH(residual_check, 1, kThreads, 0, stream, partials, blocks, state, history, k);
-      if (solve.stopped()) break;
+      if (solve.stopped(k)) break;
       std::swap(z, z_previous);
       next_direction();
     }
