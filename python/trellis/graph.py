@@ -10,6 +10,14 @@ arrays: they are copied once into it, and ``indptr``, ``indices`` and
 int32 parents (-1 for sources and unreached nodes) as NumPy arrays that own
 the library's results (no copy). Every backend and algorithm gives the same
 bits (the parity rule of include/trellis/graph/sssp.hpp).
+
+On the cuda backend the results can stay on the device: a CUDA device array
+as ``node_cost`` (a CuPy array or PyTorch tensor, float32), or any such
+array as ``like``, makes the distances and parents device arrays of that
+framework, written by the library and handed over through DLPack without
+a copy; the node costs are read where they are. Batches run in chunks of
+256 queries with ``progress(done, total)`` after each; an exception raised
+there, or Ctrl-C, stops the batch and arrives in Python.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from typing import NamedTuple, Optional, Sequence
 import numpy as np
 
 from . import _native
-from ._arrays import host_array
+from ._arrays import as_framework, check_device_backend, device_array, device_of, host_array
 
 Graph = _native.graph.Graph
 
@@ -121,6 +129,7 @@ class ShortestPaths:
     def __init__(self, graph: Graph, *, backend: str = "auto", algorithm: str = "auto", delta: float = 0.0,
                  parents: bool = True):
         self.graph = graph
+        self._requested_backend = backend
         self._engine = _native.graph.ShortestPaths(graph, backend, algorithm, float(delta), bool(parents))
 
     @property
@@ -131,36 +140,86 @@ class ShortestPaths:
     def algorithm(self) -> str:
         return self._engine.algorithm
 
-    def run(self, sources, target: Optional[int] = None, node_cost=None) -> ShortestPathResult:
+    def run(self, sources, target: Optional[int] = None, node_cost=None, *, like=None) -> ShortestPathResult:
         """One query from one source or several (all at distance 0). With a
         target the search may stop once it is settled; nodes farther than the
         target then read inf. node_cost (float32, one per node) is read in
-        place and added to every edge entering a node."""
-        src = np.atleast_1d(np.asarray(sources, dtype=np.int32))
+        place and added to every edge entering a node. A CUDA device array as
+        node_cost or like (cuda engines) leaves the results on the device as
+        arrays of its framework."""
+        src = np.ascontiguousarray(np.atleast_1d(np.asarray(sources, dtype=np.int32)))
+        target = -1 if target is None else int(target)
+        like = self._device_like(like, node_cost)
+        if like is not None:
+            cost = None if node_cost is None else device_array(node_cost, np.float32, "node_cost")
+            distances, parents, info = self._engine.run_device(src, target, cost)
+            return ShortestPathResult(as_framework(distances, like), as_framework(parents, like), info["backend"],
+                                      info["algorithm"], info["edges_relaxed"])
         cost = None if node_cost is None else host_array(node_cost, np.float32, "node_cost")
-        distances, parents, info = self._engine.run(np.ascontiguousarray(src), -1 if target is None else int(target),
-                                                    cost)
+        distances, parents, info = self._engine.run(src, target, cost)
         return ShortestPathResult(distances, parents, info["backend"], info["algorithm"], info["edges_relaxed"])
 
-    def run_batch(self, sources: Sequence, targets: Optional[Sequence[int]] = None) -> ShortestPathResult:
-        """K independent queries in one call; distances and parents are K x n."""
+    def run_batch(self, sources: Sequence, targets: Optional[Sequence[int]] = None, *, progress=None,
+                  like=None) -> ShortestPathResult:
+        """K independent queries in one call; distances and parents are K x n
+        (device arrays of like's framework when like is a CUDA device array).
+        progress(done, total) is called after every chunk of 256 queries."""
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be callable (done, total) or None, got {type(progress).__name__}")
+        like = self._device_like(like, None)
         lists = [[int(s) for s in np.atleast_1d(q)] for q in sources]
-        distances, parents, info = self._engine.run_batch(lists, [] if targets is None else [int(t) for t in targets])
+        distances, parents, info = self._engine.run_batch(lists, [] if targets is None else [int(t) for t in targets],
+                                                          progress, like is not None)
+        if like is not None:
+            distances, parents = as_framework(distances, like), as_framework(parents, like)
         return ShortestPathResult(distances, parents, info["backend"], info["algorithm"], info["edges_relaxed"])
+
+    def _device_like(self, like, node_cost):
+        """The device array whose framework the results take (like, else a
+        device node_cost), or None for NumPy results."""
+        for name, value in (("like", like), ("node_cost", node_cost)):
+            if value is None:
+                continue
+            if device_of(value, name) is None:
+                if name == "like":
+                    raise ValueError("like: results follow a CUDA device array; for NumPy results leave like out")
+                continue
+            check_device_backend(name, self._requested_backend)
+            if self.backend != "cuda":
+                raise ValueError(f"{name}: a CUDA device array needs the cuda backend; this search runs on "
+                                 f"{self.backend}")
+            if name == "like" and node_cost is not None and device_of(node_cost, "node_cost") is None:
+                raise ValueError("node_cost: a host array with device results (like); pass the costs on the device")
+            return value
+        return None
 
 
 def shortest_paths(graph: Graph, sources, target: Optional[int] = None, *, backend: str = "auto",
-                   algorithm: str = "auto", delta: float = 0.0, parents: bool = True,
-                   node_cost=None) -> ShortestPathResult:
+                   algorithm: str = "auto", delta: float = 0.0, parents: bool = True, node_cost=None,
+                   progress=None, like=None) -> ShortestPathResult:
     """Distances (float32) and parents (int32) from `sources`. A list of
-    source lists (or a 2-D array) runs a batch and returns K x n arrays."""
+    source lists (or a 2-D array) runs a batch and returns K x n arrays,
+    calling progress(done, total) after every chunk of 256 queries. A CUDA
+    device array as node_cost or like (backend "cuda" or "auto" on a
+    machine with a device) returns device arrays of its framework."""
+    if (_device_given(node_cost, "node_cost") or _device_given(like, "like")) and backend == "auto":
+        backend = "cuda"  # device data: the search runs where it is
     engine = ShortestPaths(graph, backend=backend, algorithm=algorithm, delta=delta, parents=parents)
     if _is_batch(sources):
         if node_cost is not None:
             raise ValueError("node_cost applies to a single query, not a batch")
         targets = None if target is None else list(np.atleast_1d(target))
-        return engine.run_batch(sources, targets)
-    return engine.run(sources, target, node_cost)
+        return engine.run_batch(sources, targets, progress=progress, like=like)
+    if progress is not None:
+        raise ValueError("progress applies to a batch (a list of source lists), not a single query")
+    return engine.run(sources, target, node_cost, like=like)
+
+
+def _device_given(value, name) -> bool:
+    if value is None or device_of(value, name) is None:
+        return False
+    check_device_backend(name, "cuda")
+    return True
 
 
 def path_to(result: ShortestPathResult, target: int) -> list[int]:

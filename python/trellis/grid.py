@@ -15,16 +15,27 @@ into the library's CSR); ``laplacian_7point`` comes out as a
 ``scipy.sparse.csr_matrix`` over the library's arrays. ``spmv`` writes into
 ``out`` and the solvers into ``x0`` in place when those are float64
 C-contiguous arrays (no copy).
+
+CUDA device vectors (CuPy arrays, PyTorch tensors: float64, one-dimensional,
+C-contiguous) run ``spmv``, ``MatrixFree.apply``, ``cg`` and ``bicgstab`` on
+the cuda backend: the matrix is uploaded, the vectors are read and written
+where they are, and new vectors come back as arrays of the same framework.
+A call first waits for the work already queued on the device and has
+finished when it returns.
+
+The solvers call ``progress(iteration, residual)`` every ``check_every``
+iterations when given (returning False stops the solve: ``info["stop"]`` is
+then "interrupted"); an exception raised there, or Ctrl-C, stops the solve
+and arrives in Python.
 """
 
 from __future__ import annotations
 
-from typing import Optional
 
 import numpy as np
 
 from . import _native
-from ._arrays import host_array
+from ._arrays import as_framework, check_device_backend, device_array, device_of, host_array
 
 
 Mesh = _native.grid.Mesh
@@ -101,7 +112,15 @@ class MatrixFree:
         self._native = _native.grid.MatrixFree(mesh, a, values, _constrained(mesh, dirichlet), bool(symmetrize))
         self.shape = (nodes, nodes)
 
-    def apply(self, x, out: Optional[np.ndarray] = None, *, backend: str = "auto") -> np.ndarray:
+    def apply(self, x, out=None, *, backend: str = "auto"):
+        """A x into out (a new array when None); device arrays run on cuda."""
+        device = _device_call("x", x, out, backend)
+        if device is not None:
+            n = self.shape[0]
+            x = device_array(x, np.float64, "x", n)
+            result = _device_zeros(n, device, x) if out is None else device_array(out, np.float64, "out", n)
+            self._native.apply_device(x, result)
+            return result
         x = host_array(x, np.float64, "x")
         if out is None:
             out = np.zeros(self.shape[0], dtype=np.float64)
@@ -128,10 +147,17 @@ def laplacian_7point(nx: int, ny: int = 1, nz: int = 1):
     return scipy.sparse.csr_matrix((data, indices, indptr), shape=(rows, cols), copy=False)
 
 
-def spmv(matrix, x, out: Optional[np.ndarray] = None, *, alpha: float = 1.0, beta: float = 0.0,
-         backend: str = "auto") -> np.ndarray:
-    """out = alpha * A x + beta * out (beta 0: out is not read)."""
+def spmv(matrix, x, out=None, *, alpha: float = 1.0, beta: float = 0.0, backend: str = "auto"):
+    """out = alpha * A x + beta * out (beta 0: out is not read). With CUDA
+    device arrays for x (and out) it runs on cuda and returns a device array
+    of x's framework."""
     a = _csr_parts(matrix)
+    device = _device_call("x", x, out, backend)
+    if device is not None:
+        x = device_array(x, np.float64, "x", a[1])
+        result = _device_zeros(a[0], device, x) if out is None else device_array(out, np.float64, "out", a[0])
+        _native.grid.spmv_device(*a, float(alpha), x, float(beta), result)
+        return result
     x = host_array(x, np.float64, "x")
     if out is None:
         out = np.zeros(a[0], dtype=np.float64)
@@ -140,19 +166,22 @@ def spmv(matrix, x, out: Optional[np.ndarray] = None, *, alpha: float = 1.0, bet
     return out
 
 
-def cg(matrix, b, x0: Optional[np.ndarray] = None, *, tol: float = 1e-8, maxiter: int = 10000,
-       preconditioner: str = "jacobi", backend: str = "auto"):
+def cg(matrix, b, x0=None, *, tol: float = 1e-8, maxiter: int = 10000, preconditioner: str = "jacobi",
+       backend: str = "auto", progress=None, check_every: int = 10):
     """Conjugate gradients for A x = b (A symmetric positive definite; a
     scipy.sparse matrix or a MatrixFree).
     Returns (x, info): info holds converged, iterations, the residual norms
-    and history, and why the solve stopped."""
-    return _solve("cg", matrix, b, x0, tol, maxiter, preconditioner, backend)
+    and history, and why the solve stopped. progress(iteration, residual) is
+    called every check_every iterations; False from it stops the solve
+    (info["stop"] == "interrupted"). CUDA device arrays for b (and x0) solve
+    on cuda and return x as a device array of b's framework."""
+    return _solve("cg", matrix, b, x0, tol, maxiter, preconditioner, backend, progress, check_every)
 
 
-def bicgstab(matrix, b, x0: Optional[np.ndarray] = None, *, tol: float = 1e-8, maxiter: int = 10000,
-             preconditioner: str = "jacobi", backend: str = "auto"):
+def bicgstab(matrix, b, x0=None, *, tol: float = 1e-8, maxiter: int = 10000, preconditioner: str = "jacobi",
+             backend: str = "auto", progress=None, check_every: int = 10):
     """BiCGStab for A x = b (A general); returns (x, info) as cg does."""
-    return _solve("bicgstab", matrix, b, x0, tol, maxiter, preconditioner, backend)
+    return _solve("bicgstab", matrix, b, x0, tol, maxiter, preconditioner, backend, progress, check_every)
 
 
 def convergence_study(problem: str = "poisson", *, dim: int = 2, cells: int = 8, levels: int = 4,
@@ -171,18 +200,56 @@ def convergence_study(problem: str = "poisson", *, dim: int = 2, cells: int = 8,
     return pandas.DataFrame(rows)
 
 
-def _solve(method, matrix, b, x0, tol, maxiter, preconditioner, backend):
+def _solve(method, matrix, b, x0, tol, maxiter, preconditioner, backend, progress, check_every):
     if preconditioner not in ("jacobi", "none", None):
         raise ValueError(f"preconditioner must be 'jacobi' or 'none', got {preconditioner!r}")
-    b = host_array(b, np.float64, "b")
-    x = np.zeros(matrix.shape[0], dtype=np.float64) if x0 is None else x0
-    _check_writable(x, "x0")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable (iteration, residual) or None, got {type(progress).__name__}")
     jacobi = preconditioner == "jacobi"
+    settings = (float(tol), int(maxiter), jacobi)
+    n = matrix.shape[0]
+    device = _device_call("b", b, x0, backend, out_name="x0")
+    if device is not None:
+        b = device_array(b, np.float64, "b", n)
+        x = _device_zeros(n, device, b) if x0 is None else device_array(x0, np.float64, "x0", n)
+        if isinstance(matrix, MatrixFree):
+            info = matrix._native.solve_device(method, b, x, *settings, int(check_every), progress)
+        else:
+            info = _native.grid.solve_device(method, *_csr_parts(matrix), b, x, *settings, int(check_every), progress)
+        return x, info
+    b = host_array(b, np.float64, "b")
+    x = np.zeros(n, dtype=np.float64) if x0 is None else x0
+    _check_writable(x, "x0")
     if isinstance(matrix, MatrixFree):
-        info = matrix._native.solve(method, b, x, float(tol), int(maxiter), jacobi, backend)
+        info = matrix._native.solve(method, b, x, *settings, backend, int(check_every), progress)
     else:
-        info = _native.grid.solve(method, *_csr_parts(matrix), b, x, float(tol), int(maxiter), jacobi, backend)
+        info = _native.grid.solve(method, *_csr_parts(matrix), b, x, *settings, backend, int(check_every), progress)
     return x, info
+
+
+def _device_zeros(n, device, like):
+    """n float64 zeros on CUDA device `device` as an array of like's
+    framework (the library's memory, through DLPack: the DLPack form can be
+    taken once, so it becomes the framework's array before any other use)."""
+    return as_framework(_native.grid.device_zeros(n, device), like)
+
+
+def _device_call(name, value, out, backend, out_name="out"):
+    """The CUDA device of a call's vectors (value and out), None when they
+    are host arrays; a ValueError when they are mixed or the call cannot run
+    on cuda."""
+    device = device_of(value, name)
+    out_device = None if out is None else device_of(out, out_name)
+    if device is None and out_device is None:
+        return None
+    if device is None or (out is not None and out_device is None):
+        host = name if device is None else out_name
+        raise ValueError(f"{host}: a host array in a call on CUDA device arrays; pass device arrays for both "
+                         f"{name} and {out_name}")
+    check_device_backend(name, backend)
+    if out_device is not None and out_device != device:
+        raise ValueError(f"{out_name}: on CUDA device {out_device}, {name} on device {device}")
+    return device
 
 
 def _node_values(value, nodes, name):

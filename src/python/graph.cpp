@@ -1,13 +1,17 @@
 // trellis._native.graph: CSR graphs, their files and generators, shortest
 // paths. A Graph owns its CSR (built by one copy from the caller's arrays);
 // its arrays are read back as views, and search results are handed out as
-// arrays that own the library's vectors (no copy). Searches release the GIL.
+// arrays that own the library's vectors (no copy), or, on cuda, device
+// arrays the library wrote (node costs then may be device arrays too).
+// Searches release the GIL; batches run in chunks of queries, with progress
+// reports and Ctrl-C between them.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -17,6 +21,8 @@
 #include "argument_errors.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "progress.hpp"
+#include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/graph/generators.hpp"
 #include "trellis/graph/io.hpp"
@@ -85,11 +91,39 @@ nb::dict summary_of(const graph::SsspResult& result) {
   return info;
 }
 
+// Queries a batch runs between progress reports (and Ctrl-C checks): on
+// cuda one launch serves a chunk, a block or cluster a query, so a chunk
+// fills the H200's 132 multiprocessors about twice over.
+constexpr std::size_t kQueriesPerReport = 256;
+
+std::vector<graph::SsspQuery> batch_queries(const std::vector<std::vector<NodeId>>& sources,
+                                            const std::vector<NodeId>& targets) {
+  if (!targets.empty() && targets.size() != sources.size()) {
+    throw UsageError("targets must be empty or one per query (" + std::to_string(sources.size()) + "), got " +
+                     std::to_string(targets.size()));
+  }
+  std::vector<graph::SsspQuery> queries(sources.size());
+  for (std::size_t q = 0; q < sources.size(); ++q) {
+    queries[q].sources = sources[q];
+    if (!targets.empty()) queries[q].target = targets[q];
+  }
+  return queries;
+}
+
+// The device the results of a device search go to: the engine's, current
+// when it was made. The engine works on a stream of its own: the work
+// already queued on the device (a device node_cost's writer, whatever its
+// stream) is waited for first.
+int device_for_results() {
+  device::synchronize_device();
+  return current_device().index;
+}
+
 // One prepared graph searched many times (on cuda it stays on the device).
 class Engine {
  public:
   Engine(const Graph& g, const std::string& backend, const std::string& algorithm, float delta, bool parents)
-      : paths_(g, options_from(backend, algorithm, delta, parents)), nodes_(g.node_count()) {}
+      : paths_(g, options_from(backend, algorithm, delta, parents)), nodes_(g.node_count()), parents_(parents) {}
 
   nb::tuple run(const Input<std::int32_t>& sources, NodeId target, const std::optional<Input<float>>& node_cost) {
     const graph::SsspQuery query = query_from(sources, target, node_cost);
@@ -102,50 +136,110 @@ class Engine {
     return nb::make_tuple(to_numpy(std::move(result.distance)), to_numpy(std::move(result.parent)), info);
   }
 
-  // K queries: distances and parents as K x nodes arrays.
-  nb::tuple run_batch(const std::vector<std::vector<NodeId>>& sources, const std::vector<NodeId>& targets) {
-    if (!targets.empty() && targets.size() != sources.size()) {
-      throw UsageError("targets must be empty or one per query (" + std::to_string(sources.size()) + "), got " +
-                       std::to_string(targets.size()));
-    }
-    std::vector<graph::SsspQuery> queries(sources.size());
-    for (std::size_t q = 0; q < sources.size(); ++q) {
-      queries[q].sources = sources[q];
-      if (!targets.empty()) queries[q].target = targets[q];
+  // One query with its results left on the device (cuda): node_cost, when
+  // given, a device array read in place.
+  nb::tuple run_device(const Input<std::int32_t>& sources, NodeId target,
+                       const std::optional<DeviceInput<float>>& node_cost) {
+    require_cuda();
+    graph::SsspQuery query = query_from(sources, target, std::nullopt);
+    if (node_cost) {
+      query.node_cost = {node_cost->data(), node_cost->shape(0)};
+      query.node_cost_on_device = true;
     }
     const auto n = static_cast<std::size_t>(nodes_);
-    std::vector<Weight> distances(queries.size() * n);
+    DeviceArray<Weight> distances;
+    DeviceArray<NodeId> parents;
+    graph::SsspResult result;
+    int device_id = 0;
+    {
+      nb::gil_scoped_release release;
+      device_id = device_for_results();
+      if (node_cost && node_cost->device_id() != device_id) {
+        throw UsageError("node_cost is on CUDA device " + std::to_string(node_cost->device_id()) +
+                         ", the graph on device " + std::to_string(device_id));
+      }
+      distances = DeviceArray<Weight>(n);
+      if (parents_) parents = DeviceArray<NodeId>(n);
+      result = std::move(paths_.run_batch_on_device({&query, 1}, distances.data(), parents.data()).front());
+    }
+    nb::dict info = summary_of(result);
+    return nb::make_tuple(on_device(std::move(distances), device_id), on_device(std::move(parents), device_id), info);
+  }
+
+  // K queries: distances and parents as K x nodes arrays (on the device
+  // with on_device, cuda only), searched kQueriesPerReport at a time with
+  // progress(done, total) and Ctrl-C between chunks.
+  nb::tuple run_batch(const std::vector<std::vector<NodeId>>& sources, const std::vector<NodeId>& targets,
+                      const nb::object& progress, bool device_results) {
+    if (device_results) require_cuda();
+    const std::vector<graph::SsspQuery> queries = batch_queries(sources, targets);
+    const std::span<const graph::SsspQuery> all(queries);
+    const auto n = static_cast<std::size_t>(nodes_);
+    const std::size_t k = queries.size();
+    std::vector<Weight> distances;
     std::vector<NodeId> parents;
+    DeviceArray<Weight> device_distances;
+    DeviceArray<NodeId> device_parents;
+    int device_id = 0;
     std::int64_t edges_relaxed = 0;
     {
       nb::gil_scoped_release release;
-      std::vector<graph::SsspResult> results = paths_.run_batch(queries);
-      if (!results.empty() && !results.front().parent.empty()) parents.resize(queries.size() * n);
-      for (std::size_t q = 0; q < results.size(); ++q) {
-        std::copy(results[q].distance.begin(), results[q].distance.end(),
-                  distances.begin() + static_cast<std::ptrdiff_t>(q * n));
-        if (!parents.empty()) {
-          std::copy(results[q].parent.begin(), results[q].parent.end(),
-                    parents.begin() + static_cast<std::ptrdiff_t>(q * n));
+      if (device_results) {
+        device_id = device_for_results();
+        device_distances = DeviceArray<Weight>(k * n);
+        if (parents_) device_parents = DeviceArray<NodeId>(k * n);
+      } else {
+        distances.resize(k * n);
+        if (parents_) parents.resize(k * n);
+      }
+      for (std::size_t begin = 0; begin < k; begin += kQueriesPerReport) {
+        const std::size_t end = std::min(k, begin + kQueriesPerReport);
+        const std::span<const graph::SsspQuery> chunk = all.subspan(begin, end - begin);
+        if (device_results) {
+          for (const graph::SsspResult& r :
+               paths_.run_batch_on_device(chunk, device_distances.data() + begin * n,
+                                          parents_ ? device_parents.data() + begin * n : nullptr)) {
+            edges_relaxed += r.edges_relaxed;
+          }
+        } else {
+          const std::vector<graph::SsspResult> results = paths_.run_batch(chunk);
+          for (std::size_t q = 0; q < results.size(); ++q) {
+            const auto at = static_cast<std::ptrdiff_t>((begin + q) * n);
+            std::copy(results[q].distance.begin(), results[q].distance.end(), distances.begin() + at);
+            if (parents_) std::copy(results[q].parent.begin(), results[q].parent.end(), parents.begin() + at);
+            edges_relaxed += results[q].edges_relaxed;
+          }
         }
-        edges_relaxed += results[q].edges_relaxed;
+        report_progress(progress, end, k);  // Ctrl-C, or the callback's exception, unwinds here
       }
     }
-    const std::size_t parent_rows = parents.empty() ? 0 : queries.size();
     nb::dict info;
     info["backend"] = std::string(to_string(paths_.backend()));
     info["algorithm"] = std::string(graph::to_string(paths_.algorithm()));
     info["edges_relaxed"] = edges_relaxed;
-    return nb::make_tuple(to_numpy_2d(std::move(distances), queries.size(), n),
-                          to_numpy_2d(std::move(parents), parent_rows, n), info);
+    const std::size_t parent_rows = parents_ ? k : 0;
+    if (device_results) {
+      // K x n over the device storage (rows 0 when there are no queries or no parents).
+      return nb::make_tuple(on_device_2d(std::move(device_distances), k, n, device_id),
+                            on_device_2d(std::move(device_parents), parent_rows, n, device_id), info);
+    }
+    return nb::make_tuple(to_numpy_2d(std::move(distances), k, n), to_numpy_2d(std::move(parents), parent_rows, n),
+                          info);
   }
 
   std::string backend() const { return std::string(to_string(paths_.backend())); }
   std::string algorithm() const { return std::string(graph::to_string(paths_.algorithm())); }
 
  private:
+  void require_cuda() const {
+    if (paths_.backend() != Backend::cuda) {
+      throw UsageError("device arrays need the cuda backend; this search runs on " + backend());
+    }
+  }
+
   graph::ShortestPaths paths_;
   NodeId nodes_;
+  bool parents_;
 };
 
 nb::object coordinates_of(const Graph& g, nb::handle self) {
@@ -246,8 +340,12 @@ void bind_graph(nb::module_& m) {
            nb::arg("backend"), nb::arg("algorithm"), nb::arg("delta"), nb::arg("parents"), nb::keep_alive<1, 2>())
       .def("run", &Engine::run, nb::arg("sources"), nb::arg("target"), nb::arg("node_cost").none(),
            "(distances float32, parents int32, info dict) of one query")
-      .def("run_batch", &Engine::run_batch, nb::arg("sources"), nb::arg("targets"),
-           "(distances K x n, parents K x n, info) of K queries")
+      .def("run_device", &Engine::run_device, nb::arg("sources"), nb::arg("target"), nb::arg("node_cost").none(),
+           "(distances, parents, info) of one query, the arrays on the CUDA device (cuda engines)")
+      .def("run_batch", &Engine::run_batch, nb::arg("sources"), nb::arg("targets"), nb::arg("progress").none(),
+           nb::arg("device_results"),
+           "(distances K x n, parents K x n, info) of K queries, on the CUDA device with device_results; "
+           "progress(done, total) after every chunk of queries")
       .def_prop_ro("backend", &Engine::backend)
       .def_prop_ro("algorithm", &Engine::algorithm);
 }

@@ -1,14 +1,18 @@
 // trellis._native.grid: CSR matrices in and out as (indptr, indices, data)
 // arrays (the package makes scipy.sparse.csr_matrix of them), SpMV, the
 // Krylov solvers, and the convergence studies of problems.hpp. spmv and the
-// solvers write into the caller's arrays in place (no copy of x or y); a
-// matrix given from Python is copied once into the library's CSR. Long
-// calls release the GIL.
+// solvers write into the caller's arrays in place (no copy of x or y), host
+// arrays on reference or cpu, CUDA device arrays on cuda (the matrix is
+// uploaded, the vectors stay where they are); a matrix given from Python is
+// copied once into the library's CSR. Long calls release the GIL; the
+// solvers take a progress callback and stop on Ctrl-C.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +21,8 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "krylov.hpp"
+#include "progress.hpp"
+#include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/problems.hpp"
 #include "trellis/grid/solvers.hpp"
@@ -59,7 +65,48 @@ void spmv(std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indpt
                      std::span<double>(y.data(), y.shape(0)), parse_backend(backend));
 }
 
+void check_method(const std::string& method) {
+  if (method != "cg" && method != "bicgstab") throw UsageError("method must be cg or bicgstab, got '" + method + "'");
+}
+
+// spmv on device vectors: A is uploaded, x read and y written in place.
+void spmv_device(std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr,
+                 const Input<std::int32_t>& indices, const Input<double>& data, double alpha,
+                 const DeviceInput<double>& x, double beta, DeviceOutput<double> y) {
+  const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
+  check_length(x, static_cast<std::size_t>(cols), "x");
+  check_length(y, static_cast<std::size_t>(rows), "out");
+  const int device_id = same_device({x.device_id(), y.device_id()});
+  nb::gil_scoped_release release;
+  device::set_current(device_id);
+  device::synchronize_device();  // the vectors' writers, whatever their stream, have finished
+  const DeviceCsr<double> device_a(a);
+  grid::spmv<double>(alpha, device_a, x.data(), beta, y.data(), nullptr);
+  device::synchronize(nullptr);
+}
+
 }  // namespace
+
+int same_device(std::initializer_list<int> device_ids) {
+  const int first = *device_ids.begin();
+  for (const int id : device_ids) {
+    if (id != first) throw UsageError("the device arrays of one call must be on one device");
+  }
+  return first;
+}
+
+grid::SolverOptions solver_options(double tolerance, std::int32_t max_iterations, std::int32_t check_every,
+                                   const nb::object& progress) {
+  grid::SolverOptions options;
+  options.relative_tolerance = tolerance;
+  options.max_iterations = max_iterations;
+  options.check_every = check_every;
+  // Always installed: it is also where Ctrl-C is noticed.
+  options.progress = [&progress](std::int32_t iteration, double residual) {
+    return report_progress(progress, iteration, residual);
+  };
+  return options;
+}
 
 Backend host_solver_backend(const std::string& backend) {
   const Backend chosen = parse_backend(backend);
@@ -70,17 +117,30 @@ Backend host_solver_backend(const std::string& backend) {
 }
 
 nb::dict krylov_solve(const std::string& method, const grid::HostLinearOperator<double>& op, std::span<const double> b,
-                      std::span<double> x, double tolerance, std::int32_t max_iterations, Backend host) {
-  if (method != "cg" && method != "bicgstab") throw UsageError("method must be cg or bicgstab, got '" + method + "'");
-  grid::SolverOptions options;
-  options.relative_tolerance = tolerance;
-  options.max_iterations = max_iterations;
+                      std::span<double> x, const grid::SolverOptions& options, Backend host) {
+  check_method(method);
   grid::SolveResult result;
   {
     nb::gil_scoped_release release;
     result =
         method == "cg" ? grid::cg<double>(op, b, x, options, host) : grid::bicgstab<double>(op, b, x, options, host);
   }
+  return solve_info(std::move(result));
+}
+
+nb::dict krylov_solve_device(const std::string& method, const grid::DeviceLinearOperator<double>& op, const double* b,
+                             double* x, const grid::SolverOptions& options) {
+  check_method(method);
+  grid::SolveResult result;
+  {
+    nb::gil_scoped_release release;
+    result = method == "cg" ? grid::cg<double>(op, b, x, options, nullptr)
+                            : grid::bicgstab<double>(op, b, x, options, nullptr);
+  }
+  return solve_info(std::move(result));
+}
+
+nb::dict solve_info(grid::SolveResult&& result) {
   nb::dict info;
   info["converged"] = result.converged;
   info["iterations"] = result.iterations;
@@ -97,12 +157,40 @@ namespace {
 
 nb::dict solve(const std::string& method, std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr,
                const Input<std::int32_t>& indices, const Input<double>& data, const Input<double>& b, Output<double> x,
-               double tolerance, std::int32_t max_iterations, bool jacobi, const std::string& backend) {
+               double tolerance, std::int32_t max_iterations, bool jacobi, const std::string& backend,
+               std::int32_t check_every, const nb::object& progress) {
   const Backend host = host_solver_backend(backend);
   const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
   const grid::HostLinearOperator<double> op =
       grid::csr_operator(a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none, host);
-  return krylov_solve(method, op, {b.data(), b.shape(0)}, {x.data(), x.shape(0)}, tolerance, max_iterations, host);
+  return krylov_solve(method, op, {b.data(), b.shape(0)}, {x.data(), x.shape(0)},
+                      solver_options(tolerance, max_iterations, check_every, progress), host);
+}
+
+// The solve on cuda with device vectors: A uploaded once for the solve, b
+// read and x (the initial guess) written in place.
+nb::dict solve_device(const std::string& method, std::int32_t rows, std::int32_t cols,
+                      const Input<std::int64_t>& indptr, const Input<std::int32_t>& indices, const Input<double>& data,
+                      const DeviceInput<double>& b, DeviceOutput<double> x, double tolerance,
+                      std::int32_t max_iterations, bool jacobi, std::int32_t check_every, const nb::object& progress) {
+  check_method(method);
+  const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
+  if (rows != cols)
+    throw UsageError("the solvers need a square matrix, got " + std::to_string(rows) + "x" + std::to_string(cols));
+  check_length(b, static_cast<std::size_t>(rows), "b");
+  check_length(x, static_cast<std::size_t>(rows), "x0");
+  const int device_id = same_device({b.device_id(), x.device_id()});
+  std::optional<DeviceCsr<double>> device_a;
+  std::optional<grid::DeviceCsrOperator<double>> op;
+  {
+    nb::gil_scoped_release release;
+    device::set_current(device_id);
+    device::synchronize_device();  // b's and x0's writers, whatever their stream, have finished
+    device_a.emplace(a);
+    op.emplace(*device_a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none);
+  }
+  return krylov_solve_device(method, op->op(), b.data(), x.data(),
+                             solver_options(tolerance, max_iterations, check_every, progress));
 }
 
 nb::list study(const std::string& problem, int dim, std::int32_t cells, int levels, const std::string& mesh,
@@ -170,9 +258,30 @@ void bind_grid(nb::module_& m) {
       nb::arg("nx"), nb::arg("ny"), nb::arg("nz"), "(rows, cols, indptr, indices, data) of the 7-point Laplacian");
   m.def("spmv", &spmv, nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"), nb::arg("data"),
         nb::arg("alpha"), nb::arg("x"), nb::arg("beta"), nb::arg("y"), nb::arg("backend"));
+  m.def("spmv_device", &spmv_device, nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
+        nb::arg("data"), nb::arg("alpha"), nb::arg("x"), nb::arg("beta"), nb::arg("y"),
+        "spmv on CUDA device vectors (cuda backend)");
   m.def("solve", &solve, nb::arg("method"), nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
         nb::arg("data"), nb::arg("b"), nb::arg("x"), nb::arg("tolerance"), nb::arg("max_iterations"), nb::arg("jacobi"),
-        nb::arg("backend"));
+        nb::arg("backend"), nb::arg("check_every"), nb::arg("progress").none());
+  m.def("solve_device", &solve_device, nb::arg("method"), nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"),
+        nb::arg("indices"), nb::arg("data"), nb::arg("b"), nb::arg("x"), nb::arg("tolerance"),
+        nb::arg("max_iterations"), nb::arg("jacobi"), nb::arg("check_every"), nb::arg("progress").none(),
+        "cg or bicgstab on CUDA device vectors (cuda backend)");
+  m.def(
+      "device_zeros",
+      [](std::size_t size, int device_id) {
+        DeviceArray<double> zeros;
+        {
+          nb::gil_scoped_release release;
+          device::set_current(device_id);
+          zeros = DeviceArray<double>(size);
+          zeros.fill_zero();
+          device::synchronize(nullptr);
+        }
+        return on_device(std::move(zeros), device_id);
+      },
+      nb::arg("size"), nb::arg("device_id"), "float64 zeros in CUDA device memory (a DLPack array)");
   m.def("study", &study, nb::arg("problem"), nb::arg("dim"), nb::arg("cells"), nb::arg("levels"), nb::arg("mesh"),
         nb::arg("solver"), nb::arg("backend"), nb::arg("tolerance"), nb::arg("matrix_free"), nb::arg("seed"));
 }

@@ -4,13 +4,15 @@
 // coefficients, operators on them, D- and D+ gradients, the <.,.>_h and
 // <.,.>_+ inner products) with Python operators, and their
 // assembly into CSR arrays with Dirichlet constraints, or their matrix-free
-// apply (and Krylov solves with it).
+// apply (and Krylov solves with it), on host arrays or, on cuda, on CUDA
+// device arrays read and written in place.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "krylov.hpp"
+#include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/assembly.hpp"
 #include "trellis/grid/form.hpp"
@@ -107,7 +110,8 @@ class MatrixFree {
 
   nb::dict solve(const std::string& method, const Values& b,
                  nb::ndarray<double, nb::ndim<1>, nb::c_contig, nb::device::cpu> x, double tolerance,
-                 std::int32_t max_iterations, bool jacobi, const std::string& backend) const {
+                 std::int32_t max_iterations, bool jacobi, const std::string& backend, std::int32_t check_every,
+                 const nb::object& progress) const {
     const Backend host = host_solver_backend(backend);
     grid::HostLinearOperator<double> op;
     op.size = operator_.size();
@@ -115,12 +119,66 @@ class MatrixFree {
       operator_.apply(coefficients_, in, out, host);
     };
     if (jacobi) op.diagonal = operator_.diagonal(coefficients_);
-    return krylov_solve(method, op, span_of(b), {x.data(), x.shape(0)}, tolerance, max_iterations, host);
+    return krylov_solve(method, op, span_of(b), {x.data(), x.shape(0)},
+                        solver_options(tolerance, max_iterations, check_every, progress), host);
+  }
+
+  // The device apply (cuda): x read and y written in place; the
+  // coefficients are uploaded on first use and kept.
+  void apply_device(const DeviceInput<double>& x, DeviceOutput<double> y) {
+    const auto n = static_cast<std::size_t>(size());
+    check_length(x, n, "x");
+    check_length(y, n, "out");
+    const int device_id = same_device({x.device_id(), y.device_id()});
+    nb::gil_scoped_release release;
+    const DeviceCoefficients<double>& coefficients = device_coefficients(device_id);
+    operator_.apply(coefficients, x.data(), y.data(), nullptr);
+    device::synchronize(nullptr);
+  }
+
+  // cg or bicgstab on the device apply, b read and x written in place.
+  nb::dict solve_device(const std::string& method, const DeviceInput<double>& b, DeviceOutput<double> x,
+                        double tolerance, std::int32_t max_iterations, bool jacobi, std::int32_t check_every,
+                        const nb::object& progress) {
+    const auto n = static_cast<std::size_t>(size());
+    check_length(b, n, "b");
+    check_length(x, n, "x0");
+    const int device_id = same_device({b.device_id(), x.device_id()});
+    grid::DeviceLinearOperator<double> op;
+    {
+      nb::gil_scoped_release release;
+      const DeviceCoefficients<double>* coefficients = &device_coefficients(device_id);
+      op.size = size();
+      op.apply = [this, coefficients](const double* in, double* out, Stream stream) {
+        operator_.apply(*coefficients, in, out, stream);
+      };
+      if (jacobi && n > 0) {
+        if (device_diagonal_.empty()) {
+          const std::vector<double> diagonal = operator_.diagonal(coefficients_);
+          device_diagonal_ = DeviceArray<double>::from_host(diagonal);
+          device::synchronize(nullptr);
+        }
+        op.diagonal = device_diagonal_.data();
+      }
+    }
+    return krylov_solve_device(method, op, b.data(), x.data(),
+                               solver_options(tolerance, max_iterations, check_every, progress));
   }
 
  private:
+  // Also waits for the work already queued on the device (the vectors'
+  // writers, whatever their stream).
+  const DeviceCoefficients<double>& device_coefficients(int device_id) {
+    device::set_current(device_id);
+    device::synchronize_device();
+    if (!device_coefficients_) device_coefficients_.emplace(coefficients_);
+    return *device_coefficients_;
+  }
+
   MatrixFreeOperator<double> operator_;
   Coefficients<double> coefficients_;
+  std::optional<DeviceCoefficients<double>> device_coefficients_;  // made on the first device call
+  DeviceArray<double> device_diagonal_;                            // Jacobi on the device, made on first use
 };
 
 }  // namespace
@@ -261,7 +319,12 @@ void bind_grid_forms(nb::module_& m) {
       .def("apply", &MatrixFree::apply, nb::arg("x"), nb::arg("y"), nb::arg("backend"))
       .def("diagonal", &MatrixFree::diagonal)
       .def("solve", &MatrixFree::solve, nb::arg("method"), nb::arg("b"), nb::arg("x"), nb::arg("tolerance"),
-           nb::arg("max_iterations"), nb::arg("jacobi"), nb::arg("backend"));
+           nb::arg("max_iterations"), nb::arg("jacobi"), nb::arg("backend"), nb::arg("check_every"),
+           nb::arg("progress").none())
+      .def("apply_device", &MatrixFree::apply_device, nb::arg("x"), nb::arg("y"))
+      .def("solve_device", &MatrixFree::solve_device, nb::arg("method"), nb::arg("b"), nb::arg("x"),
+           nb::arg("tolerance"), nb::arg("max_iterations"), nb::arg("jacobi"), nb::arg("check_every"),
+           nb::arg("progress").none());
   m.def("assemble", &assemble, nb::arg("mesh"), nb::arg("a"), nb::arg("l"), nb::arg("coefficients"),
         nb::arg("dirichlet"), nb::arg("boundary_values"), nb::arg("symmetrize"), nb::arg("backend"));
 }

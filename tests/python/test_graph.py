@@ -7,6 +7,7 @@ import scipy.sparse
 import scipy.sparse.csgraph
 
 import trellis
+from dlpack_arrays import DLPackOnly, OnCuda
 from trellis import graph
 
 HOST_RUNS = [("reference", "dijkstra"), ("cpu", "delta-stepping"), ("auto", "auto")]
@@ -142,20 +143,6 @@ def test_bad_input():
         graph.shortest_paths(g, 0, backend="cpu", algorithm="dijkstra")
 
 
-class DLPackOnly:
-    """An array that offers only the DLPack protocol (as a CPU tensor of
-    another library would)."""
-
-    def __init__(self, array):
-        self._array = array
-
-    def __dlpack__(self, **kwargs):
-        return self._array.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self._array.__dlpack_device__()
-
-
 def test_dlpack_inputs():
     g = lattice()
     cost = np.random.default_rng(1).uniform(0, 1, g.node_count).astype(np.float32)
@@ -170,14 +157,56 @@ def test_dlpack_inputs():
     assert again.weights.tobytes() == g.weights.tobytes()
 
 
-def test_device_arrays_are_refused_clearly():
-    class OnDevice(DLPackOnly):
-        def __dlpack_device__(self):
-            return (2, 0)  # kDLCUDA
-
-        def __dlpack__(self, **kwargs):
-            raise BufferError("the data is on a CUDA device")
-
+def test_batch_progress_reports_chunks():
     g = lattice()
-    with pytest.raises(ValueError, match="host"):
-        graph.shortest_paths(g, 0, node_cost=OnDevice(np.ones(g.node_count, np.float32)))
+    sources = [[s % g.node_count] for s in range(0, 600 * 7, 7)]
+    engine = graph.ShortestPaths(g, backend="cpu")
+    plain = engine.run_batch(sources)
+    calls = []
+    got = engine.run_batch(sources, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(256, 600), (512, 600), (600, 600)]  # chunks of 256 queries
+    assert got.distances.tobytes() == plain.distances.tobytes() and np.array_equal(got.parents, plain.parents)
+    assert got.edges_relaxed == plain.edges_relaxed
+    also = graph.shortest_paths(g, sources[:3], backend="reference", progress=lambda d, t: calls.append((d, t)))
+    assert calls[-1] == (3, 3) and also.distances.shape == (3, g.node_count)
+    with pytest.raises(ValueError, match="batch"):
+        graph.shortest_paths(g, 0, progress=print)
+
+
+def test_batch_progress_exceptions_reach_python():
+    g = lattice()
+    sources = [[s] for s in range(300)]
+    seen = []
+
+    def fail(done, total):
+        seen.append(done)
+        raise RuntimeError("enough")
+
+    with pytest.raises(RuntimeError, match="enough"):
+        graph.shortest_paths(g, sources, backend="cpu", progress=fail)
+    assert seen == [256]  # the first chunk's report, then nothing more
+
+    def interrupt(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        graph.ShortestPaths(g, backend="reference").run_batch(sources, progress=interrupt)
+    with pytest.raises(TypeError, match="progress"):
+        graph.shortest_paths(g, sources, progress="yes")
+
+
+def test_device_arrays_where_they_cannot_run():
+    g = lattice()
+    cost = OnCuda(np.ones(g.node_count, np.float32))
+    for backend in ("cpu", "reference"):
+        with pytest.raises(ValueError, match="^node_cost: .*(cuda|no CUDA)"):
+            graph.shortest_paths(g, 0, backend=backend, node_cost=cost)
+        with pytest.raises(ValueError, match="^like: .*(cuda|no CUDA)"):
+            graph.shortest_paths(g, [[0], [1]], backend=backend, like=cost)
+    with pytest.raises(ValueError, match="^like: "):
+        graph.shortest_paths(g, 0, backend="cpu", like=np.zeros(3))
+    with pytest.raises(ValueError, match="^weights: a CUDA device array"):
+        graph.from_csr(np.asarray(g.indptr), np.asarray(g.indices), OnCuda(np.asarray(g.weights)))
+    if not trellis.cuda_compiled():
+        with pytest.raises(ValueError, match="no CUDA"):
+            graph.shortest_paths(g, 0, node_cost=cost)

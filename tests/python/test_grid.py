@@ -9,6 +9,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 import trellis
+from dlpack_arrays import DLPackOnly, OnCuda
 from trellis import grid
 
 
@@ -201,3 +202,111 @@ def test_operators_apply_and_forms():
     assert abs(by_operator - by_gradient).max() == 0
     with pytest.raises(trellis.UsageError):
         grid.apply(grid.backward_difference(1), mesh, x)  # no axis 1 in 1-D
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab"])
+@pytest.mark.parametrize("backend", ["reference", "cpu"])
+def test_solver_progress_is_called_and_changes_nothing(method, backend):
+    a = grid.laplacian_7point(10, 9, 8)
+    b = np.random.default_rng(3).standard_normal(a.shape[0])
+    solve = getattr(grid, method)
+    plain, plain_info = solve(a, b, tol=1e-10, backend=backend)
+    calls = []
+    x, info = solve(a, b, tol=1e-10, backend=backend, check_every=3, progress=lambda k, r: calls.append((k, r)))
+    assert info["converged"] and info["iterations"] == plain_info["iterations"]
+    assert x.tobytes() == plain.tobytes()  # the callback observes only
+    # Every third iteration, not the one that ended the solve; the residual is the history's.
+    assert [k for k, _ in calls] == list(range(3, info["iterations"], 3))
+    assert all(r == info["residual_history"][k] for k, r in calls)
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab"])
+def test_solver_progress_false_stops_the_solve(method):
+    a = grid.laplacian_7point(12, 12, 12)
+    b = np.ones(a.shape[0])
+    x, info = getattr(grid, method)(a, b, tol=1e-14, backend="cpu", check_every=4, progress=lambda k, r: k < 8)
+    assert info["stop"] == "interrupted" and not info["converged"] and info["iterations"] == 8
+    assert "progress" in info["stopped_because"]
+    assert len(info["residual_history"]) == 9
+    # x is that iteration's iterate: its residual is the final residual reported.
+    assert np.linalg.norm(b - a @ x) == pytest.approx(info["final_residual"], rel=1e-12)
+
+
+def test_solver_progress_exceptions_reach_python():
+    a = grid.laplacian_7point(12, 12, 12)
+    b = np.ones(a.shape[0])
+    seen = []
+
+    def fail(k, r):
+        seen.append(k)
+        raise RuntimeError(f"stop at {k}")
+
+    with pytest.raises(RuntimeError, match="stop at 10"):
+        grid.cg(a, b, tol=1e-14, backend="cpu", progress=fail)
+    assert seen == [10]
+
+    def interrupt(k, r):
+        raise KeyboardInterrupt
+
+    free = grid.MatrixFree(grid.Mesh.cube(grid.Mesh1D.uniform(0.0, 1.0, 24), 2), grid.inner_plus(
+        grid.grad_minus(grid.TrialFunction()), grid.grad_minus(grid.TestFunction())))
+    with pytest.raises(KeyboardInterrupt):
+        grid.bicgstab(free, np.ones(free.shape[0]), tol=1e-14, backend="reference", progress=interrupt)
+    with pytest.raises(TypeError, match="progress"):
+        grid.cg(a, b, progress=3)
+
+
+def test_ctrl_c_stops_a_solve():
+    import _thread
+    import threading
+    import time
+
+    # Tolerance 0: the recurrence residual falls towards underflow, thousands
+    # of iterations of 262,144 unknowns (seconds even on many cores).
+    a = grid.laplacian_7point(64, 64, 64)
+    b = np.ones(a.shape[0])
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            grid.cg(a, b, tol=0.0, maxiter=10**6, backend="cpu")  # no callback: Ctrl-C is still noticed
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 30
+
+
+def test_dlpack_host_vectors_are_read_in_place():
+    a = grid.laplacian_7point(5, 4, 3)
+    x = np.random.default_rng(4).standard_normal(a.shape[1])
+    from trellis._arrays import host_array
+
+    assert np.shares_memory(host_array(DLPackOnly(x), np.float64, "x"), x)  # viewed, not copied
+    assert grid.spmv(a, DLPackOnly(x), backend="cpu").tobytes() == grid.spmv(a, x, backend="cpu").tobytes()
+    want, _ = grid.cg(a, a @ x, backend="cpu")
+    got, _ = grid.cg(a, DLPackOnly(a @ x), backend="cpu")
+    assert got.tobytes() == want.tobytes()
+
+
+def test_device_vectors_where_they_cannot_run():
+    a = grid.laplacian_7point(3, 3, 1)
+    x = OnCuda(np.ones(9))
+    for backend in ("cpu", "reference"):
+        # Named, and what to do about it; in a build without CUDA, that it has none.
+        with pytest.raises(ValueError, match="^x: .*(backend 'cuda'|no CUDA)"):
+            grid.spmv(a, x, backend=backend)
+        with pytest.raises(ValueError, match="^b: .*(backend 'cuda'|no CUDA)"):
+            grid.cg(a, OnCuda(np.ones(9)), backend=backend)
+    with pytest.raises(ValueError, match="^out: a host array"):
+        grid.spmv(a, x, np.zeros(9), backend="cuda")
+    with pytest.raises(ValueError, match="^x0: a host array"):
+        grid.bicgstab(a, OnCuda(np.ones(9)), np.zeros(9), backend="cuda")
+    free = grid.MatrixFree(grid.Mesh.cube(grid.Mesh1D.uniform(0.0, 1.0, 2), 2), grid.inner_h(
+        grid.TrialFunction(), grid.TestFunction()))
+    with pytest.raises(ValueError, match="^x: "):
+        free.apply(x, backend="cpu")
+    with pytest.raises(ValueError, match="^u: a CUDA device array"):
+        grid.norm(free_mesh := grid.Mesh.cube(grid.Mesh1D.uniform(0.0, 1.0, 2), 2), OnCuda(np.ones(free_mesh.nodes)))
+    if not trellis.cuda_compiled():
+        with pytest.raises(ValueError, match="no CUDA"):
+            grid.spmv(a, x, backend="auto")
