@@ -29,24 +29,25 @@ namespace trellis::align {
 
 // One local alignment as BLAST's tabular output reports it.
 struct Alignment {
-  std::int32_t score = 0;
+  std::int32_t score = 0;  // the alignment's raw score
   // 1-based inclusive coordinates as BLAST prints them; 0 when score is 0.
   std::int64_t query_start = 0;
-  std::int64_t query_end = 0;
-  std::int64_t subject_start = 0;
-  std::int64_t subject_end = 0;
-  std::int64_t length = 0;      // columns: aligned pairs plus gap positions
-  std::int64_t identities = 0;  // pairs of equal residue codes
-  std::int64_t mismatches = 0;  // pairs of different residue codes
-  std::int64_t positives = 0;   // pairs scoring above zero (identities included)
-  std::int64_t gap_opens = 0;   // gap runs
-  std::int64_t gaps = 0;        // gap positions
-  std::string query_aligned;    // residue letters with '-' for gaps
-  std::string subject_aligned;
+  std::int64_t query_end = 0;      // last query residue, 1-based
+  std::int64_t subject_start = 0;  // first subject residue, 1-based
+  std::int64_t subject_end = 0;    // last subject residue, 1-based
+  std::int64_t length = 0;         // columns: aligned pairs plus gap positions
+  std::int64_t identities = 0;     // pairs of equal residue codes
+  std::int64_t mismatches = 0;     // pairs of different residue codes
+  std::int64_t positives = 0;      // pairs scoring above zero (identities included)
+  std::int64_t gap_opens = 0;      // gap runs
+  std::int64_t gaps = 0;           // gap positions
+  std::string query_aligned;       // residue letters with '-' for gaps
+  std::string subject_aligned;     // residue letters with '-' for gaps
   // Runs of M (a residue pair), I (a query residue against a gap) and D (a
   // subject residue against a gap), e.g. "12M2I30M".
   std::string cigar;
 
+  // 100 * identities / length; 0 for an empty alignment.
   double percent_identity() const noexcept {
     return length == 0 ? 0.0 : 100.0 * static_cast<double>(identities) / static_cast<double>(length);
   }
@@ -86,8 +87,9 @@ struct ScorerOptions {
 
 // A subject of a scorer's set, by its index there, and its score.
 struct ScoredSubject {
-  std::size_t subject = 0;
-  std::int32_t score = 0;
+  std::size_t subject = 0;  // index into the scorer's subjects
+  std::int32_t score = 0;   // its local alignment score
+  // Equal when subject and score are.
   friend bool operator==(const ScoredSubject&, const ScoredSubject&) = default;
 };
 
@@ -98,13 +100,18 @@ struct ScoredSubject {
 // query. `subjects` must outlive the scorer.
 class SubjectScorer {
  public:
+  // Prepares subjects for scoring on backend (uploads them on cuda).
   SubjectScorer(const SequenceSet& subjects, const Scoring& scoring, Backend backend = Backend::automatic,
                 const ScorerOptions& options = {});
-  ~SubjectScorer();
+  ~SubjectScorer();  // frees what the backend prepared
+  // Takes other's prepared subjects.
   SubjectScorer(SubjectScorer&&) noexcept;
+  // Releases this scorer's state and takes other's.
   SubjectScorer& operator=(SubjectScorer&&) noexcept;
 
+  // The backend the scorer runs on (resolved).
   Backend backend() const noexcept;
+  // The score of query against every subject, in the set's order.
   std::vector<std::int32_t> scores(std::span<const Residue> query);
   // The `keep` best subjects scoring above zero, best first, ties by index:
   // scores() ranked, where on cuda only the few subjects that can rank that

@@ -55,7 +55,9 @@
 namespace trellis::align {
 
 inline constexpr std::string_view kDatabaseMagic = "TRELLISDB";  // then zero bytes to 16
+// The format version this build writes and reads.
 inline constexpr std::uint32_t kDatabaseFormatVersion = 1;
+// Size of the file header in bytes; the first section starts there.
 inline constexpr std::size_t kDatabaseHeaderBytes = 104;
 
 // Writes the database whole or not at all (AtomicOutputFile). Throws

@@ -22,14 +22,18 @@
 
 namespace trellis::align {
 
+// A prepared database kept mapped and read a part at a time.
 class DatabaseParts {
  public:
+  // Maps the database at path and checks its header and section sizes (InputError otherwise).
   explicit DatabaseParts(const std::filesystem::path& path);
-  ~DatabaseParts();
-  DatabaseParts(const DatabaseParts&) = delete;
-  DatabaseParts& operator=(const DatabaseParts&) = delete;
+  ~DatabaseParts();                                         // unmaps the file
+  DatabaseParts(const DatabaseParts&) = delete;             // not copyable
+  DatabaseParts& operator=(const DatabaseParts&) = delete;  // not copy-assignable
 
+  // Number of sequences in the database.
   std::size_t size() const noexcept;
+  // Number of residues in the database.
   std::int64_t total_residues() const noexcept;
   // The cumulative residues in stored order (by length): size() + 1 values.
   std::vector<std::int64_t> stored_offsets() const;

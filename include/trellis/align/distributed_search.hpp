@@ -24,13 +24,14 @@
 
 namespace trellis::align {
 
+// What search_distributed returns to each process.
 struct DistributedSearchResult {
   // Rank 0 only (empty elsewhere): the queries, per query its hits in rank
   // order, and the reported subjects, which a hit's subject indexes.
   SequenceSet queries;
-  std::vector<std::vector<Hit>> hits;
-  SequenceSet subjects;
-  DatabaseTotals database;  // every rank: the whole database's residues and sequences
+  std::vector<std::vector<Hit>> hits;  // rank 0 only: per query its hits in rank order
+  SequenceSet subjects;                // rank 0 only: the subjects the hits index
+  DatabaseTotals database;             // every rank: the whole database's residues and sequences
 };
 
 // Collective over `group`. `sharded` applies to each process's part; on cuda

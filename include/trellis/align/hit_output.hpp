@@ -33,12 +33,12 @@ enum class TabularField {
   length,    // alignment columns
   mismatch,  // mismatched pairs
   gapopen,   // gap runs
-  qstart,
-  qend,
-  sstart,
-  send,
-  evalue,
-  bitscore,
+  qstart,    // first aligned query residue, 1-based
+  qend,      // last aligned query residue
+  sstart,    // first aligned subject residue, 1-based
+  send,      // last aligned subject residue
+  evalue,    // E-value
+  bitscore,  // bit score
   score,     // raw score
   qlen,      // query length
   slen,      // subject length
@@ -57,6 +57,7 @@ enum class TabularField {
 // sstart send evalue bitscore.
 std::span<const TabularField> standard_columns() noexcept;
 
+// The field's name as BLAST writes it ("qseqid", "pident", ...).
 std::string_view field_name(TabularField field) noexcept;
 
 // A comma- or blank-separated list of field names; "std" expands to the
@@ -68,13 +69,15 @@ std::vector<TabularField> parse_columns(std::string_view list);
 // optionally followed by column names as parse_columns takes them; std when
 // none are given. Throws UsageError for another format or an unknown column.
 struct TabularFormat {
-  bool comments = false;
-  std::vector<TabularField> columns;
+  bool comments = false;              // outfmt 7: comment lines around each query's hits
+  std::vector<TabularField> columns;  // the columns, in order
 };
+// Parses an -outfmt value ("6", "7", either followed by column names).
 TabularFormat parse_outfmt(std::string_view spec);
 
 // Number formats of the tabular output (see above); "-" for no value.
 std::string format_evalue(std::optional<double> evalue);
+// A bit score in BLAST+'s tabular format.
 std::string format_bit_score(double bit_score);
 
 // One tab-separated line per hit, queries in order, no header line.

@@ -25,23 +25,31 @@ inline constexpr std::int32_t kMaxMatrixMagnitude = 1000;
 // residue, column = subject residue (matrix files need not be symmetric).
 class ScoringMatrix {
  public:
+  // Scores row by row: entry query * kAlphabetSize + subject.
   using Scores = std::array<std::int32_t, kAlphabetSize * kAlphabetSize>;
 
+  // A matrix called name; builtin marks the published matrices.
   ScoringMatrix(std::string name, const Scores& scores, bool builtin);
 
+  // The matrix's name (the built-in name or the file's).
   const std::string& name() const noexcept { return name_; }
   // Built-in matrices are the ones published statistics exist for.
   bool is_builtin() const noexcept { return builtin_; }
 
+  // The score of a query residue against a subject residue.
   std::int32_t score(Residue query, Residue subject) const noexcept {
     return scores_[static_cast<std::size_t>(query) * kAlphabetSize + subject];
   }
+  // The scores of a query residue against every subject residue.
   std::span<const std::int32_t> row(Residue query) const noexcept {
     return std::span<const std::int32_t>(scores_).subspan(static_cast<std::size_t>(query) * kAlphabetSize,
                                                           kAlphabetSize);
   }
+  // All scores, row by row.
   const Scores& scores() const noexcept { return scores_; }
+  // The largest entry.
   std::int32_t max_score() const noexcept { return max_score_; }
+  // The smallest entry.
   std::int32_t min_score() const noexcept { return min_score_; }
 
  private:
@@ -67,12 +75,14 @@ ScoringMatrix builtin_matrix(std::string_view name);
 // with the file and line for ragged rows, non-integers, unknown, missing or
 // duplicate letters. The matrix is named after the file.
 ScoringMatrix read_matrix_file(const std::filesystem::path& path);
+// read_matrix_file() on text in memory; `name` names the matrix and the input in messages.
 ScoringMatrix parse_matrix(std::string_view text, const std::string& name);
 
 // Penalties as positive costs in BLAST's convention (see above).
 struct GapPenalties {
-  std::int32_t open = 11;
-  std::int32_t extend = 1;
+  std::int32_t open = 11;   // cost of opening a gap (charged once per gap)
+  std::int32_t extend = 1;  // cost per gap position
+  // Equal when both penalties are equal.
   friend bool operator==(const GapPenalties&, const GapPenalties&) = default;
 };
 
@@ -90,8 +100,8 @@ GapPenalties default_gap_penalties(std::string_view matrix_name) noexcept;
 // A matrix and gap penalties checked together.
 struct Scoring {
   Scoring(ScoringMatrix matrix_in, GapPenalties gaps_in);  // validates the gaps
-  ScoringMatrix matrix;
-  GapPenalties gaps;
+  ScoringMatrix matrix;                                    // the substitution matrix
+  GapPenalties gaps;                                       // the gap penalties, validated
 };
 
 }  // namespace trellis::align

@@ -38,20 +38,27 @@
 
 namespace trellis::align {
 
-enum class EvalueStatistics { spouge, karlin_altschul, none };
+// Which E-values a search computes (see above): BLAST+'s default (spouge), the older one, or none.
+enum class EvalueStatistics {
+  spouge,           // Spouge's finite-size correction (BLAST+'s default)
+  karlin_altschul,  // K m' n' exp(-lambda S) over the length-adjusted space
+  none              // no E-values
+};
 
+// What a search reports and how it runs.
 struct SearchOptions {
-  std::int32_t top = 10;     // most hits reported per query
-  double max_evalue = 10.0;  // hits with a larger E-value are dropped
-  Backend backend = Backend::automatic;
-  EvalueStatistics statistics = EvalueStatistics::spouge;
-  std::optional<std::int64_t> database_size{};  // residues for the statistics; default the database's
+  std::int32_t top = 10;                                   // most hits reported per query
+  double max_evalue = 10.0;                                // hits with a larger E-value are dropped
+  Backend backend = Backend::automatic;                    // backend of the scores pass
+  EvalueStatistics statistics = EvalueStatistics::spouge;  // which E-values rank and filter the hits
+  std::optional<std::int64_t> database_size{};             // residues for the statistics; default the database's
 };
 
 // Throws UsageError for top < 1, a max_evalue that is not a positive
 // number, or a database_size below 1.
 void validate(const SearchOptions& options);
 
+// One reported hit: a query, a database sequence, its scores and its traceback.
 struct Hit {
   std::size_t query = 0;         // index into the query set
   std::size_t subject = 0;       // index into the database

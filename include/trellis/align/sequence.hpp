@@ -17,14 +17,19 @@
 #include <string_view>
 #include <vector>
 
+// Smith-Waterman-Gotoh protein search: sequences, scoring, alignment, database search, statistics and output.
 namespace trellis::align {
 
+// An encoded residue: an index into kAlphabetLetters.
 using Residue = std::uint8_t;
 
+// Number of residue codes (the NCBI matrices' 24 letters).
 inline constexpr int kAlphabetSize = 24;
+// The letters of codes 0..23, in the NCBI matrix files' order.
 inline constexpr std::string_view kAlphabetLetters = "ARNDCQEGHILKMFPSTWYVBZX*";
 inline constexpr Residue kResidueX = 22;     // the unknown residue
 inline constexpr Residue kResidueStop = 23;  // '*'
+// What encode_residue() returns for a character that is not a residue.
 inline constexpr Residue kNotAResidue = 0xFF;
 
 // The code of a letter (either case), or kNotAResidue.
@@ -35,6 +40,7 @@ char residue_letter(Residue code) noexcept;
 // Encodes letters; throws UsageError naming the first character that is not
 // a residue and its 1-based position.
 std::vector<Residue> encode_protein(std::string_view letters);
+// The letters of encoded residues (residue_letter() of each).
 std::string decode_protein(std::span<const Residue> residues);
 
 // Many sequences packed end to end: one residue array and offsets into it,
@@ -42,22 +48,33 @@ std::string decode_protein(std::span<const Residue> residues);
 // residues [offsets[i], offsets[i+1]).
 class SequenceSet {
  public:
-  SequenceSet() : offsets_{0} {}
+  SequenceSet() : offsets_{0} {}  // an empty set
 
+  // Appends a whole sequence with its FASTA id and description.
   void add(std::string id, std::string description, std::span<const Residue> residues);
   // Appends residues to the last sequence added (the FASTA reader's path).
   void begin_sequence(std::string id, std::string description);
+  // Appends residues to the last sequence begun.
   void append_residues(std::span<const Residue> residues);
 
+  // Number of sequences.
   std::size_t size() const noexcept { return ids_.size(); }
+  // True when there are no sequences.
   bool empty() const noexcept { return ids_.empty(); }
+  // The residues of sequence index.
   std::span<const Residue> residues(std::size_t index) const noexcept;
+  // Number of residues of sequence index.
   std::int64_t length(std::size_t index) const noexcept { return offsets_[index + 1] - offsets_[index]; }
+  // FASTA id of sequence index (the header's first word).
   const std::string& id(std::size_t index) const noexcept { return ids_[index]; }
+  // FASTA description of sequence index (the header after the id).
   const std::string& description(std::size_t index) const noexcept { return descriptions_[index]; }
 
+  // Residues of all sequences together.
   std::int64_t total_residues() const noexcept { return offsets_.back(); }
+  // All residues, sequence after sequence.
   std::span<const Residue> all_residues() const noexcept { return residues_; }
+  // size() + 1 ascending offsets into all_residues(), starting at 0.
   std::span<const std::int64_t> offsets() const noexcept { return offsets_; }
 
  private:

@@ -27,22 +27,23 @@ namespace trellis::align {
 // Some sequences of a database: sequences[i] is the database's sequence
 // database_index[i].
 struct DatabaseShard {
-  SequenceSet sequences;
-  std::vector<std::size_t> database_index;
+  SequenceSet sequences;                    // the shard's sequences
+  std::vector<std::size_t> database_index;  // each sequence's index in the whole database
 };
 
 // What the statistics need of the whole database.
 struct DatabaseTotals {
-  std::int64_t residues = 0;
-  std::int64_t sequences = 0;
+  std::int64_t residues = 0;   // residues of the whole database
+  std::int64_t sequences = 0;  // sequences of the whole database
 };
 
 // A subject ranked for a query: its index in the whole database, its score
 // and its E-value (0 without statistics). Plain data, sent between processes.
 struct RankedHit {
-  std::uint64_t subject = 0;
-  std::int32_t score = 0;
-  double evalue = 0;
+  std::uint64_t subject = 0;  // index in the whole database
+  std::int32_t score = 0;     // raw score
+  double evalue = 0;          // E-value, 0 without statistics
+  // Equal when subject, score and E-value are.
   friend bool operator==(const RankedHit&, const RankedHit&) = default;
 };
 
@@ -90,9 +91,10 @@ DatabaseShard shard_of(const SequenceSet& database, std::size_t begin, std::size
 // of its own: `offsets` are the cumulative residues in that order, read()
 // returns a range as a shard. Reads may come from several threads at once.
 struct ShardSource {
-  std::vector<std::int64_t> offsets;
+  std::vector<std::int64_t> offsets;  // size + 1 cumulative residues in the source's order
+  // Reads sequences [begin, end) in the source's order.
   std::function<DatabaseShard(std::size_t begin, std::size_t end)> read;
-  DatabaseTotals totals;
+  DatabaseTotals totals;  // the whole database's residues and sequences
 };
 
 // A database in memory as a ShardSource in its own order; it refers to
@@ -108,7 +110,7 @@ struct ShardedSearchOptions {
   // The most residues one device (or the cpu) holds at once; a larger share
   // is read and searched in consecutive pieces. 0: no limit.
   std::int64_t residues_at_once = 0;
-  ScorerOptions scorer;
+  ScorerOptions scorer;  // options of each device's scorer
 };
 
 // rank_shard over sequences [begin, end) of `source`, spread over the

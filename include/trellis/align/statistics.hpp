@@ -31,31 +31,34 @@
 
 namespace trellis::align {
 
+// Karlin-Altschul parameters of a scoring system, with BLAST's length adjustment and Spouge's corrections.
 struct KarlinAltschul {
-  double lambda = 0;
-  double k = 0;
-  double h = 0;      // relative entropy, nats per aligned pair
-  double alpha = 0;  // mean alignment length per unit of score (length adjustment, Spouge's a)
-  double beta = 0;   // its intercept (length adjustment)
+  double lambda = 0;  // scale: nats per unit of raw score
+  double k = 0;       // the search-space constant K
+  double h = 0;       // relative entropy, nats per aligned pair
+  double alpha = 0;   // mean alignment length per unit of score (length adjustment, Spouge's a)
+  double beta = 0;    // its intercept (length adjustment)
   // Spouge's finite-size correction: the slopes of the variance of an
   // alignment's length and of the covariance of its two lengths, the
   // ungapped row's alpha and variance slope, and open + extend.
   double alpha_v = 0;
-  double sigma = 0;
-  double ungapped_alpha = 0;
-  double ungapped_alpha_v = 0;
-  double gap_open_extend = 0;
+  double sigma = 0;             // covariance slope of the two lengths
+  double ungapped_alpha = 0;    // the ungapped row's alpha
+  double ungapped_alpha_v = 0;  // the ungapped row's variance slope
+  double gap_open_extend = 0;   // open + extend
 };
 
 // The published gapped parameters for a built-in matrix with these gap
 // penalties; std::nullopt for any other combination or a matrix from a file.
 std::optional<KarlinAltschul> gapped_parameters(const ScoringMatrix& matrix, const GapPenalties& gaps);
+// The same for a built-in matrix given by name.
 std::optional<KarlinAltschul> gapped_parameters(std::string_view builtin_matrix_name, const GapPenalties& gaps);
 
 // The gap pairs a built-in matrix has parameters for, in BLAST's order;
 // empty for an unknown name.
 std::vector<GapPenalties> published_gap_penalties(std::string_view builtin_matrix_name);
 
+// The bit score (lambda S - ln K) / ln 2 of a raw score.
 double bit_score(std::int64_t raw_score, const KarlinAltschul& parameters) noexcept;
 
 // E = K * query_length * database_residues * exp(-lambda * raw_score), no

@@ -9,14 +9,18 @@
 
 namespace trellis {
 
+// A file written in full under a temporary name and renamed over its target by commit().
 class AtomicOutputFile {
  public:
+  // Opens a temporary file next to target, in binary mode when binary is true.
   explicit AtomicOutputFile(std::filesystem::path target, bool binary = false);
-  ~AtomicOutputFile();
-  AtomicOutputFile(const AtomicOutputFile&) = delete;
-  AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
+  ~AtomicOutputFile();                                            // removes the temporary unless committed
+  AtomicOutputFile(const AtomicOutputFile&) = delete;             // not copyable
+  AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;  // not copy-assignable
 
+  // The stream to write the contents to.
   std::ostream& stream() { return out_; }
+  // The path the file takes on commit().
   const std::filesystem::path& target() const noexcept { return target_; }
 
   // Flushes, checks for write errors and renames into place. Throws Error if

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+// The trellis library. This namespace holds the core that the modules share:
+// backends, errors, CSR storage, device memory.
 namespace trellis {
 
 // reference: scalar oracle; cpu: multithreaded/SIMD; cuda: NVIDIA GPU;
@@ -12,8 +14,15 @@ namespace trellis {
 // NVIDIA, Mesa's lavapipe on the CPU), for the kernels docs/vulkan.md lists.
 // automatic resolves to cuda when a usable device exists, else cpu; it never
 // picks vulkan.
-enum class Backend { automatic, reference, cpu, cuda, vulkan };
+enum class Backend {
+  automatic,  // cuda where a device is usable, else cpu
+  reference,  // the scalar oracle
+  cpu,        // multithreaded / SIMD host code
+  cuda,       // NVIDIA GPUs
+  vulkan      // Vulkan 1.1 compute devices
+};
 
+// The backend's name as parse_backend() accepts it ("automatic", "reference", "cpu", "cuda", "vulkan").
 std::string_view to_string(Backend backend) noexcept;
 
 // Parses "auto"/"automatic", "reference"/"ref", "cpu", "cuda", "vulkan"; throws UsageError

@@ -15,36 +15,42 @@
 
 namespace trellis {
 
+// Index into a CSR matrix's entries (64-bit: more than 2^31 entries work).
 using RowOffset = std::int64_t;
+// Column index of a CSR entry (32-bit).
 using ColumnIndex = std::int32_t;
 
 // Rows with more entries than this are "heavy": row-parallel device kernels
 // give each of them a whole block instead of a few lanes.
 inline constexpr RowOffset kHeavyRowEntries = 4096;
 
+// A non-owning CSR matrix whose arrays all live in one memory space (host or device).
 template <typename Value>
 struct CsrView {
-  std::int32_t rows = 0;
-  std::int32_t cols = 0;
-  RowOffset nnz = 0;
+  std::int32_t rows = 0;                     // number of rows
+  std::int32_t cols = 0;                     // number of columns
+  RowOffset nnz = 0;                         // number of stored entries
   const RowOffset* row_offsets = nullptr;    // rows + 1 entries
   const ColumnIndex* col_indices = nullptr;  // nnz entries
   const Value* values = nullptr;             // nnz entries
   // Rows longer than kHeavyRowEntries, ascending; filled for device views only.
   const std::int32_t* heavy_rows = nullptr;
-  std::int32_t heavy_row_count = 0;
+  std::int32_t heavy_row_count = 0;  // entries in heavy_rows
 };
 
+// A CSR matrix in host memory, owning its arrays.
 template <typename Value>
 struct CsrMatrix {
-  std::int32_t rows = 0;
-  std::int32_t cols = 0;
-  std::vector<RowOffset> row_offsets{0};
-  std::vector<ColumnIndex> col_indices;
-  std::vector<Value> values;
+  std::int32_t rows = 0;                  // number of rows
+  std::int32_t cols = 0;                  // number of columns
+  std::vector<RowOffset> row_offsets{0};  // rows + 1 ascending offsets, starting at 0
+  std::vector<ColumnIndex> col_indices;   // column of each entry
+  std::vector<Value> values;              // value of each entry
 
+  // Number of stored entries.
   RowOffset nnz() const noexcept { return static_cast<RowOffset>(col_indices.size()); }
 
+  // A view of the arrays (no heavy rows: those are for device views).
   CsrView<Value> view() const noexcept {
     return {rows, cols, nnz(), row_offsets.data(), col_indices.data(), values.data(), nullptr, 0};
   }
@@ -64,7 +70,8 @@ CsrMatrix<Value> csr_from_triplets(std::int32_t rows, std::int32_t cols, std::sp
 template <typename Value>
 class DeviceCsr {
  public:
-  DeviceCsr() = default;
+  DeviceCsr() = default;  // an empty 0 x 0 matrix
+  // Uploads host, enqueued on stream.
   explicit DeviceCsr(const CsrMatrix<Value>& host, Stream stream = nullptr);
   // From arrays already on the device: row offsets (rows + 1), columns
   // ascending within each row, values, and the heavy rows (kHeavyRowEntries).
@@ -74,10 +81,14 @@ class DeviceCsr {
   // A copy on the device, enqueued on stream.
   DeviceCsr copy(Stream stream = nullptr) const;
 
+  // Number of rows.
   std::int32_t rows() const noexcept { return rows_; }
+  // Number of columns.
   std::int32_t cols() const noexcept { return cols_; }
+  // Number of stored entries.
   RowOffset nnz() const noexcept { return static_cast<RowOffset>(col_indices_.size()); }
 
+  // A device view of the arrays, heavy rows included.
   CsrView<Value> view() const noexcept {
     return {rows_,
             cols_,
@@ -92,6 +103,7 @@ class DeviceCsr {
   // New values for the same sparsity pattern (a refill).
   DeviceArray<Value>& values() noexcept { return values_; }
 
+  // Downloads the matrix; waits for stream.
   CsrMatrix<Value> to_host(Stream stream = nullptr) const;
 
  private:

@@ -8,10 +8,13 @@
 
 #include "trellis/core/error.hpp"
 
+// Helpers of TRELLIS_CUDA_CHECK and TRELLIS_LAUNCH (CUDA sources only).
 namespace trellis::cuda_detail {
 
+// Throws BackendUnavailable when no device or driver is usable, else DeviceError naming what, file and line.
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* what, const char* file, int line);
 
+// Throws (throw_cuda_error) when status is not cudaSuccess.
 inline void check(cudaError_t status, const char* what, const char* file, int line) {
   if (status != cudaSuccess) throw_cuda_error(status, what, file, line);
 }
@@ -25,11 +28,12 @@ inline void check_launch(const char* kernel, const char* file, int line) {
 
 }  // namespace trellis::cuda_detail
 
-// TRELLIS_CUDA_CHECK(cudaMemcpyAsync(...));
+/// Checks a CUDA runtime call: `TRELLIS_CUDA_CHECK(cudaMemcpyAsync(...));`
+/// throws DeviceError naming the call, file and line when it fails.
 #define TRELLIS_CUDA_CHECK(call) ::trellis::cuda_detail::check((call), #call, __FILE__, __LINE__)
 
-// TRELLIS_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...);
-// expands to the launch followed by a check naming the kernel.
+/// `TRELLIS_LAUNCH(kernel, grid, block, shared_bytes, stream, args...);`
+/// expands to the launch followed by a check naming the kernel.
 #define TRELLIS_LAUNCH(kernel, grid, block, shared_bytes, stream, ...)  \
   do {                                                                  \
     kernel<<<(grid), (block), (shared_bytes), (stream)>>>(__VA_ARGS__); \

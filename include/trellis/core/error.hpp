@@ -8,7 +8,11 @@
 namespace trellis {
 
 // CLI exit codes: 0 ok, 1 runtime failure, 2 usage or input error.
-enum class ExitCode : int { ok = 0, runtime_failure = 1, usage_or_input = 2 };
+enum class ExitCode : int {
+  ok = 0,               // success
+  runtime_failure = 1,  // a runtime failure
+  usage_or_input = 2    // a usage or input error
+};
 
 // Base of every error trellis throws on purpose.
 class Error : public std::runtime_error {
@@ -20,9 +24,13 @@ class Error : public std::runtime_error {
 // user can find the problem; line 0 means the problem is not tied to a line.
 class InputError : public Error {
  public:
+  // An error in file at line (1-based; 0 for none) described by problem.
   InputError(std::string file, std::size_t line, const std::string& problem);
+  // The file the problem is in.
   const std::string& file() const noexcept { return file_; }
+  // The 1-based line, or 0 when the problem is not tied to a line.
   std::size_t line() const noexcept { return line_; }
+  // What is wrong, without the file and line.
   const std::string& problem() const noexcept { return problem_; }
 
  private:

@@ -12,12 +12,14 @@
 
 namespace trellis {
 
+// An owning, move-only array of trivially copyable T in page-locked host memory.
 template <typename T>
 class PinnedArray {
   static_assert(std::is_trivially_copyable_v<T>, "PinnedArray holds trivially copyable values");
 
  public:
-  PinnedArray() = default;
+  PinnedArray() = default;  // empty
+  // Uninitialised room for count elements; throws DeviceError when it cannot be locked.
   explicit PinnedArray(std::size_t count)
       : data_(count == 0 ? nullptr : static_cast<T*>(device::allocate_pinned(count * sizeof(T)))), size_(count) {}
   // Empty when count is 0 or the host will not lock that much memory.
@@ -28,12 +30,14 @@ class PinnedArray {
     array.size_ = array.data_ == nullptr ? 0 : count;
     return array;
   }
-  ~PinnedArray() { device::release_pinned(data_); }
+  ~PinnedArray() { device::release_pinned(data_); }  // frees the memory
 
-  PinnedArray(const PinnedArray&) = delete;
-  PinnedArray& operator=(const PinnedArray&) = delete;
+  PinnedArray(const PinnedArray&) = delete;             // not copyable
+  PinnedArray& operator=(const PinnedArray&) = delete;  // not copy-assignable
+  // Takes other's memory; other is left empty.
   PinnedArray(PinnedArray&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  // Releases this array's memory and takes other's; other is left empty.
   PinnedArray& operator=(PinnedArray&& other) noexcept {
     if (this != &other) {
       device::release_pinned(data_);
@@ -49,9 +53,13 @@ class PinnedArray {
     return data_;
   }
 
+  // Pointer to the first element (nullptr when empty).
   T* data() noexcept { return data_; }
+  // Pointer to the first element (nullptr when empty).
   const T* data() const noexcept { return data_; }
+  // Number of elements.
   std::size_t size() const noexcept { return size_; }
+  // The elements as a span.
   std::span<T> span() noexcept { return {data_, size_}; }
 
  private:

@@ -21,17 +21,20 @@ bool mpi_compiled() noexcept;
 
 // A process's failure as the others learn of it.
 struct ProcessFailure {
-  int rank = 0;
-  int exit_code = 1;  // the exit code its error maps to (core/error.hpp)
-  std::string message;
+  int rank = 0;         // the failing process's rank
+  int exit_code = 1;    // the exit code its error maps to (core/error.hpp)
+  std::string message;  // the error's message
 };
 
+// The processes of an MPI job, or this process alone (rank 0 of 1).
 class ProcessGroup {
  public:
   // The group of the job this process belongs to.
   static ProcessGroup& world();
 
+  // This process's rank, 0 to size() - 1.
   int rank() const noexcept { return rank_; }
+  // Number of processes in the group (1 without MPI).
   int size() const noexcept { return size_; }
   // This process's rank among those of the group on its host (to pick a
   // device per process).

@@ -8,21 +8,26 @@
 
 namespace trellis {
 
+// A progress line on stderr (percentage when the total is known), drawn only on a terminal without --quiet.
 class Progress {
  public:
   // total 0 means unknown (a counter without a percentage).
   Progress(std::string label, std::uint64_t total, bool quiet);
-  ~Progress();
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
+  ~Progress();                                    // prints the final line (finish())
+  Progress(const Progress&) = delete;             // not copyable
+  Progress& operator=(const Progress&) = delete;  // not copy-assignable
 
+  // Counts steps more as done.
   void advance(std::uint64_t steps = 1);
+  // Sets the number of steps done.
   void set(std::uint64_t done);
   void finish();  // prints the final line; called by the destructor too
+  // True when the progress line is drawn (stderr is a terminal, not quiet).
   bool enabled() const noexcept { return enabled_; }
 
   // Process-wide quiet switch set by the CLI's --quiet.
   static void set_quiet(bool quiet) noexcept;
+  // The process-wide quiet switch.
   static bool quiet() noexcept;
 
  private:

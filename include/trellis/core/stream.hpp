@@ -6,5 +6,6 @@
 struct CUstream_st;
 
 namespace trellis {
+// A CUDA stream (cudaStream_t); nullptr is the default stream.
 using Stream = CUstream_st*;
 }  // namespace trellis

@@ -12,15 +12,16 @@
 
 namespace trellis {
 
+// Properties of a Vulkan compute device, as the driver reports them.
 struct VulkanDeviceInfo {
-  int index = 0;  // in the order the loader lists devices
-  std::string name;
-  std::string type;         // "discrete GPU", "integrated GPU", "CPU", ...
-  std::string api_version;  // "1.3.230": what the driver implements
-  std::string driver;       // driver name and version, when reported
-  std::uint32_t subgroup_size = 0;
-  std::size_t shared_memory = 0;  // bytes of workgroup (shared) memory
-  bool float64 = false;           // shaderFloat64: fp64 kernels can run
+  int index = 0;                    // in the order the loader lists devices
+  std::string name;                 // device name
+  std::string type;                 // "discrete GPU", "integrated GPU", "CPU", ...
+  std::string api_version;          // "1.3.230": what the driver implements
+  std::string driver;               // driver name and version, when reported
+  std::uint32_t subgroup_size = 0;  // subgroup (warp) width in invocations
+  std::size_t shared_memory = 0;    // bytes of workgroup (shared) memory
+  bool float64 = false;             // shaderFloat64: fp64 kernels can run
 };
 
 // Devices with a compute queue and Vulkan 1.1, in the loader's order; the
@@ -37,6 +38,7 @@ VulkanDeviceInfo current_vulkan_device();
 // set here (by default they go to stderr). Set the handler before the first
 // vulkan kernel runs; the tests make each message a failure.
 using VulkanMessageHandler = std::function<void(std::string_view message)>;
+// Sets the handler validation messages are passed to (stderr when none is set).
 void set_vulkan_message_handler(VulkanMessageHandler handler);
 
 }  // namespace trellis

@@ -28,16 +28,17 @@ namespace trellis::graph {
 // (nearest last), then (x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1), then
 // vias to higher layers (nearest first); missing neighbours are skipped.
 struct LatticeSpec {
-  std::int32_t width = 0;
-  std::int32_t height = 0;
-  std::int32_t layers = 1;
-  float track_cost = 1.0f;  // one step along a layer
-  float via_cost = 3.0f;    // per layer crossed
-  bool both_directions = false;
-  bool any_layer_vias = false;
+  std::int32_t width = 0;          // nodes along x
+  std::int32_t height = 0;         // nodes along y
+  std::int32_t layers = 1;         // number of layers
+  float track_cost = 1.0f;         // one step along a layer
+  float via_cost = 3.0f;           // per layer crossed
+  bool both_directions = false;    // in-layer edges along x and y on every layer
+  bool any_layer_vias = false;     // vias between any two layers, not only adjacent ones
   double obstacle_fraction = 0.0;  // in [0, 1)
   std::uint64_t seed = 1;          // picks the obstacles
 
+  // Number of nodes: width * height * layers.
   std::int64_t node_count() const noexcept { return std::int64_t{width} * std::int64_t{height} * std::int64_t{layers}; }
 };
 
@@ -54,10 +55,11 @@ std::int64_t lattice_edge_count(const LatticeSpec& spec);
 // Id of lattice node (x, y, layer); throws UsageError outside the lattice.
 NodeId lattice_node(const LatticeSpec& spec, std::int32_t x, std::int32_t y, std::int32_t layer);
 
+// A named lattice size the benchmarks use.
 struct LatticePreset {
   std::string name;         // e.g. "seed-401k"
   std::string description;  // what it reproduces
-  LatticeSpec spec;
+  LatticeSpec spec;         // the lattice it builds
 };
 
 // The seed's six sizes (2,000 / 8,000 / 30,000 / 60,000 / 180,000 /
@@ -91,18 +93,19 @@ Graph random_geometric_graph(NodeId nodes, double radius, std::uint64_t seed);
 Graph rmat_graph(int scale, int edge_factor, std::uint64_t seed, double a = 0.57, double b = 0.19, double c = 0.19,
                  int max_weight = 255);
 
+// Size, degree and weight figures of a graph (graph_stats()).
 struct GraphStats {
-  NodeId nodes = 0;
-  std::int64_t edges = 0;
-  std::int64_t self_loops = 0;
-  std::int64_t zero_weight_edges = 0;
-  std::int32_t min_out_degree = 0;
-  std::int32_t max_out_degree = 0;
-  double mean_out_degree = 0;
+  NodeId nodes = 0;                                // number of nodes
+  std::int64_t edges = 0;                          // number of edges
+  std::int64_t self_loops = 0;                     // edges u -> u
+  std::int64_t zero_weight_edges = 0;              // edges of weight 0
+  std::int32_t min_out_degree = 0;                 // least out-degree
+  std::int32_t max_out_degree = 0;                 // greatest out-degree
+  double mean_out_degree = 0;                      // edges / nodes
   std::vector<std::int64_t> out_degree_histogram;  // [d] = nodes with out-degree d, d up to max
-  Weight min_weight = 0;
-  Weight max_weight = 0;
-  NodeId isolated_nodes = 0;  // no edge in or out
+  Weight min_weight = 0;                           // least edge weight
+  Weight max_weight = 0;                           // greatest edge weight
+  NodeId isolated_nodes = 0;                       // no edge in or out
 };
 
 // Everything above in one pass over the CSR. With no edges, min_weight =

@@ -19,7 +19,13 @@
 
 namespace trellis::graph {
 
-enum class GraphFormat { dimacs, matrix_market, edge_list, weighted_edge_list };
+// Graph file formats: DIMACS .gr, Matrix Market .mtx, edge list .el and weighted edge list .wel.
+enum class GraphFormat {
+  dimacs,             // DIMACS shortest-path .gr
+  matrix_market,      // Matrix Market coordinate .mtx
+  edge_list,          // gapbs edge list .el (weight 1)
+  weighted_edge_list  // gapbs weighted edge list .wel
+};
 
 // .gr, .mtx, .el, .wel in any letter case; throws UsageError for anything else.
 GraphFormat format_from_path(const std::filesystem::path& path);
@@ -27,9 +33,10 @@ GraphFormat format_from_path(const std::filesystem::path& path);
 // Node ids as the format writes them: 1 for .gr and .mtx, 0 for .el/.wel.
 int id_base(GraphFormat format) noexcept;
 
+// A graph read from a file, and the format it was read as.
 struct GraphFile {
-  Graph graph;  // ids 0-based inside
-  GraphFormat format;
+  Graph graph;         // ids 0-based inside
+  GraphFormat format;  // the format it was read as
 };
 
 // Reads by extension; messages name the file by the path as given. Throws

@@ -26,14 +26,24 @@
 
 namespace trellis::graph {
 
-enum class SsspAlgorithm { automatic, dijkstra, bellman_ford, delta_stepping, spfa };
+// Shortest-path algorithms; automatic picks the backend's default.
+enum class SsspAlgorithm {
+  automatic,       // the backend's default
+  dijkstra,        // Dijkstra's algorithm
+  bellman_ford,    // Bellman-Ford
+  delta_stepping,  // delta-stepping
+  spfa             // SPFA (queue-based Bellman-Ford)
+};
 
+// The algorithm's name as parse_sssp_algorithm() accepts it.
 std::string_view to_string(SsspAlgorithm algorithm) noexcept;
 // "auto", "dijkstra", "bellman-ford", "delta-stepping", "spfa"; UsageError otherwise.
 SsspAlgorithm parse_sssp_algorithm(std::string_view name);
 
+// parent[] of a source or of a node not reached.
 inline constexpr NodeId kNoParent = -1;
 
+// One search: its sources, optional target and optional per-node cost.
 struct SsspQuery {
   std::vector<NodeId> sources;        // one or more nodes at distance 0 (a partly routed net)
   NodeId target = -1;                 // >= 0: stop once it is settled
@@ -43,22 +53,25 @@ struct SsspQuery {
   bool node_cost_on_device = false;
 };
 
+// How searches run: backend, algorithm and whether parents are kept.
 struct SsspOptions {
-  Backend backend = Backend::automatic;
-  SsspAlgorithm algorithm = SsspAlgorithm::automatic;
-  Weight delta = 0;     // delta-stepping bucket width; 0 picks one from the weights
-  bool parents = true;  // compute parent[] (needed for paths)
+  Backend backend = Backend::automatic;                // requested; ShortestPaths resolves it
+  SsspAlgorithm algorithm = SsspAlgorithm::automatic;  // automatic: the backend's default
+  Weight delta = 0;                                    // delta-stepping bucket width; 0 picks one from the weights
+  bool parents = true;                                 // compute parent[] (needed for paths)
 };
 
+// Distances and parents of one search, and what it cost.
 struct SsspResult {
   std::vector<Weight> distance;    // kUnreachable for nodes not reached (or not settled)
   std::vector<NodeId> parent;      // kNoParent for sources and unreached; empty unless asked
   std::int64_t edges_relaxed = 0;  // edge relaxations performed: the work, not the graph size
   NodeId reached = 0;              // nodes with a finite distance
-  double solve_ms = 0;             // the search itself: steady clock on the host, CUDA events on
-                                   // the device (graph upload and result download excluded)
-  Backend backend = Backend::reference;
-  SsspAlgorithm algorithm = SsspAlgorithm::dijkstra;
+  // Milliseconds of the search itself: steady clock on the host, CUDA events
+  // on the device (graph upload and result download excluded).
+  double solve_ms = 0;
+  Backend backend = Backend::reference;               // the backend that ran
+  SsspAlgorithm algorithm = SsspAlgorithm::dijkstra;  // the algorithm that ran
 };
 
 // What a targeted query gives when only the path matters (a router's
@@ -67,7 +80,7 @@ struct SsspResult {
 struct SsspPath {
   Weight distance = kUnreachable;  // the target's; kUnreachable when no path
   std::vector<NodeId> nodes;       // source .. target; empty when unreachable
-  std::int64_t edges_relaxed = 0;
+  std::int64_t edges_relaxed = 0;  // edge relaxations performed
 };
 
 // A graph prepared once and searched many times (the graph must outlive this
@@ -78,10 +91,11 @@ struct SsspPath {
 // spfa: cuda) or BackendUnavailable.
 class ShortestPaths {
  public:
+  // Prepares graph for searches with options (uploaded on cuda).
   explicit ShortestPaths(const Graph& graph, const SsspOptions& options = {});
-  ~ShortestPaths();
-  ShortestPaths(const ShortestPaths&) = delete;
-  ShortestPaths& operator=(const ShortestPaths&) = delete;
+  ~ShortestPaths();                                         // frees the prepared graph
+  ShortestPaths(const ShortestPaths&) = delete;             // not copyable
+  ShortestPaths& operator=(const ShortestPaths&) = delete;  // not copy-assignable
 
   // Throws UsageError for no source, a source or target out of range, or a
   // cost array of the wrong length or with a negative, NaN or infinite cost.
@@ -108,7 +122,9 @@ class ShortestPaths {
   // are traced on the device; the reference runs each query whole.
   std::vector<SsspPath> paths(std::span<const SsspQuery> queries);
 
+  // The backend the searches run on (resolved).
   Backend backend() const noexcept;
+  // The algorithm the searches use (resolved).
   SsspAlgorithm algorithm() const noexcept;
 
  private:

@@ -39,12 +39,17 @@ namespace trellis::grid {
 template <typename T>
 class Coefficients {
  public:
+  // Room for slots coefficient slots on mesh, all zero.
   Coefficients(const Mesh& mesh, std::int32_t slots);
   // Throws UsageError on a wrong length or a non-finite value (naming slot and node).
   void set(std::int32_t slot, std::span<const T> values);
+  // Sets every node of slot to constant.
   void set(std::int32_t slot, T constant);
+  // The packed values: [1, slot 0's nodes, slot 1's nodes, ...].
   std::span<const T> packed() const noexcept { return packed_; }
+  // Number of slots.
   std::int32_t slots() const noexcept { return slots_; }
+  // The mesh the values are on.
   const Mesh& mesh() const noexcept { return mesh_; }
 
  private:
@@ -58,11 +63,15 @@ class Coefficients {
 template <typename T>
 class DeviceCoefficients {
  public:
+  // Uploads host's packed values, on stream.
   explicit DeviceCoefficients(const Coefficients<T>& host, Stream stream = nullptr);
   void set(std::int32_t slot, std::span<const T> values, Stream stream = nullptr);     // checked like Coefficients
   void set(std::int32_t slot, const DeviceArray<T>& values, Stream stream = nullptr);  // not checked for NaN
+  // Device pointer to the packed values.
   const T* packed() const noexcept { return packed_.data(); }
+  // Number of slots.
   std::int32_t slots() const noexcept { return slots_; }
+  // Number of mesh nodes per slot.
   std::int32_t nodes() const noexcept { return nodes_; }
 
  private:
@@ -71,8 +80,9 @@ class DeviceCoefficients {
   DeviceArray<T> packed_;
 };
 
+// How Assembly sets up: Dirichlet symmetrisation and where the setup runs.
 struct AssemblyOptions {
-  bool symmetrize = false;
+  bool symmetrize = false;  // move constrained columns into the lift matrix
   // Where setup builds the pattern and tables: cpu (host threads) or cuda
   // (the device, for device fills: the same tables bit for bit; the host
   // copies are made when a host fill or new_matrix first needs them). A form
@@ -84,18 +94,24 @@ struct AssemblyOptions {
 // without symmetrize), both with the pattern fixed at setup.
 template <typename T>
 struct AssembledMatrix {
-  CsrMatrix<T> matrix;
-  CsrMatrix<T> lift;
+  CsrMatrix<T> matrix;  // the form's matrix, constrained rows the identity
+  CsrMatrix<T> lift;    // constrained columns of free rows (symmetrize only)
 };
 
+// AssembledMatrix on the device.
 template <typename T>
 struct DeviceAssembledMatrix {
-  DeviceCsr<T> matrix;
-  DeviceCsr<T> lift;
+  DeviceCsr<T> matrix;  // the form's matrix, constrained rows the identity
+  DeviceCsr<T> lift;    // constrained columns of free rows (symmetrize only)
 };
 
-enum class RefillMethod { gather, atomic };
+// How a device refill adds contributions: gather sums each position's run, atomic scatters them.
+enum class RefillMethod {
+  gather,  // each position sums its contiguous contributions
+  atomic   // each contribution adds itself atomically
+};
 
+// The precomputed scatter tables of a form, mesh and constraints; fills matrices and right-hand sides.
 template <typename T>
 class Assembly {
  public:
@@ -106,11 +122,15 @@ class Assembly {
   // operator chain, more than 16 terms).
   Assembly(const Mesh& mesh, const BilinearForm& form, const LinearForm& rhs, const std::vector<Marker>& dirichlet,
            AssemblyOptions options = {});
-  ~Assembly();
+  ~Assembly();  // frees the tables, device copies included
+  // Takes other's tables.
   Assembly(Assembly&&) noexcept;
+  // Releases this object's tables and takes other's.
   Assembly& operator=(Assembly&&) noexcept;
 
+  // The mesh set up on.
   const Mesh& mesh() const noexcept;
+  // True when constrained columns go to the lift matrix.
   bool symmetrized() const noexcept;
   // 1 for constrained nodes, 0 for free ones.
   const std::vector<std::uint8_t>& constrained() const noexcept;
@@ -130,8 +150,10 @@ class Assembly {
 
   // Device fill: tables are uploaded on first use and stay resident.
   DeviceAssembledMatrix<T> new_device_matrix(Stream stream = nullptr) const;
+  // Device fill of out from coefficients, asynchronous on stream.
   void refill(const DeviceCoefficients<T>& coefficients, DeviceAssembledMatrix<T>& out, Stream stream = nullptr,
               RefillMethod method = RefillMethod::gather) const;
+  // assemble_rhs on the device, asynchronous on stream.
   void assemble_rhs(const DeviceCoefficients<T>& coefficients, const DeviceArray<T>& boundary_values,
                     const DeviceAssembledMatrix<T>& filled, DeviceArray<T>& b, Stream stream = nullptr) const;
 

@@ -18,9 +18,9 @@ namespace trellis::grid {
 // Non-owning view for kernels; pointers live in one memory space.
 template <typename T>
 struct DiaView {
-  std::int32_t rows = 0;
-  std::int32_t cols = 0;
-  std::int32_t diagonals = 0;
+  std::int32_t rows = 0;                  // number of rows
+  std::int32_t cols = 0;                  // number of columns
+  std::int32_t diagonals = 0;             // number of stored diagonals
   const std::int32_t* offsets = nullptr;  // diagonals entries, strictly ascending
   const T* values = nullptr;              // diagonals * rows entries, diagonal-major
 };
@@ -29,13 +29,15 @@ struct DiaView {
 // diagonal leaves the matrix, or where the entry is absent, hold zero.
 template <typename T>
 struct DiaMatrix {
-  std::int32_t rows = 0;
-  std::int32_t cols = 0;
-  std::vector<std::int32_t> offsets;
-  std::vector<T> values;
+  std::int32_t rows = 0;              // number of rows
+  std::int32_t cols = 0;              // number of columns
+  std::vector<std::int32_t> offsets;  // column minus row of each diagonal, strictly ascending
+  std::vector<T> values;              // diagonals * rows entries, diagonal-major
 
+  // Number of stored diagonals.
   std::int32_t diagonals() const noexcept { return static_cast<std::int32_t>(offsets.size()); }
 
+  // A view of the arrays.
   DiaView<T> view() const noexcept { return {rows, cols, diagonals(), offsets.data(), values.data()}; }
 
   // Throws UsageError on negative dimensions, offsets that are not strictly
@@ -54,14 +56,20 @@ DiaMatrix<T> dia_from_csr(const CsrMatrix<T>& a, std::int32_t max_diagonals = 32
 template <typename T>
 class DeviceDia {
  public:
-  DeviceDia() = default;
+  DeviceDia() = default;  // an empty 0 x 0 matrix
+  // Uploads host, enqueued on stream.
   explicit DeviceDia(const DiaMatrix<T>& host, Stream stream = nullptr);
 
+  // Number of rows.
   std::int32_t rows() const noexcept { return rows_; }
+  // Number of columns.
   std::int32_t cols() const noexcept { return cols_; }
+  // Number of stored diagonals.
   std::int32_t diagonals() const noexcept { return static_cast<std::int32_t>(host_offsets_.size()); }
+  // The diagonals' offsets (column minus row), ascending, on the host.
   const std::vector<std::int32_t>& offsets() const noexcept { return host_offsets_; }
 
+  // A device view of the arrays.
   DiaView<T> view() const noexcept { return {rows_, cols_, diagonals(), offsets_.data(), values_.data()}; }
 
   // Device values in DiaMatrix layout, for refills computed on the device.
@@ -71,6 +79,7 @@ class DeviceDia {
   // UsageError). Asynchronous: host.values must live until stream is synchronised.
   void refill(const DiaMatrix<T>& host, Stream stream = nullptr);
 
+  // Downloads the matrix; waits for stream.
   DiaMatrix<T> to_host(Stream stream = nullptr) const;
 
  private:

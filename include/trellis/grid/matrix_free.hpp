@@ -19,18 +19,24 @@
 
 namespace trellis::grid {
 
+// y = A x for the matrix Assembly would build from a form, mesh and constraints, without storing A.
 template <typename T>
 class MatrixFreeOperator {
  public:
   // Throws UsageError like Assembly's constructor.
   MatrixFreeOperator(const Mesh& mesh, const BilinearForm& form, const std::vector<Marker>& dirichlet,
                      AssemblyOptions options = {});
-  ~MatrixFreeOperator();
+  ~MatrixFreeOperator();  // frees the tables
+  // Takes other's state.
   MatrixFreeOperator(MatrixFreeOperator&&) noexcept;
+  // Releases this operator's state and takes other's.
   MatrixFreeOperator& operator=(MatrixFreeOperator&&) noexcept;
 
+  // Number of rows and columns of A (the mesh's nodes).
   std::int32_t size() const noexcept;
+  // The mesh.
   const Mesh& mesh() const noexcept;
+  // 1 for constrained (Dirichlet) nodes, 0 for free ones.
   const std::vector<std::uint8_t>& constrained() const noexcept;
   // True when every term acts along one axis with chains of at most one
   // atom: cpu and cuda then apply from 1-D stencil tables (the fast path);

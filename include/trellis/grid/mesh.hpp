@@ -20,8 +20,10 @@
 #include <string>
 #include <vector>
 
+// Finite differences on tensor-product meshes: meshes, grid functions, operators, forms, assembly and solvers.
 namespace trellis::grid {
 
+// A 1-D mesh: strictly increasing points x_0 < ... < x_N.
 class Mesh1D {
  public:
   // cells >= 1 equal cells on [a, b], all of spacing (b - a) / cells.
@@ -39,9 +41,13 @@ class Mesh1D {
   // The midpoint of every cell inserted: twice the cells.
   Mesh1D refined() const;
 
+  // Number of cells, N.
   std::int32_t cells() const noexcept { return static_cast<std::int32_t>(points_.size()) - 1; }
+  // Number of points, N + 1.
   std::int32_t nodes() const noexcept { return static_cast<std::int32_t>(points_.size()); }
+  // The points x_0 .. x_N.
   const std::vector<double>& points() const noexcept { return points_; }
+  // Point x_i.
   double point(std::int32_t i) const { return points_[static_cast<std::size_t>(i)]; }
   // h_i for 0 <= i <= N + 1 (see the conventions above).
   double spacing(std::int32_t i) const;
@@ -52,11 +58,13 @@ class Mesh1D {
 
   // Spacings h_0 .. h_{N+1} and hhalf_0 .. hhalf_N as arrays (for kernels).
   std::vector<double> spacings() const;
+  // hhalf_0 .. hhalf_N as an array.
   std::vector<double> half_spacings() const;
 
   // True for meshes built uniform (see the conventions above).
   bool is_uniform() const noexcept { return uniform_spacing_ > 0; }
 
+  // Equal when the points and the uniform spacing are.
   bool operator==(const Mesh1D& other) const = default;
 
  private:
@@ -69,6 +77,7 @@ class Mesh1D {
 using Point = std::array<double, 3>;             // unused coordinates are 0
 using MultiIndex = std::array<std::int32_t, 3>;  // unused entries are 0
 
+// A tensor-product mesh of one to three Mesh1D axes; nodes numbered axis 0 fastest.
 class Mesh {
  public:
   // One to three axes; throws UsageError otherwise or when the node count
@@ -77,17 +86,24 @@ class Mesh {
   // The same 1-D mesh on every axis.
   static Mesh cube(const Mesh1D& axis, int dim);
 
+  // Number of axes (1 to 3).
   int dim() const noexcept { return static_cast<int>(axes_.size()); }
+  // The 1-D mesh of axis a.
   const Mesh1D& axis(int a) const { return axes_[static_cast<std::size_t>(a)]; }
+  // The 1-D meshes of all axes.
   const std::vector<Mesh1D>& axes() const noexcept { return axes_; }
   // Nodes along axis a (1 for a >= dim()).
   std::int32_t extent(int a) const noexcept { return a < dim() ? axes_[static_cast<std::size_t>(a)].nodes() : 1; }
   // Distance in node numbers between neighbours along axis a.
   std::int32_t stride(int a) const noexcept;
+  // Number of nodes (the product of the extents).
   std::int32_t nodes() const noexcept { return nodes_; }
 
+  // Node number of a multi-index (unused entries 0).
   std::int32_t index(const MultiIndex& i) const noexcept;
+  // Multi-index of a node (unused entries 0).
   MultiIndex multi_index(std::int32_t node) const noexcept;
+  // Coordinates of a node (unused coordinates 0).
   Point point(std::int32_t node) const noexcept;
   // True when any index is 0 or N on its axis.
   bool on_boundary(std::int32_t node) const noexcept;
@@ -97,6 +113,7 @@ class Mesh {
   // Every axis refined.
   Mesh refined() const;
 
+  // Equal when every axis is.
   bool operator==(const Mesh& other) const { return axes_ == other.axes_; }
 
  private:
@@ -106,8 +123,8 @@ class Mesh {
 
 // A named set of nodes (ascending ids), e.g. the Dirichlet boundary.
 struct Marker {
-  std::string name;
-  std::vector<std::int32_t> nodes;
+  std::string name;                 // what the set is called
+  std::vector<std::int32_t> nodes;  // node numbers, ascending
 };
 
 // Nodes whose coordinates satisfy the predicate.

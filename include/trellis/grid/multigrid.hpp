@@ -79,43 +79,54 @@
 
 namespace trellis::grid {
 
-enum class Smoother { jacobi, chebyshev };
+// Smoothers: weighted Jacobi or Chebyshev polynomials in D^-1 A.
+enum class Smoother {
+  jacobi,    // weighted Jacobi sweeps
+  chebyshev  // Chebyshev polynomials in D^-1 A
+};
 // v: one coarse correction per level. f: at each level the coarse problem
 // is solved by an F-cycle followed by a V-cycle (not symmetric; mgcg's
 // flexible beta keeps CG valid with it).
-enum class Cycle { v, f };
+enum class Cycle {
+  v,  // V-cycle
+  f   // F-cycle
+};
 
+// How a Multigrid hierarchy is built and cycles.
 struct MultigridOptions {
-  Cycle cycle = Cycle::v;
-  Smoother smoother = Smoother::chebyshev;
+  Cycle cycle = Cycle::v;                   // V- or F-cycle
+  Smoother smoother = Smoother::chebyshev;  // the smoother on every level
   // Before and after the coarse correction: Jacobi sweeps, or the degree of
   // the Chebyshev polynomial (matrix applications).
   std::int32_t smoothing_steps = 3;
-  double jacobi_weight = 2.0 / 3.0;
+  double jacobi_weight = 2.0 / 3.0;  // weight of the Jacobi sweeps
   // Chebyshev interval as fractions of the estimated largest eigenvalue
   // (PETSc's choice). With degree 3 a V-cycle reduces the residual of
   // -div(k grad u), k in [1, 2], about 10x per cycle in 1-, 2- and 3-D, and
   // still 10x on cells of aspect ratio 2 in 2-D; a lower bound of 0.2 with
   // degree 2 is as good on square cells but drops to 0.36 at aspect 2.
   double chebyshev_lower = 0.1;
-  double chebyshev_upper = 1.1;
+  double chebyshev_upper = 1.1;        // upper end of the Chebyshev interval
   std::int32_t eigenvalue_steps = 12;  // Lanczos steps of the estimate
-  std::int32_t max_levels = 30;
+  std::int32_t max_levels = 30;        // most levels, the finest included
   // The coarsest level is factored when n * lower * upper bandwidth is at most this.
   double direct_solve_flops = 2e8;
 };
 
+// "jacobi" or "chebyshev".
 std::string_view to_string(Smoother smoother) noexcept;
+// "V" or "F".
 std::string_view to_string(Cycle cycle) noexcept;
 
 // What one level holds (for reports and tests).
 struct MultigridLevelInfo {
-  MultiIndex extents{};  // nodes per axis
-  std::int32_t nodes = 0;
+  MultiIndex extents{};       // nodes per axis
+  std::int32_t nodes = 0;     // nodes of the level
   std::int64_t nonzeros = 0;  // of the level's matrix
   double lambda_max = 0;      // estimated largest eigenvalue of D^-1 A (0 on the coarsest)
 };
 
+// A geometric multigrid hierarchy for an assembled form's matrix: its levels, transfers and smoothers.
 template <typename T>
 class Multigrid {
  public:
@@ -130,8 +141,10 @@ class Multigrid {
   // there, so a may change afterwards); nothing of it passes through the host.
   Multigrid(const Mesh& mesh, const DeviceCsr<T>& a, const std::vector<std::uint8_t>& constrained,
             const MultigridOptions& options = {});
-  ~Multigrid();
+  ~Multigrid();  // frees the hierarchy
+  // Takes other's hierarchy.
   Multigrid(Multigrid&&) noexcept;
+  // Releases this hierarchy and takes other's.
   Multigrid& operator=(Multigrid&&) noexcept;
 
   // New values of the fine matrix (same size; same mesh and constraints):
@@ -155,18 +168,25 @@ class Multigrid {
   // coarse solve waits for the stream once per cycle. Throw UsageError on
   // another backend.
   void cycle(const T* b, T* x, Stream stream) const;
+  // z = B r on device vectors, enqueued on stream (cuda hierarchies).
   void precondition(const T* r, T* z, Stream stream) const;
   // cuda hierarchies: the finest matrix on the device as an operator (no
   // diagonal), valid until the next refill.
   const DeviceLinearOperator<T>& device_operator() const;
 
+  // Number of unknowns on the finest level.
   std::int32_t size() const noexcept;
+  // Number of levels, the finest included.
   std::int32_t levels() const noexcept;
+  // What level l holds (0 is the finest).
   MultigridLevelInfo level(std::int32_t l) const;
   // On cuda copied from the device at the first call after a (re)fill.
   const CsrMatrix<T>& level_matrix(std::int32_t l) const;
+  // True when the coarsest level is solved by banded LU, false for a Krylov solve.
   bool direct_coarse_solve() const noexcept;
+  // The backend the hierarchy runs on.
   Backend backend() const noexcept;
+  // The options the hierarchy was built with.
   const MultigridOptions& options() const noexcept;
 
  private:

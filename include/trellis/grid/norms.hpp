@@ -33,9 +33,13 @@ namespace trellis::grid {
 // is outside the mesh or the list is not strictly ascending.
 class DeviceMarker {
  public:
+  // Uploads marker's nodes, checked against mesh, on stream.
   DeviceMarker(const Mesh& mesh, const Marker& marker, Stream stream = nullptr);
+  // The marker's name.
   const std::string& name() const noexcept { return name_; }
+  // Number of nodes.
   std::int32_t size() const noexcept { return static_cast<std::int32_t>(nodes_.size()); }
+  // Device pointer to the node numbers, ascending.
   const std::int32_t* nodes() const noexcept { return nodes_.data(); }
   // Nodes of the mesh the marker was made for.
   std::int32_t mesh_nodes() const noexcept { return mesh_nodes_; }
@@ -51,20 +55,25 @@ class DeviceMarker {
 template <typename T>
 T inner_h(const Mesh& mesh, std::span<const T> u, std::span<const T> v, const Marker* marker = nullptr,
           Backend backend = Backend::automatic);
+// inner_plus(u, v, axis) of host data.
 template <typename T>
 T inner_plus(const Mesh& mesh, std::span<const T> u, std::span<const T> v, int axis, const Marker* marker = nullptr,
              Backend backend = Backend::automatic);
+// norm_h(u) of host data.
 template <typename T>
 T norm_h(const Mesh& mesh, std::span<const T> u, const Marker* marker = nullptr, Backend backend = Backend::automatic);
 // One component per axis.
 template <typename T>
 T norm_plus(const Mesh& mesh, std::span<const std::span<const T>> components, const Marker* marker = nullptr,
             Backend backend = Backend::automatic);
+// h1_seminorm(u) of host data.
 template <typename T>
 T h1_seminorm(const Mesh& mesh, std::span<const T> u, const Marker* marker = nullptr,
               Backend backend = Backend::automatic);
+// h1_norm(u) of host data.
 template <typename T>
 T h1_norm(const Mesh& mesh, std::span<const T> u, const Marker* marker = nullptr, Backend backend = Backend::automatic);
+// max_norm(u) of host data (no mesh needed).
 template <typename T>
 T max_norm(std::span<const T> u, const Marker* marker = nullptr, Backend backend = Backend::automatic);
 
@@ -72,21 +81,27 @@ T max_norm(std::span<const T> u, const Marker* marker = nullptr, Backend backend
 template <typename T>
 T inner_h(const DeviceMesh<T>& mesh, const DeviceArray<T>& u, const DeviceArray<T>& v,
           const DeviceMarker* marker = nullptr, Stream stream = nullptr);
+// inner_plus(u, v, axis) of device data.
 template <typename T>
 T inner_plus(const DeviceMesh<T>& mesh, const DeviceArray<T>& u, const DeviceArray<T>& v, int axis,
              const DeviceMarker* marker = nullptr, Stream stream = nullptr);
+// norm_h(u) of device data.
 template <typename T>
 T norm_h(const DeviceMesh<T>& mesh, const DeviceArray<T>& u, const DeviceMarker* marker = nullptr,
          Stream stream = nullptr);
+// norm_plus of device data, one component per axis.
 template <typename T>
 T norm_plus(const DeviceMesh<T>& mesh, std::span<const DeviceArray<T>> components, const DeviceMarker* marker = nullptr,
             Stream stream = nullptr);
+// h1_seminorm(u) of device data.
 template <typename T>
 T h1_seminorm(const DeviceMesh<T>& mesh, const DeviceArray<T>& u, const DeviceMarker* marker = nullptr,
               Stream stream = nullptr);
+// h1_norm(u) of device data.
 template <typename T>
 T h1_norm(const DeviceMesh<T>& mesh, const DeviceArray<T>& u, const DeviceMarker* marker = nullptr,
           Stream stream = nullptr);
+// max_norm(u) of device data.
 template <typename T>
 T max_norm(const DeviceArray<T>& u, const DeviceMarker* marker = nullptr, Stream stream = nullptr);
 
@@ -94,18 +109,24 @@ T max_norm(const DeviceArray<T>& u, const DeviceMarker* marker = nullptr, Stream
 template <typename T>
 T inner_h(const GridFunction<T>& u, const GridFunction<T>& v, const Marker* marker = nullptr,
           Backend backend = Backend::automatic);
+// inner_plus(u, v, axis) of host grid functions.
 template <typename T>
 T inner_plus(const GridFunction<T>& u, const GridFunction<T>& v, int axis, const Marker* marker = nullptr,
              Backend backend = Backend::automatic);
+// norm_h(u) of a host grid function.
 template <typename T>
 T norm_h(const GridFunction<T>& u, const Marker* marker = nullptr, Backend backend = Backend::automatic);
+// norm_plus of host grid functions, one component per axis.
 template <typename T>
 T norm_plus(const std::vector<GridFunction<T>>& components, const Marker* marker = nullptr,
             Backend backend = Backend::automatic);
+// h1_seminorm(u) of a host grid function.
 template <typename T>
 T h1_seminorm(const GridFunction<T>& u, const Marker* marker = nullptr, Backend backend = Backend::automatic);
+// h1_norm(u) of a host grid function.
 template <typename T>
 T h1_norm(const GridFunction<T>& u, const Marker* marker = nullptr, Backend backend = Backend::automatic);
+// max_norm(u) of a host grid function.
 template <typename T>
 T max_norm(const GridFunction<T>& u, const Marker* marker = nullptr, Backend backend = Backend::automatic);
 
@@ -113,18 +134,23 @@ T max_norm(const GridFunction<T>& u, const Marker* marker = nullptr, Backend bac
 template <typename T>
 T inner_h(const DeviceMesh<T>& mesh, const DeviceGridFunction<T>& u, const DeviceGridFunction<T>& v,
           const DeviceMarker* marker = nullptr, Stream stream = nullptr);
+// inner_plus(u, v, axis) of device grid functions.
 template <typename T>
 T inner_plus(const DeviceMesh<T>& mesh, const DeviceGridFunction<T>& u, const DeviceGridFunction<T>& v, int axis,
              const DeviceMarker* marker = nullptr, Stream stream = nullptr);
+// norm_h(u) of a device grid function.
 template <typename T>
 T norm_h(const DeviceMesh<T>& mesh, const DeviceGridFunction<T>& u, const DeviceMarker* marker = nullptr,
          Stream stream = nullptr);
+// h1_seminorm(u) of a device grid function.
 template <typename T>
 T h1_seminorm(const DeviceMesh<T>& mesh, const DeviceGridFunction<T>& u, const DeviceMarker* marker = nullptr,
               Stream stream = nullptr);
+// h1_norm(u) of a device grid function.
 template <typename T>
 T h1_norm(const DeviceMesh<T>& mesh, const DeviceGridFunction<T>& u, const DeviceMarker* marker = nullptr,
           Stream stream = nullptr);
+// max_norm(u) of a device grid function.
 template <typename T>
 T max_norm(const DeviceGridFunction<T>& u, const DeviceMarker* marker = nullptr, Stream stream = nullptr);
 

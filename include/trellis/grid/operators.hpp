@@ -33,30 +33,36 @@ struct TestFunction;
 struct TrialTerm;
 struct TestTerm;
 
+// The elementary operators (see above).
 enum class AtomKind : std::uint8_t {
-  backward_difference,
-  forward_difference,
-  backward_jump,
-  forward_jump,
-  backward_average,
-  forward_average,
-  backward_shift,
-  forward_shift,
+  backward_difference,  // D-: (u_i - u_{i-1}) / h_i
+  forward_difference,   // D+: (u_{i+1} - u_i) / h_{i+1}
+  backward_jump,        // u_i - u_{i-1}
+  forward_jump,         // u_{i+1} - u_i
+  backward_average,     // M-: (u_i + u_{i-1}) / 2
+  forward_average,      // M+: (u_i + u_{i+1}) / 2
+  backward_shift,       // u_{i-1}
+  forward_shift,        // u_{i+1}
 };
 
+// An elementary operator along one axis.
 struct Atom {
-  AtomKind kind;
-  std::int8_t axis;
+  AtomKind kind;     // which operator
+  std::int8_t axis;  // the axis it acts along, 0 to dim - 1
+  // Equal when kind and axis are.
   bool operator==(const Atom&) const = default;
 };
 
+// A chain of atoms applied first to last; empty is the identity.
 class Operator {
  public:
   Operator() = default;  // the identity
+  // The single atom.
   explicit Operator(Atom atom) : atoms_{atom} {}
 
   // Atoms in the order they are applied.
   const std::vector<Atom>& atoms() const noexcept { return atoms_; }
+  // True for the identity (no atoms).
   bool is_identity() const noexcept { return atoms_.empty(); }
   // Throws UsageError when an atom's axis is not below dim.
   void check_axes(int dim) const;
@@ -65,29 +71,40 @@ class Operator {
 
   // In forms (form.hpp): op(u) and op(v). Defined in form.cpp.
   TrialTerm operator()(TrialFunction u) const;
+  // op(v) for a test function.
   TestTerm operator()(TestFunction v) const;
+  // Equal when the atoms are, in order.
   bool operator==(const Operator&) const = default;
 
  private:
   std::vector<Atom> atoms_;
 };
 
+// The identity operator.
 Operator identity();
+// D-: (u_i - u_{i-1}) / h_i along axis.
 Operator backward_difference(int axis);
+// D+: (u_{i+1} - u_i) / h_{i+1} along axis.
 Operator forward_difference(int axis);
+// u_i - u_{i-1} along axis.
 Operator backward_jump(int axis);
+// u_{i+1} - u_i along axis.
 Operator forward_jump(int axis);
+// M-: (u_i + u_{i-1}) / 2 along axis.
 Operator backward_average(int axis);
+// M+: (u_i + u_{i+1}) / 2 along axis.
 Operator forward_average(int axis);
+// u_{i-1} along axis.
 Operator backward_shift(int axis);
+// u_{i+1} along axis.
 Operator forward_shift(int axis);
 // compose(after, before)
 Operator compose(const Operator& after, const Operator& before);
 
 // One entry of an operator's stencil at a node: out[node] += weight * u[source].
 struct StencilEntry {
-  std::int32_t source;
-  double weight;
+  std::int32_t source;  // node whose value is read
+  double weight;        // its weight
 };
 
 // The stencil of op at node (entries with zero weight dropped, sources
@@ -99,9 +116,13 @@ std::vector<StencilEntry> stencil_at(const Mesh& mesh, const Operator& op, std::
 template <typename T>
 class DeviceMesh {
  public:
+  // Uploads mesh's spacings, converted to T, on stream.
   explicit DeviceMesh(const Mesh& mesh, Stream stream = nullptr);
+  // The host mesh.
   const Mesh& mesh() const noexcept { return mesh_; }
+  // Device array h_0 .. h_{N+1} of axis.
   const T* spacings(int axis) const { return spacings_[static_cast<std::size_t>(axis)].data(); }
+  // Device array hhalf_0 .. hhalf_N of axis.
   const T* half_spacings(int axis) const { return half_spacings_[static_cast<std::size_t>(axis)].data(); }
 
  private:

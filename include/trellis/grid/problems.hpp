@@ -26,7 +26,11 @@
 
 namespace trellis::grid {
 
-enum class MeshKind { uniform, nonuniform };
+// The meshes of a study: uniform, or seeded random non-uniform ones (Mesh1D::random).
+enum class MeshKind {
+  uniform,    // equal cells
+  nonuniform  // seeded random cells (Mesh1D::random)
+};
 // cg: the Krylov solver with Jacobi (CG; BiCGStab for convection-diffusion),
 // on any backend. mg: multigrid cycles alone; mgcg: the Krylov solver
 // preconditioned by one cycle (mgcg, or mg_bicgstab for convection-diffusion;
@@ -34,32 +38,43 @@ enum class MeshKind { uniform, nonuniform };
 // hierarchy is set up on the host and cycles on the device, and
 // mg_bicgstab iterates on the host); the heat example builds the hierarchy
 // once per mesh and refills it with every step's matrix.
-enum class LinearSolver { cg, mg, mgcg };
-enum class RhsProjection { automatic, nodal, cell_average };
-
-struct ProblemOptions {
-  int dim = 2;
-  std::int32_t cells = 8;  // cells per axis on the coarsest mesh
-  int levels = 4;          // meshes: cells, 2 cells, 4 cells, ...
-  MeshKind mesh = MeshKind::uniform;
-  std::uint64_t seed = 1;                        // of the non-uniform meshes
-  RhsProjection rhs = RhsProjection::automatic;  // automatic: see above
-  bool matrix_free = false;
-  Backend backend = Backend::automatic;
-  double tolerance = 1e-10;  // relative residual of the linear solves
-  LinearSolver solver = LinearSolver::cg;
-  MultigridOptions multigrid;  // for mg and mgcg
+enum class LinearSolver {
+  cg,   // Krylov solver with Jacobi
+  mg,   // multigrid cycles alone
+  mgcg  // Krylov solver preconditioned by a cycle
+};
+// The right-hand side's projection: nodal values R_h f, cell averages avg_h f, or automatic (see above).
+enum class RhsProjection {
+  automatic,    // nodal on uniform meshes, cell averages otherwise
+  nodal,        // R_h f: f at the nodes
+  cell_average  // avg_h f: cell averages
 };
 
+// What a convergence study solves and how.
+struct ProblemOptions {
+  int dim = 2;                                   // space dimension, 1 to 3
+  std::int32_t cells = 8;                        // cells per axis on the coarsest mesh
+  int levels = 4;                                // meshes: cells, 2 cells, 4 cells, ...
+  MeshKind mesh = MeshKind::uniform;             // uniform or non-uniform meshes
+  std::uint64_t seed = 1;                        // of the non-uniform meshes
+  RhsProjection rhs = RhsProjection::automatic;  // automatic: see above
+  bool matrix_free = false;                      // apply the form matrix-free instead of assembling it
+  Backend backend = Backend::automatic;          // where the fills and solves run
+  double tolerance = 1e-10;                      // relative residual of the linear solves
+  LinearSolver solver = LinearSolver::cg;        // the linear solver
+  MultigridOptions multigrid;                    // for mg and mgcg
+};
+
+// One mesh of a convergence study: its size, errors, observed orders and times.
 struct ConvergenceRow {
-  std::int32_t cells = 0;
-  std::int64_t unknowns = 0;
-  double h = 0;          // largest spacing
-  double error_h = 0;    // ||R_h u - u_h||_h
-  double error_h1 = 0;   // discrete H1 norm of R_h u - u_h
-  double error_max = 0;  // max norm
-  double order_h = 0;    // observed against the previous row (NaN on the first)
-  double order_h1 = 0;
+  std::int32_t cells = 0;       // cells per axis
+  std::int64_t unknowns = 0;    // unknowns (mesh nodes)
+  double h = 0;                 // largest spacing
+  double error_h = 0;           // ||R_h u - u_h||_h
+  double error_h1 = 0;          // discrete H1 norm of R_h u - u_h
+  double error_max = 0;         // max norm
+  double order_h = 0;           // observed against the previous row (NaN on the first)
+  double order_h1 = 0;          // the same for error_h1
   std::int64_t iterations = 0;  // solver iterations, cycles for mg (summed over time steps for heat)
   std::int32_t steps = 1;       // time steps
   double setup_seconds = 0;     // pattern and tables
@@ -68,22 +83,25 @@ struct ConvergenceRow {
   double hierarchy_seconds = 0;
 };
 
+// A convergence study: one row per mesh and the fitted orders.
 struct ConvergenceStudy {
-  std::string problem;
-  Backend backend = Backend::cpu;
-  std::vector<ConvergenceRow> rows;
-  double fitted_order_h = 0;  // least-squares slope of log error against log h
-  double fitted_order_h1 = 0;
+  std::string problem;               // the example's name
+  Backend backend = Backend::cpu;    // the backend that ran
+  std::vector<ConvergenceRow> rows;  // one row per mesh, coarsest first
+  double fitted_order_h = 0;         // least-squares slope of log error against log h
+  double fitted_order_h1 = 0;        // the same for error_h1
   // The finest mesh's solution and the exact values there (for --vtk).
   std::vector<double> solution;
-  std::vector<double> exact;
-  std::vector<Mesh1D> finest_axes;
+  std::vector<double> exact;        // exact solution at the finest mesh's nodes
+  std::vector<Mesh1D> finest_axes;  // the finest mesh's axes
 };
 
 // Throw UsageError on out-of-range options (dim, cells, levels, tolerance,
 // more than 2^31 unknowns).
 ConvergenceStudy poisson_study(const ProblemOptions& options);
+// The convection-diffusion example (see above); throws like poisson_study.
 ConvergenceStudy convection_diffusion_study(const ProblemOptions& options);
+// The heat example (see above); throws like poisson_study.
 ConvergenceStudy heat_study(const ProblemOptions& options);
 
 // The meshes a study uses: cells * 2^level cells per axis; non-uniform ones

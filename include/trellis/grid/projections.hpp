@@ -11,6 +11,7 @@
 
 namespace trellis::grid {
 
+// A function of a point of the domain (unused coordinates 0).
 using Function = std::function<double(const Point&)>;
 
 // R_h f: f at every node.

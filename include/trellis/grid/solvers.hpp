@@ -26,10 +26,11 @@
 
 namespace trellis::grid {
 
+// When a Krylov solve stops and how often a device solve reports.
 struct SolverOptions {
   // Converged when the recurrence residual ||r_k|| <= relative_tolerance * ||b||.
   double relative_tolerance = 1e-8;
-  std::int32_t max_iterations = 10000;
+  std::int32_t max_iterations = 10000;  // stop after this many iterations
   // cuda: iterations between host reads of the residual (each read is one
   // stream synchronisation). The device stops updating by itself once it has
   // converged, so this changes the time to notice, never the result. On
@@ -48,7 +49,7 @@ struct SolverOptions {
 
 // Why a solve ended.
 enum class SolverStop : std::int32_t {
-  converged = 1,
+  converged = 1,            // ||r_k|| <= relative_tolerance * ||b||
   zero_rhs,                 // b == 0: x = 0 without iterating (converged)
   max_iterations,           // ran out of iterations
   non_finite_input,         // b, or the initial residual b - A x0, holds NaN or infinity
@@ -61,10 +62,12 @@ enum class SolverStop : std::int32_t {
   interrupted,              // SolverOptions::progress returned false
 };
 
+// The stop's name, e.g. "converged" or "max_iterations".
 std::string_view to_string(SolverStop stop) noexcept;
 
+// How a solve went: convergence, iterations, residuals and why it stopped.
 struct SolveResult {
-  bool converged = false;
+  bool converged = false;       // stop is converged or zero_rhs
   std::int32_t iterations = 0;  // completed iterations (updates of x)
   double rhs_norm = 0;          // ||b||
   double initial_residual = 0;  // ||b - A x0||
@@ -72,17 +75,17 @@ struct SolveResult {
   // Recurrence residual norm per iteration; index 0 is the initial residual,
   // so iterations + 1 entries.
   std::vector<double> residual_history;
-  SolverStop stop = SolverStop::converged;
-  std::string stopped_because;  // stop in words, with the numbers that decided it
+  SolverStop stop = SolverStop::converged;  // why the iteration ended
+  std::string stopped_because;              // stop in words, with the numbers that decided it
 };
 
 // y = A x on host vectors of length size. diagonal holds A's diagonal for the
 // Jacobi preconditioner; empty means no preconditioner.
 template <typename T>
 struct HostLinearOperator {
-  std::int32_t size = 0;
-  std::function<void(std::span<const T> x, std::span<T> y)> apply;
-  std::vector<T> diagonal;
+  std::int32_t size = 0;                                            // rows and columns of A
+  std::function<void(std::span<const T> x, std::span<T> y)> apply;  // y = A x
+  std::vector<T> diagonal;                                          // A's diagonal, or empty for no preconditioner
 };
 
 // y = A x on device vectors of length size, enqueued on the stream given.
@@ -90,12 +93,16 @@ struct HostLinearOperator {
 // preconditioner; it must stay valid while the operator is used.
 template <typename T>
 struct DeviceLinearOperator {
-  std::int32_t size = 0;
-  std::function<void(const T* x, T* y, Stream stream)> apply;
-  const T* diagonal = nullptr;
+  std::int32_t size = 0;                                       // rows and columns of A
+  std::function<void(const T* x, T* y, Stream stream)> apply;  // y = A x, enqueued on stream
+  const T* diagonal = nullptr;                                 // A's diagonal on the device, or null
 };
 
-enum class Preconditioner { none, jacobi };
+// The preconditioner of a Krylov solve: none or Jacobi (A's diagonal).
+enum class Preconditioner {
+  none,   // no preconditioner
+  jacobi  // Jacobi: A's diagonal
+};
 
 // A square CSR matrix as a host operator: apply is grid::spmv on backend
 // (reference or cpu; automatic means cpu), the diagonal (duplicates summed)
@@ -112,8 +119,10 @@ HostLinearOperator<T> csr_operator(const CsrMatrix<T>& a, Preconditioner precond
 template <typename T>
 class DeviceCsrOperator {
  public:
+  // Wraps a; extracts its diagonal on stream when Jacobi is asked for.
   explicit DeviceCsrOperator(const DeviceCsr<T>& a, Preconditioner preconditioner = Preconditioner::jacobi,
                              Stream stream = nullptr);
+  // The operator, valid while this object and a live.
   const DeviceLinearOperator<T>& op() const noexcept { return op_; }
 
  private:
@@ -130,6 +139,7 @@ template <typename T>
 SolveResult cg(const HostLinearOperator<T>& op, std::type_identity_t<std::span<const T>> b,
                std::type_identity_t<std::span<T>> x, const SolverOptions& options = {}, Backend backend = Backend::cpu);
 
+// BiCGStab on host vectors; as cg otherwise.
 template <typename T>
 SolveResult bicgstab(const HostLinearOperator<T>& op, std::type_identity_t<std::span<const T>> b,
                      std::type_identity_t<std::span<T>> x, const SolverOptions& options = {},
@@ -152,6 +162,7 @@ template <typename T>
 SolveResult cg(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b, DeviceArray<T>& x,
                const SolverOptions& options = {}, Stream stream = nullptr);
 
+// BiCGStab on device vectors; as the device cg otherwise.
 template <typename T>
 SolveResult bicgstab(const DeviceLinearOperator<T>& op, const DeviceArray<T>& b, DeviceArray<T>& x,
                      const SolverOptions& options = {}, Stream stream = nullptr);
@@ -164,6 +175,7 @@ template <typename T>
 SolveResult cg(const DeviceLinearOperator<T>& op, const T* b, T* x, const SolverOptions& options = {},
                Stream stream = nullptr);
 
+// BiCGStab on device memory the caller owns; as the cg above otherwise.
 template <typename T>
 SolveResult bicgstab(const DeviceLinearOperator<T>& op, const T* b, T* x, const SolverOptions& options = {},
                      Stream stream = nullptr);

@@ -19,32 +19,46 @@
 #include <string>
 #include <vector>
 
+// PCB autorouting: boards and their files, the router, the design-rule check and rendering.
 namespace trellis::route {
 
 using Coord = std::int64_t;  // nanometres
 
+// Nanometres in a millimetre.
 inline constexpr Coord kNanometresPerMillimetre = 1'000'000;
 
 // A length in millimetres, for reports.
 inline double millimetres(double nanometres) { return nanometres / static_cast<double>(kNanometresPerMillimetre); }
 
+// A point in board coordinates (nanometres, y up).
 struct Point {
-  Coord x = 0;
-  Coord y = 0;
+  Coord x = 0;  // nanometres, to the right
+  Coord y = 0;  // nanometres, up
+  // Equal when both coordinates are.
   friend bool operator==(const Point&, const Point&) = default;
 };
 
 // Axis-aligned box, both corners inclusive. An empty box has min > max.
 struct Box {
-  Point min{std::numeric_limits<Coord>::max(), std::numeric_limits<Coord>::max()};
-  Point max{std::numeric_limits<Coord>::min(), std::numeric_limits<Coord>::min()};
+  Point min{std::numeric_limits<Coord>::max(), std::numeric_limits<Coord>::max()};  // lower-left corner
+  Point max{std::numeric_limits<Coord>::min(), std::numeric_limits<Coord>::min()};  // upper-right corner
+  // True when the box holds no point (min > max on an axis).
   bool empty() const noexcept { return min.x > max.x || min.y > max.y; }
+  // True when p lies in the box or on its edge.
   bool contains(Point p) const noexcept { return p.x >= min.x && p.x <= max.x && p.y >= min.y && p.y <= max.y; }
+  // Grows the box to hold p.
   void include(Point p) noexcept;
+  // Grows the box to hold other.
   void include(const Box& other) noexcept;
 };
 
-enum class ShapeKind { circle, rect, polygon, path };
+// The kinds of Shape (see Shape for what each holds).
+enum class ShapeKind {
+  circle,   // width = diameter, points = {centre}
+  rect,     // points = {lower-left, upper-right}
+  polygon,  // points = vertices, width = aperture
+  path      // points = centre line, width = trace width
+};
 
 // One outline. What `width` and `points` hold depends on the kind:
 //   circle:  width = diameter, points = {centre}
@@ -53,24 +67,35 @@ enum class ShapeKind { circle, rect, polygon, path };
 //            (files often repeat the first vertex at the end)
 //   path:    width = trace width, points = centre line (one point: a dot)
 struct Shape {
-  ShapeKind kind = ShapeKind::circle;
-  Coord width = 0;
-  std::vector<Point> points;
+  ShapeKind kind = ShapeKind::circle;  // what the outline is
+  Coord width = 0;                     // diameter, aperture or trace width, by kind
+  std::vector<Point> points;           // centre, corners, vertices or centre line, by kind
 };
 
 // The box a shape covers, including half the width of paths and polygons'
 // apertures and the radius of circles.
 Box bounding_box(const Shape& shape);
 
-enum class LayerType { signal, power, mixed, jumper };
+// A layer's use: signal routing, a power plane, both, or jumpers.
+enum class LayerType {
+  signal,  // routed on
+  power,   // a plane, not routed on
+  mixed,   // a plane that is routed on too
+  jumper   // jumper wires
+};
 // The way a layer's wires should mostly run (Specctra's (direction ...)).
-enum class LayerDirection { any, horizontal, vertical };
+enum class LayerDirection {
+  any,         // no preference
+  horizontal,  // along x
+  vertical     // along y
+};
 
+// One layer of the stack.
 struct Layer {
-  std::string name;
-  LayerType type = LayerType::signal;
-  int index = 0;  // position in the stack, 0 = front (the order the file lists them)
-  LayerDirection direction = LayerDirection::any;
+  std::string name;                                // the file's layer name, e.g. "F.Cu"
+  LayerType type = LayerType::signal;              // what the layer is used for
+  int index = 0;                                   // position in the stack, 0 = front (the order the file lists them)
+  LayerDirection direction = LayerDirection::any;  // preferred wiring direction
   // What Specctra files call the layer where that is not `name`: a KiCad
   // layer's user name ("top_layer" for F.Cu), as KiCad's DSN export and
   // session import name it.
@@ -79,55 +104,67 @@ struct Layer {
 
 // A shape on one layer (an index into Board::layers).
 struct LayerShape {
-  int layer = 0;
-  Shape shape;
+  int layer = 0;  // index into Board::layers
+  Shape shape;    // the shape on that layer
 };
 
+// Keepout::layer of a keepout on every layer.
 inline constexpr int kAllLayers = -1;
 
-enum class KeepoutKind { keepout, via_keepout, wire_keepout };
+// What a keepout forbids: everything, vias only, or wires only.
+enum class KeepoutKind {
+  keepout,      // no wires and no vias
+  via_keepout,  // no vias
+  wire_keepout  // no wires
+};
 
+// An area that wiring must avoid, on one layer or all.
 struct Keepout {
-  KeepoutKind kind = KeepoutKind::keepout;
-  std::string name;
-  int layer = kAllLayers;  // a layer index or kAllLayers
-  Shape shape;
+  KeepoutKind kind = KeepoutKind::keepout;  // what it forbids
+  std::string name;                         // the file's name for it (may be empty)
+  int layer = kAllLayers;                   // a layer index or kAllLayers
+  Shape shape;                              // the area
 };
 
 // Copper that belongs to no net: text and drawings on a copper layer. It
 // connects nothing, and every net's copper keeps its clearance from it.
 struct CopperGraphic {
-  std::string description;  // what and where, for reports: "text 'VCC ON' (line 3533)"
-  int layer = 0;
+  std::string description;    // what and where, for reports: "text 'VCC ON' (line 3533)"
+  int layer = 0;              // index into Board::layers
   std::vector<Shape> shapes;  // filled together (a text: one box per glyph)
 };
 
 // How a pour joins its own net's pads (KiCad's connect_pads): not at all,
 // by thermal spokes across a gap, merged whole, or spokes to through-hole
 // pads only.
-enum class PadConnection { none, thermal, solid, thru_hole_only };
+enum class PadConnection {
+  none,           // not joined
+  thermal,        // joined by thermal spokes across a gap
+  solid,          // merged whole
+  thru_hole_only  // spokes to through-hole pads only
+};
 
 // What decides a pour's filled copper, where the file says it (KiCad
 // zones): the fill is the outline less other nets' copper grown by the
 // clearance, less what is thinner than min_thickness; own-net pads join
 // it as `pads` says.
 struct PourRules {
-  PadConnection pads = PadConnection::thermal;
-  Coord clearance = 0;  // from other nets' copper (the zone's own; net classes may ask more)
-  Coord min_thickness = 0;
-  Coord thermal_gap = 0;
-  Coord thermal_bridge_width = 0;  // spoke width
-  int priority = 0;                // a higher priority zone's fill is cut out of lower ones
-  Coord corner_radius = 0;         // outline corners smoothed (fillet or chamfer) by this much
-  bool hatched = false;            // a grid of copper, not a solid fill
+  PadConnection pads = PadConnection::thermal;  // how own-net pads join the fill
+  Coord clearance = 0;                          // from other nets' copper (the zone's own; net classes may ask more)
+  Coord min_thickness = 0;                      // thinner copper is removed from the fill
+  Coord thermal_gap = 0;                        // gap around own-net pads joined by spokes
+  Coord thermal_bridge_width = 0;               // spoke width
+  int priority = 0;                             // a higher priority zone's fill is cut out of lower ones
+  Coord corner_radius = 0;                      // outline corners smoothed (fillet or chamfer) by this much
+  bool hatched = false;                         // a grid of copper, not a solid fill
 };
 
 // A copper pour connected to a net.
 struct Plane {
-  std::string net_name;
-  int net = -1;  // index into Board::nets, -1 when no net of that name has pins
-  int layer = 0;
-  Shape shape;
+  std::string net_name;  // the net's name as the file gives it
+  int net = -1;          // index into Board::nets, -1 when no net of that name has pins
+  int layer = 0;         // index into Board::layers
+  Shape shape;           // the pour's outline
   // The fill rules when the file gives them (KiCad); a Specctra plane has
   // none, and its outline is taken as its copper.
   std::optional<PourRules> pour = std::nullopt;
@@ -136,10 +173,11 @@ struct Plane {
 // A clearance that applies between particular kinds of objects, such as
 // "smd_smd" (pad to pad of surface-mount pads) or "default_smd".
 struct TypedClearance {
-  std::string type;
-  Coord value = 0;
+  std::string type;  // the kinds of objects, e.g. "smd_smd"
+  Coord value = 0;   // the clearance
 };
 
+// Wire width and clearances, of the board, a net class or a net; empty fields are not set.
 struct Rules {
   std::optional<Coord> width;      // wire width
   std::optional<Coord> clearance;  // the default clearance
@@ -147,22 +185,24 @@ struct Rules {
   // at its full width (Specctra's neck_down_width; KiCad's minimum track
   // width).
   std::optional<Coord> neck_down_width;
-  std::vector<TypedClearance> typed_clearances;
+  std::vector<TypedClearance> typed_clearances;  // clearances between particular kinds of objects
 
   // The typed clearance when given, else the default clearance.
   std::optional<Coord> clearance_for(const std::string& type) const;
 };
 
+// A pad definition: copper per layer, used by pins and vias.
 struct Padstack {
-  std::string name;
+  std::string name;  // the padstack's name in the file
   // Copper per layer; the file's layer wildcards ("signal", "*") are expanded
   // to one entry per matching layer.
   std::vector<LayerShape> shapes;
   bool attach_allowed = true;  // (attach off): no via may sit on this pad
 };
 
+// A pin of an image: a padstack placed relative to the image origin.
 struct ImagePin {
-  std::string name;
+  std::string name;                               // the pin's name, e.g. "1" or "A3"
   int padstack = 0;                               // index into Board::padstacks
   Point offset;                                   // relative to the image origin
   double rotation = 0;                            // degrees, counter-clockwise, applied to the padstack
@@ -170,93 +210,109 @@ struct ImagePin {
   // How pours join this pad where the pad or its footprint says (KiCad's
   // zone_connect), instead of the zone's rule; and its own thermal gap.
   std::optional<PadConnection> zone_connection = std::nullopt;
-  std::optional<Coord> thermal_gap = std::nullopt;
+  std::optional<Coord> thermal_gap = std::nullopt;  // the pad's own thermal gap, when it sets one
 };
 
 // A footprint: pins and keepouts relative to its origin, as if placed on the
 // front side without rotation. Silkscreen outlines are not kept.
 struct Image {
-  std::string name;
-  std::vector<ImagePin> pins;
-  std::vector<Keepout> keepouts;
+  std::string name;               // the footprint's name
+  std::vector<ImagePin> pins;     // its pins
+  std::vector<Keepout> keepouts;  // its keepouts, relative to the origin
 };
 
-enum class Side { front, back };
+// The side of the board a component is placed on.
+enum class Side {
+  front,  // the front (first) layer's side
+  back    // mirrored onto the back
+};
 
 // A placed component. On the back side the image is mirrored (x -> -x) and
 // its layers flipped (layer i -> layer count - 1 - i) before the rotation.
 struct Component {
-  std::string reference;
-  int image = 0;  // index into Board::images
-  Point position;
-  Side side = Side::front;
-  double rotation = 0;  // degrees, counter-clockwise
+  std::string reference;    // reference designator, e.g. "U3"
+  int image = 0;            // index into Board::images
+  Point position;           // where the image origin lands
+  Side side = Side::front;  // front or back
+  double rotation = 0;      // degrees, counter-clockwise
   std::optional<Coord> clearance =
       std::nullopt;  // its pads' clearance where a pad sets none (KiCad's footprint override)
 };
 
+// A pin of a placed component.
 struct PinRef {
   int component = 0;  // index into Board::components
   int pin = 0;        // index into that component's image's pins
+  // Equal when component and pin are.
   friend bool operator==(const PinRef&, const PinRef&) = default;
 };
 
+// A net: the pins it must connect.
 struct Net {
-  std::string name;
-  std::vector<PinRef> pins;
-  Rules rules;  // rules given on the net itself
+  std::string name;          // the net's name
+  std::vector<PinRef> pins;  // its pins
+  Rules rules;               // rules given on the net itself
 };
 
+// A net class: rules and vias shared by a set of nets.
 struct NetClass {
-  std::string name;
+  std::string name;       // the class's name
   std::vector<int> nets;  // indices into Board::nets
-  Rules rules;
+  Rules rules;            // rules of the class's nets
   std::vector<int> vias;  // padstack indices the class may use
 };
 
 // How existing wiring may be treated; a router keeps all of it in place.
-enum class WiringType { normal, route, fix, protect };
+enum class WiringType {
+  normal,  // Specctra's normal: may be changed
+  route,   // Specctra's route: routed wiring, may be changed
+  fix,     // Specctra's fix: not to be moved
+  protect  // Specctra's protect: not to be changed
+};
 
+// A piece of existing wiring on one layer.
 struct Wire {
-  int layer = 0;
-  Shape shape;   // a path (trace) or, rarely, a polygon
-  int net = -1;  // -1: no net given
-  WiringType type = WiringType::normal;
+  int layer = 0;                         // index into Board::layers
+  Shape shape;                           // a path (trace) or, rarely, a polygon
+  int net = -1;                          // -1: no net given
+  WiringType type = WiringType::normal;  // how the wiring may be treated
 };
 
+// A placed via.
 struct Via {
-  int padstack = 0;
-  Point position;
-  int net = -1;
-  WiringType type = WiringType::normal;
+  int padstack = 0;                      // index into Board::padstacks
+  Point position;                        // its centre
+  int net = -1;                          // index into Board::nets, -1: no net given
+  WiringType type = WiringType::normal;  // how the via may be treated
 };
 
+// Everything read from a board file, names resolved to indices.
 struct Board {
-  std::string name;
+  std::string name;  // the board's name in the file
   // The file's resolution, e.g. "um" and 10 (tenths of a micrometre): what a
   // session file written back should use.
   std::string resolution_unit;
-  double resolution_per_unit = 0;
+  double resolution_per_unit = 0;  // file units per unit of resolution_unit
 
-  std::vector<Layer> layers;
-  std::vector<Shape> boundary;  // the outline; the first one is the board edge
-  std::vector<Keepout> keepouts;
-  std::vector<CopperGraphic> copper_graphics;
-  std::vector<Plane> planes;
+  std::vector<Layer> layers;                   // the layer stack, front first
+  std::vector<Shape> boundary;                 // the outline; the first one is the board edge
+  std::vector<Keepout> keepouts;               // board-level keepouts
+  std::vector<CopperGraphic> copper_graphics;  // copper that belongs to no net
+  std::vector<Plane> planes;                   // copper pours
   // Rule areas that forbid pours only (tracks and vias may pass): what
   // zone fills keep out of, on their layer or every layer.
   std::vector<Keepout> pour_keepouts;
   std::vector<int> via_padstacks;  // padstacks that vias may use
-  Rules rules;
+  Rules rules;                     // board-level rules
 
-  std::vector<Padstack> padstacks;
-  std::vector<Image> images;
-  std::vector<Component> components;
-  std::vector<Net> nets;
-  std::vector<NetClass> classes;
+  std::vector<Padstack> padstacks;    // pad definitions
+  std::vector<Image> images;          // footprints
+  std::vector<Component> components;  // placed components
+  std::vector<Net> nets;              // nets
+  std::vector<NetClass> classes;      // net classes
 
-  std::vector<Wire> wires;
-  std::vector<Via> vias;
+  std::vector<Wire> wires;  // existing wires
+  std::vector<Via> vias;    // existing vias
 
   // What the reader accepted but a user may want to know, one line each
   // ("FILE:LINE: ..."), such as unconnected pads outside the outline.
@@ -280,10 +336,10 @@ std::optional<Coord> pin_clearance_override(const Board& board, const PinRef& pi
 
 // The copper of one pin on one layer, in board coordinates.
 struct PinCopper {
-  PinRef pin;
-  int layer = 0;
-  int net = -1;  // -1: the pin belongs to no net
-  Shape shape;
+  PinRef pin;     // the pin
+  int layer = 0;  // index into Board::layers
+  int net = -1;   // -1: the pin belongs to no net
+  Shape shape;    // the copper, in board coordinates
 };
 
 // Every pin's copper on every layer its padstack covers, component by

@@ -59,33 +59,54 @@ namespace trellis::route {
 // Distances within this many nanometres of the rule pass.
 inline constexpr double kDistanceTolerance = 0.5;
 
-enum class DrcObjectKind { pad, wire, via, graphic, keepout, outline };
+// The kinds of object a violation involves.
+enum class DrcObjectKind {
+  pad,      // a pin's copper
+  wire,     // a wire
+  via,      // a via
+  graphic,  // copper text or a drawing
+  keepout,  // a keepout
+  outline   // the board outline
+};
 
+// One object of a violation, named for reports.
 struct DrcObject {
-  DrcObjectKind kind = DrcObjectKind::pad;
+  DrcObjectKind kind = DrcObjectKind::pad;  // what the object is
   int index = -1;  // position in its list: pin_copper(board), the wires, the vias, Board::copper_graphics, the keepouts
   int net = -1;    // index into Board::nets, -1 when none
   PinRef pin;      // pads only
-  std::string name;  // "U3-7", "wire 12", "via 4", "text 'VCC ON' (line 3533)", "keepout K1", "outline"
-  std::string net_name;
+  std::string name;      // "U3-7", "wire 12", "via 4", "text 'VCC ON' (line 3533)", "keepout K1", "outline"
+  std::string net_name;  // the net's name, empty when none
 };
 
 // `graphic`: copper against text or a drawing on a copper layer.
-enum class ViolationKind { pad_pad, pad_wire, pad_via, wire_wire, wire_via, via_via, graphic, keepout, outline };
+enum class ViolationKind {
+  pad_pad,    // pad against pad
+  pad_wire,   // pad against wire
+  pad_via,    // pad against via
+  wire_wire,  // wire against wire
+  wire_via,   // wire against via
+  via_via,    // via against via
+  graphic,    // copper against text or a drawing
+  keepout,    // copper in a keepout
+  outline     // copper outside the outline or too close to its edge
+};
 
+// Two objects closer than the rules allow, or copper outside the outline or in a keepout.
 struct Violation {
-  ViolationKind kind = ViolationKind::pad_pad;
-  int layer = 0;
-  Point position;  // where the two come closest (midpoint of the closest points)
-  DrcObject first;
-  DrcObject second;
+  ViolationKind kind = ViolationKind::pad_pad;  // which objects conflict
+  int layer = 0;                                // index into Board::layers
+  Point position;                               // where the two come closest (midpoint of the closest points)
+  DrcObject first;                              // one object
+  DrcObject second;                             // the other object
   double measured = 0;  // nanometres between the copper; 0 when they overlap, negative outside the outline
   Coord required = 0;   // nanometres the rules ask for
 };
 
+// A net whose pins its copper leaves in more than one group.
 struct UnconnectedNet {
-  int net = 0;
-  std::string name;
+  int net = 0;                              // index into Board::nets
+  std::string name;                         // the net's name
   std::vector<std::vector<PinRef>> groups;  // pins joined by copper, largest group first
 };
 
@@ -122,9 +143,9 @@ struct UnconnectedNet {
 // connections: a connection listed is one KiCad's refill makes, a
 // connection not listed may be made all the same.
 struct PourIsland {
-  int plane = 0;  // index into Board::planes
-  int net = 0;
-  int layer = 0;
+  int plane = 0;             // index into Board::planes
+  int net = 0;               // index into Board::nets
+  int layer = 0;             // index into Board::layers
   std::vector<PinRef> pins;  // pads it reaches
   std::vector<int> wires;    // indices of the wires it reaches
   std::vector<int> vias;     // indices of the vias it reaches
@@ -134,16 +155,17 @@ struct PourIsland {
 // wire or via, plane by plane, in raster order within a plane.
 std::vector<PourIsland> pour_islands(const Board& board, const RoutedCopper& routed);
 
+// The result of a design-rule check: violations, unconnected nets and counts.
 struct DrcReport {
-  std::vector<Violation> routing;          // involving wires or vias
-  std::vector<Violation> input_conflicts;  // pads against pads or the outline
-  std::vector<UnconnectedNet> unconnected;
-  std::vector<PourIsland> pours;  // what the pours connect (pour_islands), two pads or more each
-  std::size_t nets_checked = 0;   // nets with two or more pins
-  std::size_t pads = 0;           // pad shapes (one per pin and layer)
-  std::size_t wires = 0;
-  std::size_t vias = 0;
-  double seconds = 0;
+  std::vector<Violation> routing;           // involving wires or vias
+  std::vector<Violation> input_conflicts;   // pads against pads or the outline
+  std::vector<UnconnectedNet> unconnected;  // nets whose pins fall into more than one group
+  std::vector<PourIsland> pours;            // what the pours connect (pour_islands), two pads or more each
+  std::size_t nets_checked = 0;             // nets with two or more pins
+  std::size_t pads = 0;                     // pad shapes (one per pin and layer)
+  std::size_t wires = 0;                    // wires checked
+  std::size_t vias = 0;                     // vias checked
+  double seconds = 0;                       // wall time of the check
 };
 
 // Checks the routed copper against the board's pads, keepouts, outline and
@@ -153,7 +175,9 @@ DrcReport check_design_rules(const Board& board, const RoutedCopper& routed);
 // Checks the board's own wiring.
 DrcReport check_design_rules(const Board& board);
 
+// The kind's name in reports, e.g. "pad-wire".
 const char* to_string(ViolationKind kind);
+// The kind's name in reports, e.g. "pad" or "wire".
 const char* to_string(DrcObjectKind kind);
 
 // "REF-PIN" as a DSN file names the pin.

@@ -48,6 +48,7 @@ Board read_dsn_file(const std::filesystem::path& path);
 
 // Reads DSN text; `name` is what messages call the input.
 Board read_dsn(std::string_view text, const std::string& name);
+// Reads DSN text from a stream; `name` is what messages call the input.
 Board read_dsn(std::istream& in, const std::string& name);
 
 }  // namespace trellis::route

@@ -93,8 +93,8 @@ Board read_kicad_pcb(const std::filesystem::path& path);
 
 // The project file's text, for reading from memory.
 struct KicadProject {
-  std::string_view text;
-  std::string name;  // what messages call it
+  std::string_view text;  // the .kicad_pro text
+  std::string name;       // what messages call it
 };
 
 // Reads .kicad_pcb text; `name` is what messages call it. Without a

@@ -26,9 +26,10 @@
 
 namespace trellis::route {
 
+// How a board is drawn.
 struct RenderOptions {
   double pixels_per_millimetre = 20;  // must be positive; pictures are at most 32767 pixels a side
-  bool show_pads = true;
+  bool show_pads = true;              // draw pads
 };
 
 // The picture as SVG text. Throws UsageError for a non-positive scale or a

@@ -11,8 +11,8 @@ namespace trellis::route {
 
 // Wires and vias (the board's own wiring until the router writes its own).
 struct RoutedCopper {
-  std::vector<Wire> wires;
-  std::vector<Via> vias;
+  std::vector<Wire> wires;  // the wires, in the board's units and indices
+  std::vector<Via> vias;    // the vias
 };
 
 // Throws UsageError when the copper names a layer, net or padstack the board

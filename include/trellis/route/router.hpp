@@ -114,20 +114,26 @@
 
 namespace trellis::route {
 
-enum class LayerDirections { from_board, alternate, none };
+// Where a layer's preferred direction comes from: the board, alternating from the front layer, or nowhere.
+enum class LayerDirections {
+  from_board,  // the board's (direction ...) per layer
+  alternate,   // horizontal and vertical alternating from the front layer
+  none         // no preferred directions
+};
 
+// What route_board() does and on which backend (see above for the terms).
 struct RouterOptions {
-  Backend backend = Backend::automatic;
-  std::optional<Coord> pitch;  // lattice pitch; empty: the smallest wire width + clearance
-  int max_iterations = 50;
-  double first_present_factor = 0;
-  double present_factor = 0.5;
-  double present_factor_growth = 1.3;
-  double present_factor_max = 1000;
-  double history_factor = 1;
-  double via_cost = 10;  // a via costs as much as this many grid steps
-  int box_margin = 10;   // grid steps around a connection's pins
-  int batch_size = 64;   // nets searched together (at most)
+  Backend backend = Backend::automatic;  // automatic routes on cpu (see Backends)
+  std::optional<Coord> pitch;            // lattice pitch; empty: the smallest wire width + clearance
+  int max_iterations = 50;               // most negotiation iterations
+  double first_present_factor = 0;       // pres_fac of the first iteration
+  double present_factor = 0.5;           // pres_fac of the second iteration
+  double present_factor_growth = 1.3;    // pres_fac's factor per later iteration
+  double present_factor_max = 1000;      // largest pres_fac
+  double history_factor = 1;             // acc_fac: history added per unit of overuse
+  double via_cost = 10;                  // a via costs as much as this many grid steps
+  int box_margin = 10;                   // grid steps around a connection's pins
+  int batch_size = 64;                   // nets searched together (at most)
   // After the first iteration a batch holds only nets whose reaches do not
   // overlap, so routing them at once gives what routing them one by one
   // would (0). Otherwise the next concurrent_nets nets in routing order
@@ -140,14 +146,14 @@ struct RouterOptions {
   // every overuse_per_concurrent_net nodes overused after the one before,
   // at most concurrent_nets (fewer than two: reaches apart, as by default).
   bool concurrency_follows_overuse = false;
-  int overuse_per_concurrent_net = 8;
-  bool miter_corners = true;  // cut right-angle corners at 45 degrees where the clearance allows
+  int overuse_per_concurrent_net = 8;  // nodes overused per net sharing a batch
+  bool miter_corners = true;           // cut right-angle corners at 45 degrees where the clearance allows
   // Preferred directions: the board's (Specctra's (direction ...) per layer),
   // horizontal and vertical alternating from the front layer whatever the
   // board says, or none. A grid step against its layer's direction costs
   // against_direction_cost grid steps instead of one.
   LayerDirections layer_directions = LayerDirections::from_board;
-  double against_direction_cost = 2;
+  double against_direction_cost = 2;  // grid steps a step against the layer's direction costs
   // A grid node on a layer inside the outline of another net's copper pour
   // (a zone with fill rules) costs this many grid steps more: wires cut
   // pours into islands, so other nets go round them or take another layer
@@ -184,18 +190,19 @@ inline constexpr Coord kDefaultNeckDownWidth = 150'000;
 
 // One PathFinder iteration.
 struct RouteIteration {
-  int iteration = 0;  // 1-based, on the lattice of this pitch
-  Coord pitch = 0;
+  int iteration = 0;                     // 1-based, on the lattice of this pitch
+  Coord pitch = 0;                       // grid pitch of the lattice routed on
   std::size_t nets_routed = 0;           // nets (re)routed in this iteration
   std::size_t connections_searched = 0;  // path searches run, one connection of a net each
   std::size_t overused_nodes = 0;        // after it
   std::size_t failed_connections = 0;    // searches that found no path even with the widest box
-  double present_factor = 0;
-  double seconds = 0;
+  double present_factor = 0;             // pres_fac of this iteration
+  double seconds = 0;                    // wall time of the iteration
 };
 
+// Size of the routing lattice routed on.
 struct LatticeSummary {
-  Coord pitch = 0;
+  Coord pitch = 0;                    // grid pitch
   int columns = 0;                    // grid points along x
   int rows = 0;                       // grid points along y
   int layers = 0;                     // signal layers routed on
@@ -204,25 +211,27 @@ struct LatticeSummary {
   std::size_t usable_grid_nodes = 0;  // grid nodes some net may use
 };
 
+// What route_board() returns: the new copper, the iterations, and what is left unrouted.
 struct RouteResult {
-  RoutedCopper copper;  // the router's wires and vias (the board's own wiring not repeated)
-  std::vector<RouteIteration> iterations;
-  LatticeSummary lattice;
-  std::size_t nets_to_route = 0;   // nets with two or more pins
-  std::vector<int> unrouted_nets;  // nets (Board::nets indices) left without a complete tree
-  std::size_t overused_nodes = 0;  // at the end; 0 when the routing converged
-  bool converged = false;          // zero overuse and every net complete
-  Coord wire_length = 0;           // total centre-line length of the new wires (nm)
-  std::size_t via_count = 0;
-  std::size_t mitred_corners = 0;  // right-angle corners cut at 45 degrees
+  RoutedCopper copper;                     // the router's wires and vias (the board's own wiring not repeated)
+  std::vector<RouteIteration> iterations;  // one entry per negotiation iteration
+  LatticeSummary lattice;                  // the lattice of the routing kept
+  std::size_t nets_to_route = 0;           // nets with two or more pins
+  std::vector<int> unrouted_nets;          // nets (Board::nets indices) left without a complete tree
+  std::size_t overused_nodes = 0;          // at the end; 0 when the routing converged
+  bool converged = false;                  // zero overuse and every net complete
+  Coord wire_length = 0;                   // total centre-line length of the new wires (nm)
+  std::size_t via_count = 0;               // number of new vias
+  std::size_t mitred_corners = 0;          // right-angle corners cut at 45 degrees
   // Pads joined by their net's copper pour once KiCad refills it, with
   // this copper in place (pour_islands; islands reaching two pads or
   // more): connections the router left to the pours.
   std::vector<PourIsland> pour_joins;
   std::vector<std::string> warnings;  // pins no wire of their net can reach, and the like
-  double seconds = 0;                 // lattice, negotiation and geometry together (both routings
-                                      // where a finer pitch was tried)
-  Backend backend = Backend::reference;
+  // Wall time of the lattice, negotiation and geometry together (both
+  // routings where a finer pitch was tried).
+  double seconds = 0;
+  Backend backend = Backend::reference;  // the backend that ran the searches
 };
 
 // Called after every iteration (for a progress line).
