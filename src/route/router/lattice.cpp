@@ -17,6 +17,11 @@
 namespace trellis::route::router_detail {
 namespace {
 
+// How far (in pitches beyond the pad) a necked-down stub may run to reach
+// a grid node its net's full width can use: past the crowded ring of
+// neighbouring pads' claims around a fine-pitch part.
+constexpr double kNeckReach = 6;
+
 using geometry::ClearanceRules;
 using geometry::ClearanceType;
 using geometry::Primitive;
@@ -714,7 +719,7 @@ class Builder {
     std::vector<Coord> tried_width(pins, 0);
     lattice_.pin_off_every_lattice.assign(board_.nets.size(), 0);
     // The stubs of pad node pad_base + i for wires `width` wide.
-    const auto add_pad_stubs = [&](std::size_t i, Coord width) {
+    const auto add_pad_stubs = [&](std::size_t i, Coord width, double reach) {
       const PinCopper& pad = *pad_shapes_[i];
       const int pad_node = lattice_.pad_base + static_cast<int>(i);
       const auto pin = static_cast<std::size_t>(pad_pin_index_[i]);
@@ -764,7 +769,7 @@ class Builder {
       }
       if (!centre_clear[pin]) centre_clear[pin] = clear(std::nullopt, centre);
       bool straight = false;
-      for_grid_points_near(around, 1.5 * static_cast<double>(lattice_.pitch), [&](int r, int c) {
+      for_grid_points_near(around, reach * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c) || !clear(std::nullopt, grid_point(r, c))) return;
         add_stub(r, c, std::nullopt);
         straight = true;
@@ -772,7 +777,7 @@ class Builder {
       if (straight) return;
       // Fine-pitch pads often have no straight way out between their
       // neighbours: leave along the pad's axis first, then turn.
-      for_grid_points_near(around, 2.5 * static_cast<double>(lattice_.pitch), [&](int r, int c) {
+      for_grid_points_near(around, (reach + 1) * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c)) return;
         const Point end = grid_point(r, c);
         for (const Point bend : {Point{end.x, centre.y}, Point{centre.x, end.y}}) {
@@ -786,7 +791,7 @@ class Builder {
       const int net = pad_shapes_[i]->net;
       return lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
     };
-    for (std::size_t i = 0; i < pad_shapes_.size(); ++i) add_pad_stubs(i, group_of_pad(i).width);
+    for (std::size_t i = 0; i < pad_shapes_.size(); ++i) add_pad_stubs(i, group_of_pad(i).width, 1.5);
     // Neck-down: a pin that no wire of its net's width can leave gets
     // narrower stubs on all its pads; the stubs of the other pins stay as
     // they are (and keep their node numbers).
@@ -796,7 +801,7 @@ class Builder {
       if (reachable_at_full_width[static_cast<std::size_t>(pad_pin_index_[i])] || group.neck_width >= group.width) {
         continue;
       }
-      add_pad_stubs(i, group.neck_width);
+      add_pad_stubs(i, group.neck_width, kNeckReach);
     }
     // Stub nodes: their net's alone, placed at their grid node.
     for (std::size_t i = 0; i < lattice_.stubs.size(); ++i) {
