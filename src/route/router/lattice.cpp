@@ -718,8 +718,9 @@ class Builder {
     std::vector<bool> centre_clear(pins, false);
     std::vector<Coord> tried_width(pins, 0);
     lattice_.pin_off_every_lattice.assign(board_.nets.size(), 0);
-    // The stubs of pad node pad_base + i for wires `width` wide.
-    const auto add_pad_stubs = [&](std::size_t i, Coord width, double reach) {
+    // The stubs of pad node pad_base + i for wires `width` wide, to grid
+    // nodes within `pitches` of the pad (one more with a bend).
+    const auto add_pad_stubs = [&](std::size_t i, Coord width, double pitches) {
       const PinCopper& pad = *pad_shapes_[i];
       const int pad_node = lattice_.pad_base + static_cast<int>(i);
       const auto pin = static_cast<std::size_t>(pad_pin_index_[i]);
@@ -769,7 +770,7 @@ class Builder {
       }
       if (!centre_clear[pin]) centre_clear[pin] = clear(std::nullopt, centre);
       bool straight = false;
-      for_grid_points_near(around, reach * static_cast<double>(lattice_.pitch), [&](int r, int c) {
+      for_grid_points_near(around, pitches * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c) || !clear(std::nullopt, grid_point(r, c))) return;
         add_stub(r, c, std::nullopt);
         straight = true;
@@ -777,7 +778,7 @@ class Builder {
       if (straight) return;
       // Fine-pitch pads often have no straight way out between their
       // neighbours: leave along the pad's axis first, then turn.
-      for_grid_points_near(around, (reach + 1) * static_cast<double>(lattice_.pitch), [&](int r, int c) {
+      for_grid_points_near(around, (pitches + 1) * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c)) return;
         const Point end = grid_point(r, c);
         for (const Point bend : {Point{end.x, centre.y}, Point{centre.x, end.y}}) {
