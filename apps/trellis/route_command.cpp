@@ -138,7 +138,8 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
   route->add_option("--via-cost", command->via_cost, "Cost of a via in grid steps")->capture_default_str();
   route
       ->add_option("--corners", command->corners,
-                   "45: cut right-angle corners at 45 degrees where the clearance allows; 90: keep them")
+                   "45: pull wires tight at 45 degrees and cut the right-angle corners left, where the clearance "
+                   "allows; 90: keep the lattice's right angles")
       ->capture_default_str()
       ->check(CLI::IsMember({45, 90}));
   route

@@ -13,7 +13,7 @@ struct RouteSettings {
   int max_iterations = 50;
   double pitch_mm = 0;  // 0: the finest wire width plus clearance
   double via_cost = 10;
-  int corners = 45;                  // 45: cut right-angle corners; 90: keep them
+  int corners = 45;                  // 45: pull tight and cut corners at 45 degrees; 90: right angles
   std::string directions = "board";  // board, alternate or none
   double against_cost = 2;
   double pour_cost = route::RouterOptions{}.pour_cost;

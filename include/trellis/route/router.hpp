@@ -94,12 +94,14 @@
 //
 // Geometry. Paths become wires of the net's width (collinear steps merged
 // into one segment) and vias of the padstack of their kind; a via whose
-// layers the path does not change is never emitted. With miter_corners, right-angle corners are then
-// cut at 45 degrees from the middle of one leg to the middle of the other
-// (a staircase of grid steps becomes a diagonal), except where a junction
-// of the net lies on the part cut away; the design-rule check runs on the
-// result, and a cut it finds too close to other copper (or that leaves its
-// net unconnected) is taken back.
+// layers the path does not change is never emitted. With miter_corners,
+// each wire is then pulled tight: between its net's junctions, runs of
+// points become one or two segments at multiples of 45 degrees where they
+// keep clear of other nets' copper; the right-angle corners left are cut
+// at 45 degrees from the middle of one leg to the middle of the other,
+// except where a junction of the net lies on the part cut away. The
+// design-rule check runs after each step, and a change it finds too close
+// to other copper (or that leaves its net unconnected) is taken back.
 #pragma once
 
 #include <cstddef>
@@ -147,7 +149,7 @@ struct RouterOptions {
   // at most concurrent_nets (fewer than two: reaches apart, as by default).
   bool concurrency_follows_overuse = false;
   int overuse_per_concurrent_net = 8;  // nodes overused per net sharing a batch
-  bool miter_corners = true;           // cut right-angle corners at 45 degrees where the clearance allows
+  bool miter_corners = true;           // pull wires tight and cut corners at 45 degrees where the clearance allows
   // Preferred directions: the board's (Specctra's (direction ...) per layer),
   // horizontal and vertical alternating from the front layer whatever the
   // board says, or none. A grid step against its layer's direction costs

@@ -1,5 +1,6 @@
 #include "miter_corners.hpp"
 
+#include "copper_checks.hpp"
 #include "copper_from_paths.hpp"
 
 #include <algorithm>
@@ -84,39 +85,11 @@ double distance_to_segment(Point x, Point a, Point b) {
   return std::hypot(axx - t * abx, axy - t * aby);
 }
 
-std::set<int> unconnected_nets(const DrcReport& report) {
-  std::set<int> nets;
-  for (const UnconnectedNet& u : report.unconnected) nets.insert(u.net);
-  return nets;
-}
-
 }  // namespace
 
 std::size_t miter_corners(const Board& board, RoutedCopper& routed) {
-  // Junctions of each net: where its wires end and its vias stand.
-  std::vector<std::vector<Point>> junctions(board.nets.size());
-  const auto note = [&](int net, Point p) {
-    if (net >= 0 && static_cast<std::size_t>(net) < junctions.size())
-      junctions[static_cast<std::size_t>(net)].push_back(p);
-  };
-  for (const std::vector<Wire>* wires : {&board.wires, static_cast<const std::vector<Wire>*>(&routed.wires)}) {
-    for (const Wire& w : *wires) {
-      if (w.shape.kind != ShapeKind::path || w.shape.points.empty()) continue;
-      note(w.net, w.shape.points.front());
-      note(w.net, w.shape.points.back());
-    }
-  }
-  for (const std::vector<Via>* vias : {&board.vias, static_cast<const std::vector<Via>*>(&routed.vias)}) {
-    for (const Via& v : *vias) note(v.net, v.position);
-  }
-
-  // The board's own wiring comes first in what is checked, then ours.
-  const auto checked = [&](const RoutedCopper& ours) {
-    RoutedCopper all{board.wires, board.vias};
-    all.wires.insert(all.wires.end(), ours.wires.begin(), ours.wires.end());
-    all.vias.insert(all.vias.end(), ours.vias.begin(), ours.vias.end());
-    return check_design_rules(board, all);
-  };
+  const std::vector<std::vector<Point>> junctions = junctions_of_nets(board, routed);
+  const auto checked = [&](const RoutedCopper& ours) { return check_after_board_wiring(board, ours); };
   // Nets already unconnected without cuts (unrouted ones): checked only
   // when a check with cuts finds unconnected nets at all.
   std::optional<std::set<int>> unconnected_before;

@@ -15,6 +15,7 @@
 #include "congestion_ledger.hpp"
 #include "copper_from_paths.hpp"
 #include "miter_corners.hpp"
+#include "pull_tight.hpp"
 #include "lattice.hpp"
 #include "pour_joins.hpp"
 #include "window_search.hpp"
@@ -1034,6 +1035,7 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
   RouteResult result = negotiation.run(progress, pours ? &uncleaned : nullptr);
   const auto miter = [&](RouteResult& r) {
     if (!options.miter_corners) return;
+    router_detail::pull_tight(board, r.copper);
     r.mitred_corners = router_detail::miter_corners(board, r.copper);
     r.wire_length = 0;
     for (const Wire& wire : r.copper.wires) r.wire_length += router_detail::length_of(wire.shape.points);
