@@ -187,6 +187,9 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
                    "Width in mm a wire may narrow to between a pad and the lattice where no wire of its net's "
                    "width leaves the pad (default: the board's rule, else 0.15; 0: none)")
       ->check(CLI::Range(0.0, 100.0));
+  route->add_option("--net", command->nets,
+                    "Route only this net (by name; repeat for more); the others' pads and the board's wiring stay "
+                    "in the way (default: every net)");
   route->callback([command, &globals] { run(*command, globals); });
 }
 

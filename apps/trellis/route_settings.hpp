@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "trellis/core/backend.hpp"
 #include "trellis/route/router.hpp"
@@ -23,6 +24,7 @@ struct RouteSettings {
   int overuse_per_concurrent_net = 8;
   int cleanup_passes = route::RouterOptions{}.cleanup_passes;
   double neck_down_width_mm = -1;  // negative: the board's rules; 0: no neck-down
+  std::vector<std::string> nets;   // names of the nets to route; empty: every net
 };
 
 // Throws UsageError naming the setting for a value out of range.

@@ -107,10 +107,10 @@ def route_board(board, *, trellis=None, backend="auto", max_iterations=50, keep_
                 progress=None):
     """Routes `board` (a pcbnew.BOARD) and adds the routes to it. Returns the
     routing report (trellis route --report) with "tracks_added",
-    "vias_added" and "tracks_removed". With `nets` (names), only those nets'
-    new tracks and vias are added (and only their tracks removed without
-    keep_existing): trellis routes every net, and a subset of a routing with
-    no conflicts has none. progress(line) gets every progress line trellis
+    "vias_added" and "tracks_removed". With `nets` (names), trellis routes
+    only those nets (trellis route --net), the others' tracks staying in the
+    way, and only their tracks are removed without keep_existing.
+    progress(line) gets every progress line trellis
     prints. Raises RoutingError with trellis's message when it fails; the
     board is unchanged then."""
     wanted = None if nets is None else set(nets)
@@ -127,6 +127,8 @@ def route_board(board, *, trellis=None, backend="auto", max_iterations=50, keep_
             save_copy(board, unrouted)
             command = [executable, "--backend", backend, "route", str(unrouted), "-o", str(routed),
                        "--report", str(report_path), "--max-iterations", str(int(max_iterations))]
+            for name in sorted(wanted or ()):
+                command += ["--net", name]
             process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             lines = []
             for line in process.stderr:

@@ -8,6 +8,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <filesystem>
 #include <optional>
@@ -132,7 +133,8 @@ void bind_route(nb::module_& m) {
       .def_rw("concurrency_follows_overuse", &RouteSettings::concurrency_follows_overuse)
       .def_rw("overuse_per_concurrent_net", &RouteSettings::overuse_per_concurrent_net)
       .def_rw("cleanup_passes", &RouteSettings::cleanup_passes)
-      .def_rw("neck_down_width_mm", &RouteSettings::neck_down_width_mm);
+      .def_rw("neck_down_width_mm", &RouteSettings::neck_down_width_mm)
+      .def_rw("nets", &RouteSettings::nets);
   m.def("route", &route_file, nb::arg("board"), nb::arg("out"), nb::arg("backend"), nb::arg("settings"),
         nb::arg("progress").none(),
         "Routes a .dsn or .kicad_pcb; writes `out` (.ses or .kicad_pcb) when given; returns the report as JSON text.");

@@ -97,6 +97,32 @@ expect 2 'directions' -- "$trellis" route "$scratch/truncated.dsn" --directions 
 expect 2 'concurrent-nets' -- "$trellis" route "$scratch/truncated.dsn" --concurrent-nets -1
 expect 2 'truncated.dsn' -- "$trellis" route "$scratch/truncated.dsn" --directions alternate -o "$scratch/never.ses"
 if [ -e "$scratch/never.ses" ]; then echo "FAIL: route wrote a session for bad input"; failures=$((failures + 1)); fi
+# A net the board lacks, asked for by --net: a usage error naming it, nothing written.
+cat > "$scratch/two_nets.dsn" <<'DSN'
+(pcb two_nets
+  (resolution um 10)
+  (unit um)
+  (structure
+    (layer F.Cu (type signal))
+    (layer B.Cu (type signal))
+    (boundary (rect pcb 0 0 20000 20000))
+    (via via600)
+    (rule (width 250) (clearance 200)))
+  (placement
+    (component pad_image
+      (place P1 2000 2000 front 0) (place P2 18000 2000 front 0)
+      (place P3 2000 18000 front 0) (place P4 18000 18000 front 0)))
+  (library
+    (image pad_image (pin round 1 0 0))
+    (padstack round (shape (circle F.Cu 800)))
+    (padstack via600 (shape (circle F.Cu 600)) (shape (circle B.Cu 600))))
+  (network
+    (net A (pins P1-1 P2-1))
+    (net B (pins P3-1 P4-1))))
+DSN
+expect 0 '1 of 1 nets routed' -- "$trellis" route "$scratch/two_nets.dsn" --net B -o "$scratch/b.ses"
+expect 2 "no net named 'C'" -- "$trellis" route "$scratch/two_nets.dsn" --net B --net C -o "$scratch/c.ses"
+if [ -e "$scratch/c.ses" ]; then echo "FAIL: route wrote a session for an unknown net"; failures=$((failures + 1)); fi
 
 # Protein database search: tabular and pairwise output, refused input.
 printf '>q1 a query\nMKTAYIAKQRQISFVKSHFSRQLEERLGLIEV\n' > "$scratch/q.fasta"

@@ -111,6 +111,7 @@ def main():
     check(routing.selected_nets(partial) == set(chosen), f"the selection's nets are {chosen}")
     report = routing.route_board(partial, trellis=trellis, backend="cpu", nets=routing.selected_nets(partial))
     added = {t.GetNetname() for t in partial.GetTracks()}
+    check(report["nets_to_route"] == len(chosen), f"trellis routed the {len(chosen)} selected nets alone")
     check(report["tracks_added"] > 0 and added == set(chosen), f"only the selected nets got routes ({sorted(added)})")
     check(kicad_drc_clean(judge, routing, partial, work, "selected", violations_only=True),
           "KiCad's DRC finds no violation with the selected nets routed")

@@ -63,6 +63,19 @@ def test_options_equal_cli(cli, board, tmp_path):
     assert report["mitred_corners"] == 0
 
 
+def test_only_the_nets_named(cli, board, tmp_path):
+    names = sorted(net["net"] for net in route.drc(board)["unconnected_nets"])[:2]
+    cli("--backend", "cpu", "route", board, "--report", tmp_path / "cli.json", "--net", names[0], "--net", names[1])
+    report = route.route(board, backend="cpu", nets=names)
+    copper = report.pop("copper")
+    assert without_times(report) == without_times(json.loads((tmp_path / "cli.json").read_text()))
+    assert report["nets_to_route"] == report["nets_routed"] == 2 and report["unrouted_nets"] == []
+    assert {wire["net"] for wire in copper["wires"]} == set(names)
+    assert report["drc"]["routing_violations"] == 0
+    with pytest.raises(trellis.UsageError, match="no net named 'nowhere'"):
+        route.route(board, nets=[names[0], "nowhere"])
+
+
 def test_routed_kicad_board(cli, tmp_path):
     if not KICAD_DEMO.exists():
         pytest.skip(f"{KICAD_DEMO} is not here (Debian package kicad-demos)")

@@ -541,6 +541,29 @@ TEST(Router, APulledWireKeepsItsNetsJunctions) {
   EXPECT_EQ(via.routed.wires[0].shape.points, l_shape);
 }
 
+// Asked for some nets, the router routes those and no other; the others
+// are neither routed nor reported unrouted, and a name the board lacks is
+// a usage error.
+TEST(Router, OnlyTheNetsNamedAreRouted) {
+  const Board board = random_board(11, 6, 3);
+  RouterOptions options;
+  options.backend = Backend::reference;
+  options.nets = {board.nets[1].name, board.nets[4].name};
+  const RouteResult result = route_board(board, options);
+  EXPECT_EQ(result.nets_to_route, 2u);
+  EXPECT_TRUE(result.unrouted_nets.empty());
+  EXPECT_FALSE(result.copper.wires.empty());
+  for (const Wire& wire : result.copper.wires) EXPECT_TRUE(wire.net == 1 || wire.net == 4) << wire.net;
+  for (const Via& via : result.copper.vias) EXPECT_TRUE(via.net == 1 || via.net == 4) << via.net;
+  const DrcReport drc = check(board, result);
+  EXPECT_TRUE(drc.routing.empty());
+  std::vector<int> apart;
+  for (const UnconnectedNet& net : drc.unconnected) apart.push_back(net.net);
+  EXPECT_EQ(apart, (std::vector<int>{0, 2, 3, 5}));
+  options.nets.push_back("no such net");
+  EXPECT_THROW(route_board(board, options), UsageError);
+}
+
 TEST(Router, OptionsOutOfRangeAreUsageErrors) {
   const Board board = crossing_board();
   const auto with = [&](auto change) {

@@ -184,6 +184,10 @@ struct RouterOptions {
   // neck_down_width, KiCad's minimum track width), else
   // kDefaultNeckDownWidth; 0: no wire narrower than its net's width.
   std::optional<Coord> neck_down_width;
+  // The names of the nets to route (a usage error names one the board
+  // lacks); empty: every net. The others are not routed, nor reported
+  // unrouted; their pads and the board's wiring stay in the way.
+  std::vector<std::string> nets;
 };
 
 // The neck-down width where neither the options nor the board name one: a

@@ -68,11 +68,12 @@ RoutedCopper with_board_wiring(const Board& board, const RouteResult& result) {
   return all;
 }
 
-// Adds the nets the copper and the pours leave apart to the unrouted ones;
+// Adds the nets in scope the copper and the pours leave apart to the unrouted ones;
 // returns the connections missing (groups apart less one, over the nets).
-std::size_t record_unconnected(const Board& board, RouteResult& result) {
+std::size_t record_unconnected(const Board& board, const std::vector<bool>& in_scope, RouteResult& result) {
   std::size_t missing = 0;
   for (const UnconnectedNet& net : check_design_rules(board, with_board_wiring(board, result)).unconnected) {
+    if (!in_scope[static_cast<std::size_t>(net.net)]) continue;
     missing += net.groups.size() - 1;
     if (std::find(result.unrouted_nets.begin(), result.unrouted_nets.end(), net.net) == result.unrouted_nets.end()) {
       result.unrouted_nets.push_back(net.net);
@@ -154,7 +155,8 @@ void join_pins(Lattice& lattice, const PinGroups& groups) {
   }
 }
 
-RouteResult route_with_pours(const Board& board, const std::function<RouteResult(const PinGroups&)>& route) {
+RouteResult route_with_pours(const Board& board, const std::vector<bool>& in_scope,
+                             const std::function<RouteResult(const PinGroups&)>& route) {
   PinGroups assumed = pour_groups(pour_islands(board, {board.wires, board.vias}));
   std::optional<RouteResult> best;
   std::pair<std::size_t, std::size_t> best_score;  // unrouted nets, missing connections
@@ -170,7 +172,7 @@ RouteResult route_with_pours(const Board& board, const std::function<RouteResult
     std::vector<PourIsland> held = pour_islands(board, with_board_wiring(board, result));
     const PinGroups held_groups = pour_groups(held);
     // The copper and the pours as they are now decide what is connected.
-    const std::size_t missing = record_unconnected(board, result);
+    const std::size_t missing = record_unconnected(board, in_scope, result);
     std::erase_if(held, [](const PourIsland& island) { return island.pins.size() < 2; });
     result.pour_joins = std::move(held);
     keep(std::move(result), missing);
@@ -182,7 +184,7 @@ RouteResult route_with_pours(const Board& board, const std::function<RouteResult
     // all the same: where wires cut a pour to pieces this may leave fewer
     // nets apart.
     RouteResult plain = route({});
-    const std::size_t missing = record_unconnected(board, plain);
+    const std::size_t missing = record_unconnected(board, in_scope, plain);
     plain.pour_joins = pour_islands(board, with_board_wiring(board, plain));
     std::erase_if(plain.pour_joins, [](const PourIsland& island) { return island.pins.size() < 2; });
     keep(std::move(plain), missing);

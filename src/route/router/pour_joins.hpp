@@ -39,6 +39,8 @@ void join_pins(Lattice& lattice, const PinGroups& groups);
 // and pours leave apart counts as unrouted, whatever the router thought;
 // RouteResult::pour_joins lists what the pours connect.
 inline constexpr int kPourRounds = 3;
-RouteResult route_with_pours(const Board& board, const std::function<RouteResult(const PinGroups&)>& route);
+// Only nets whose `in_scope` entry is true count as unrouted.
+RouteResult route_with_pours(const Board& board, const std::vector<bool>& in_scope,
+                             const std::function<RouteResult(const PinGroups&)>& route);
 
 }  // namespace trellis::route::router_detail

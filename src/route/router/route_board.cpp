@@ -80,6 +80,18 @@ void check_options(const RouterOptions& o) {
   }
 }
 
+// Per board net: whether the options ask for it to be routed.
+std::vector<bool> nets_in_scope(const Board& board, const RouterOptions& options) {
+  std::vector<bool> in_scope(board.nets.size(), options.nets.empty());
+  for (const std::string& name : options.nets) {
+    const auto found =
+        std::find_if(board.nets.begin(), board.nets.end(), [&](const Net& net) { return net.name == name; });
+    if (found == board.nets.end()) throw UsageError(fmt::format("the board has no net named '{}'", name));
+    in_scope[static_cast<std::size_t>(found - board.nets.begin())] = true;
+  }
+  return in_scope;
+}
+
 // A net's routing as it grows.
 struct NetRoute {
   std::vector<int> tree;                // every node its paths touch, pins included
@@ -127,8 +139,9 @@ class Negotiation {
       search_options.parents = true;
       search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, search_options);
     }
+    const std::vector<bool> in_scope = nets_in_scope(board, options);
     for (std::size_t n = 0; n < board.nets.size(); ++n) {
-      if (lattice_.group_of_net[n] >= 0) nets_.push_back(static_cast<int>(n));
+      if (lattice_.group_of_net[n] >= 0 && in_scope[n]) nets_.push_back(static_cast<int>(n));
     }
     for (const auto* stencils :
          {&lattice_.wire_grid_claims, &lattice_.wire_via_claims, &lattice_.via_grid_claims, &lattice_.via_via_claims}) {
@@ -1098,7 +1111,8 @@ RouteResult route_board(const Board& board, const RouterOptions& options, const 
   check_options(options);
   const auto start = std::chrono::steady_clock::now();
   RouteResult result = router_detail::route_with_pours(
-      board, [&](const router_detail::PinGroups& poured) { return route_once(board, options, progress, poured); });
+      board, nets_in_scope(board, options),
+      [&](const router_detail::PinGroups& poured) { return route_once(board, options, progress, poured); });
   result.seconds = seconds_since(start);
   return result;
 }
