@@ -80,6 +80,9 @@ std::string text_report(const Board& board, const DrcReport& report) {
 
 void run(const DrcCommand& command, const GlobalOptions& globals) {
   const Board board = route::read_board_file(command.board_path);
+  if (!globals.quiet) {
+    for (const std::string& warning : board.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
   // The session is read whole before anything is written: bad input leaves no report behind.
   const DrcReport report =
       command.routes_path.empty()

@@ -48,6 +48,9 @@ struct RouteCommand : RouteSettings {
 void run(const RouteCommand& command, const GlobalOptions& globals) {
   const std::filesystem::path board_path(command.board_path);
   const Board board = route::read_board_file(board_path);
+  if (!globals.quiet) {
+    for (const std::string& warning : board.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
   if (!command.output.empty() && route::is_kicad_board(command.output) && !route::is_kicad_board(board_path)) {
     throw UsageError("a routed .kicad_pcb can only be written for a .kicad_pcb input; write a session (.ses) instead");
   }

@@ -31,6 +31,9 @@ nlohmann::json route_report_json(const route::Board& board, const route::RouteRe
   }
   nlohmann::json unrouted = nlohmann::json::array();
   for (const int net : result.unrouted_nets) unrouted.push_back(board.nets[static_cast<std::size_t>(net)].name);
+  // What the reader noticed in the board, then what the router did.
+  std::vector<std::string> warnings = board.warnings;
+  warnings.insert(warnings.end(), result.warnings.begin(), result.warnings.end());
   return {{"board", board.name},
           {"backend", to_string(result.backend)},
           {"lattice",
@@ -57,7 +60,7 @@ nlohmann::json route_report_json(const route::Board& board, const route::RouteRe
             {"input_conflicts", drc.input_conflicts.size()},
             {"unconnected_nets", drc.unconnected.size()},
             {"nets_checked", drc.nets_checked}}},
-          {"warnings", result.warnings}};
+          {"warnings", warnings}};
 }
 
 }  // namespace trellis::cli

@@ -294,6 +294,29 @@ TEST(DsnReader, UnplacedPadsOffTheBoardAreWarnings) {
   EXPECT_NE(board.warnings[0].find("panel.dsn:3: pin FID1-1"), std::string::npos) << board.warnings[0];
 }
 
+// KiCad exports a layer of its "power" type as a power layer with or
+// without a zone on it; one without a plane is routed on (mixed), with a
+// warning naming its line, and one with a plane stays a plane layer.
+TEST(DsnReader, APowerLayerWithoutAPlaneIsMixed) {
+  const std::string text = R"((pcb p (unit mm)
+  (structure (layer F.Cu (type power))
+    (layer In1.Cu (type power))
+    (layer B.Cu (type signal))
+    (plane GND (polygon In1.Cu 0  0 0  10 0  10 10)))
+  (network (net GND (pins))))
+)";
+  const Board board = read_dsn(std::string_view(text), "power.dsn");
+  ASSERT_EQ(board.layers.size(), 3u);
+  EXPECT_EQ(board.layers[0].type, LayerType::mixed);
+  EXPECT_EQ(board.layers[1].type, LayerType::power);
+  EXPECT_EQ(board.layers[2].type, LayerType::signal);
+  ASSERT_EQ(board.warnings.size(), 1u);
+  EXPECT_NE(board.warnings[0].find("power.dsn:2: power layer 'F.Cu' carries no plane"), std::string::npos)
+      << board.warnings[0];
+  // The tiny board's power layer holds its GND plane.
+  EXPECT_EQ(tiny_board().layers[1].type, LayerType::power);
+}
+
 TEST(Board, RotationsOffQuarterTurnsMakeRectsPolygons) {
   Board board;
   board.layers = {{"A", LayerType::signal, 0}};

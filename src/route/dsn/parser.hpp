@@ -111,6 +111,7 @@ class Parser {
   Scale scale;  // the (pcb)-level unit
   PendingNames pending;
   std::unordered_map<std::string, int> layer_by_name;
+  std::vector<int> layer_lines;              // per layer: the line declaring it
   std::vector<std::size_t> image_lines;      // where each image and padstack
   std::vector<std::size_t> padstack_lines;   // is defined, for duplicates
   std::vector<std::size_t> component_lines;  // each (place ...)

@@ -64,6 +64,7 @@ void Parser::read_structure(const NameAt& keyword) {
         return true;
       });
       layer_by_name.emplace(layer.name, layer.index);
+      layer_lines.push_back(layer_name.line);
       board.layers.push_back(std::move(layer));
     } else if (name == "boundary") {
       for_each_list(item, [&](const NameAt& shape_keyword) {
