@@ -58,17 +58,17 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
     throw UsageError("this build has no PNG output (built without cairo); use --svg");
   }
   const route::RouterOptions options = router_options(command, globals.requested_backend());
-  route::Coord first_pitch = 0;
+  route::Coord last_pitch = 0;
   const auto progress = [&](const route::RouteIteration& it) {
     if (globals.quiet) return;
-    if (it.iteration == 1 && first_pitch != 0 && it.pitch != first_pitch) {
+    if (it.iteration == 1 && last_pitch != 0 && it.pitch < last_pitch) {
       std::fprintf(stderr, "%s\n",
                    fmt::format("routing again on a lattice of {:.4f} mm: nets stayed unrouted on {:.4f} mm",
                                static_cast<double>(it.pitch) / route::kNanometresPerMillimetre,
-                               static_cast<double>(first_pitch) / route::kNanometresPerMillimetre)
+                               static_cast<double>(last_pitch) / route::kNanometresPerMillimetre)
                        .c_str());
     }
-    if (first_pitch == 0) first_pitch = it.pitch;
+    last_pitch = it.pitch;
     std::fprintf(stderr, "%s\n",
                  fmt::format("iteration {:>3}: {:>5} nets routed, {:>5} connections searched, {:>6} overused nodes, "
                              "{} failed connections, pres_fac {:.3g}, {:.3f} s",

@@ -1013,5 +1013,28 @@ TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   EXPECT_EQ(route_board(board, options).lattice.pitch, coarse.lattice.pitch);
 }
 
+// Where a connection still finds no way on the finer lattice (thegrid's
+// pins under its QFN at 0.4 and 0.3 mm), a finer one again is tried, and
+// the routing that leaves the fewest nets apart is kept.
+TEST(Router, AFinerLatticeAgainWhileSomePinIsOutOfReach) {
+  std::string why_not;
+  const std::filesystem::path file = pcbench_board("thegrid_pole_panellised", why_not);
+  if (file.empty()) GTEST_SKIP() << why_not;
+  const Board board = read_dsn_file(file);
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  const RouteResult refined = route_board(board, options);
+  options.refine_pitch = false;
+  const RouteResult coarse = route_board(board, options);
+  options.pitch = coarse.lattice.pitch * 3 / 4;
+  const RouteResult once = route_board(board, options);
+  ASSERT_FALSE(once.unrouted_nets.empty()) << "one finer lattice should leave a net unrouted here";
+  EXPECT_LT(refined.unrouted_nets.size(), once.unrouted_nets.size());
+  EXPECT_LT(refined.lattice.pitch, once.lattice.pitch);
+  const DrcReport drc = check(board, refined);
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_EQ(drc.unconnected.size(), refined.unrouted_nets.size());
+}
+
 }  // namespace
 }  // namespace trellis::route

@@ -165,9 +165,11 @@ struct RouterOptions {
   // or only its connections on overuse and those that hang from them (false).
   bool reroute_whole_nets = false;
   // Without a pitch: a routing that leaves nets unrouted is tried again on
-  // a lattice of 3/4 the pitch, and the one with fewer unrouted nets kept;
-  // not where each unrouted net has a pin that no wire of the net can leave
-  // at any pitch (too close to other copper even at the pad's centre).
+  // a lattice of 3/4 the pitch, and again (9/16, 27/64) while the latest
+  // routing's searches still found no way at all for some connection;
+  // the one with the fewest unrouted nets is kept (the coarsest of equals).
+  // Not where each unrouted net has a pin that no wire of the net can
+  // leave at any pitch (too close to other copper even at the pad's centre).
   bool refine_pitch = true;
   // After the negotiation, with nothing overused: passes over the nets in
   // routing order, each complete net routed again alone round the others'

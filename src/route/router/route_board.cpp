@@ -33,6 +33,9 @@ using router_detail::Lattice;
 // The cost of a node no search may enter. Any path that reaches its target
 // cheaper than half of this used none.
 constexpr graph::Weight kBlocked = 1e9f;
+// Finer lattices tried at most where nets stay unrouted: 3/4, 9/16 and
+// 27/64 of the pitch.
+constexpr int kMostRefinements = 3;
 // Marks of the net whose costs are being filled: its copper's centres and
 // the nodes that copper claims.
 constexpr unsigned char kNotOwn = 0, kOwnUse = 1, kOwnClaim = 2;
@@ -1079,28 +1082,36 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
   return {std::move(result), finer_could_help};
 }
 
-// One routing, and one on a finer lattice where that could help; pins in
-// one of the `poured` groups are taken as joined.
+// One routing, and routings on finer lattices where that could help; pins
+// in one of the `poured` groups are taken as joined.
 RouteResult route_once(const Board& board, const RouterOptions& options, const RouteProgress& progress,
                        const router_detail::PinGroups& poured) {
-  Routing first = route_on_lattice(board, options, progress, poured);
-  RouteResult result = std::move(first.result);
-  if (!options.pitch && options.refine_pitch && first.finer_could_help) {
+  Routing latest = route_on_lattice(board, options, progress, poured);
+  RouteResult result = latest.result;
+  if (options.pitch || !options.refine_pitch) return result;
+  Coord pitch = result.lattice.pitch;
+  for (int refinement = 1; refinement <= kMostRefinements && !result.unrouted_nets.empty(); ++refinement) {
     // Wires on a grid of one wire and clearance a step leave no room
     // between two neighbours' paths; a finer grid lets a net pass where
     // the coarse one had a single node for two nets. (Not where every
-    // unrouted net has a pin no wire of it can leave at any pitch.)
+    // unrouted net has a pin no wire of it can leave at any pitch.) After
+    // the first, a finer lattice again only while searches still found no
+    // way at all: congestion alone it does not relieve.
+    const bool unreachable =
+        !latest.result.iterations.empty() && latest.result.iterations.back().failed_connections > 0;
+    if (!latest.finer_could_help || (refinement > 1 && !unreachable)) break;
     RouterOptions finer = options;
-    finer.pitch = result.lattice.pitch * 3 / 4;
-    std::optional<RouteResult> second;
+    pitch = pitch * 3 / 4;
+    finer.pitch = pitch;
     try {
-      second = route_on_lattice(board, finer, progress, poured).result;
-    } catch (const UsageError&) {  // the finer lattice would be too large: keep the first
+      latest = route_on_lattice(board, finer, progress, poured);
+    } catch (const UsageError&) {  // the finer lattice would be too large: keep what there is
       result.warnings.push_back(
-          fmt::format("a lattice of {} nm, tried after {} nets stayed unrouted, would be too large", *finer.pitch,
+          fmt::format("a lattice of {} nm, tried after {} nets stayed unrouted, would be too large", pitch,
                       result.unrouted_nets.size()));
+      break;
     }
-    if (second && second->unrouted_nets.size() < result.unrouted_nets.size()) result = std::move(*second);
+    if (latest.result.unrouted_nets.size() < result.unrouted_nets.size()) result = latest.result;
   }
   return result;
 }
