@@ -186,13 +186,18 @@ def bicgstab(matrix, b, x0=None, *, tol: float = 1e-8, maxiter: int = 10000, pre
 
 def convergence_study(problem: str = "poisson", *, dim: int = 2, cells: int = 8, levels: int = 4,
                       mesh: str = "uniform", solver: str = "cg", backend: str = "auto", tolerance: float = 1e-10,
-                      matrix_free: bool = False, seed: int = 1):
+                      matrix_free: bool = False, seed: int = 1, progress=None):
     """The worked examples of the grid module (``trellis grid``): problem
     "poisson", "convection" or "heat" on meshes of cells * 2^level cells
     per axis; one row per mesh (errors in the discrete L2, H1 and max
     norms, observed orders, iterations, times). A pandas DataFrame when
-    pandas is installed, else a list of dicts."""
-    rows = _native.grid.study(problem, dim, cells, levels, mesh, solver, backend, tolerance, matrix_free, seed)
+    pandas is installed, else a list of dicts. ``progress`` is called with
+    each mesh's row (a dict, orders not yet filled in) before the next
+    mesh; an exception it raises, or Ctrl-C, stops the study there."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable (row) or None, got {type(progress).__name__}")
+    rows = _native.grid.study(problem, dim, cells, levels, mesh, solver, backend, tolerance, matrix_free, seed,
+                              progress)
     try:
         import pandas
     except ImportError:

@@ -193,9 +193,28 @@ nb::dict solve_device(const std::string& method, std::int32_t rows, std::int32_t
                              solver_options(tolerance, max_iterations, check_every, progress));
 }
 
+// One row of a convergence study as a dict; the GIL must be held.
+nb::dict row_dict(const grid::ConvergenceRow& r) {
+  nb::dict row;
+  row["cells"] = r.cells;
+  row["unknowns"] = r.unknowns;
+  row["h"] = r.h;
+  row["error_h"] = r.error_h;
+  row["error_h1"] = r.error_h1;
+  row["error_max"] = r.error_max;
+  row["order_h"] = r.order_h;
+  row["order_h1"] = r.order_h1;
+  row["iterations"] = r.iterations;
+  row["steps"] = r.steps;
+  row["setup_seconds"] = r.setup_seconds;
+  row["solve_seconds"] = r.solve_seconds;
+  row["hierarchy_seconds"] = r.hierarchy_seconds;
+  return row;
+}
+
 nb::list study(const std::string& problem, int dim, std::int32_t cells, int levels, const std::string& mesh,
                const std::string& solver, const std::string& backend, double tolerance, bool matrix_free,
-               std::uint64_t seed) {
+               std::uint64_t seed, const nb::object& progress) {
   grid::ProblemOptions options;
   options.dim = dim;
   options.cells = cells;
@@ -213,6 +232,13 @@ nb::list study(const std::string& problem, int dim, std::int32_t cells, int leve
   options.tolerance = tolerance;
   options.matrix_free = matrix_free;
   options.seed = seed;
+  // Each mesh's row goes to the callback, and Ctrl-C is looked at, before
+  // the next mesh.
+  options.on_row = [&](const grid::ConvergenceRow& r) {
+    nb::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    if (!progress.is_none()) progress(row_dict(r));
+  };
   grid::ConvergenceStudy result;
   {
     nb::gil_scoped_release release;
@@ -227,23 +253,7 @@ nb::list study(const std::string& problem, int dim, std::int32_t cells, int leve
     }
   }
   nb::list rows;
-  for (const grid::ConvergenceRow& r : result.rows) {
-    nb::dict row;
-    row["cells"] = r.cells;
-    row["unknowns"] = r.unknowns;
-    row["h"] = r.h;
-    row["error_h"] = r.error_h;
-    row["error_h1"] = r.error_h1;
-    row["error_max"] = r.error_max;
-    row["order_h"] = r.order_h;
-    row["order_h1"] = r.order_h1;
-    row["iterations"] = r.iterations;
-    row["steps"] = r.steps;
-    row["setup_seconds"] = r.setup_seconds;
-    row["solve_seconds"] = r.solve_seconds;
-    row["hierarchy_seconds"] = r.hierarchy_seconds;
-    rows.append(row);
-  }
+  for (const grid::ConvergenceRow& r : result.rows) rows.append(row_dict(r));
   return rows;
 }
 
@@ -283,7 +293,8 @@ void bind_grid(nb::module_& m) {
       },
       nb::arg("size"), nb::arg("device_id"), "float64 zeros in CUDA device memory (a DLPack array)");
   m.def("study", &study, nb::arg("problem"), nb::arg("dim"), nb::arg("cells"), nb::arg("levels"), nb::arg("mesh"),
-        nb::arg("solver"), nb::arg("backend"), nb::arg("tolerance"), nb::arg("matrix_free"), nb::arg("seed"));
+        nb::arg("solver"), nb::arg("backend"), nb::arg("tolerance"), nb::arg("matrix_free"), nb::arg("seed"),
+        nb::arg("progress").none());
 }
 
 }  // namespace trellis::python

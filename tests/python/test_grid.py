@@ -76,6 +76,29 @@ def test_poisson_study_equals_cli(cli):
     assert rows[-1]["order_h1"] == pytest.approx(2, abs=0.2)
 
 
+def test_study_reports_each_mesh_and_stops_when_asked():
+    seen = []
+    got = grid.convergence_study("heat", dim=1, cells=4, levels=3, backend="cpu", progress=seen.append)
+    rows = got.to_dict("records") if hasattr(got, "to_dict") else got
+    assert [r["cells"] for r in seen] == [r["cells"] for r in rows] == [4, 8, 16]
+    assert [r["error_h"] for r in seen] == [r["error_h"] for r in rows]
+
+    class Enough(Exception):
+        pass
+
+    def stop_after_two(row):
+        seen.append(row)
+        if row["cells"] == 8:
+            raise Enough()
+
+    seen.clear()
+    with pytest.raises(Enough):
+        grid.convergence_study("poisson", dim=2, cells=4, levels=4, backend="cpu", progress=stop_after_two)
+    assert [r["cells"] for r in seen] == [4, 8]
+    with pytest.raises(TypeError, match="progress"):
+        grid.convergence_study("poisson", progress=3)
+
+
 def test_bad_input():
     a = grid.laplacian_7point(3, 3, 1)
     with pytest.raises(trellis.UsageError):

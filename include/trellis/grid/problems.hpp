@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,8 @@ enum class RhsProjection {
   cell_average  // avg_h f: cell averages
 };
 
+struct ConvergenceRow;
+
 // What a convergence study solves and how.
 struct ProblemOptions {
   int dim = 2;                                   // space dimension, 1 to 3
@@ -63,6 +66,10 @@ struct ProblemOptions {
   double tolerance = 1e-10;                      // relative residual of the linear solves
   LinearSolver solver = LinearSolver::cg;        // the linear solver
   MultigridOptions multigrid;                    // for mg and mgcg
+  // Optional: called with each mesh's row (errors, iterations, times; the
+  // orders come at the end) before the next mesh; an exception it throws
+  // stops the study and leaves through it.
+  std::function<void(const ConvergenceRow& row)> on_row = nullptr;
 };
 
 // One mesh of a convergence study: its size, errors, observed orders and times.

@@ -72,6 +72,7 @@ ConvergenceStudy heat_study(const ProblemOptions& options) {
     const std::vector<double> exact = exact_at(steps * dt);
     detail::measure_error(*mesh, exact, x, row);
     study.rows.push_back(row);
+    if (options.on_row) options.on_row(row);
     if (level + 1 == options.levels) {
       study.solution = std::move(x);
       study.exact = exact;

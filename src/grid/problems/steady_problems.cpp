@@ -52,6 +52,7 @@ ConvergenceStudy steady_study(const ProblemOptions& options, const char* name, c
     row.iterations = result.iterations;
     detail::measure_error(*mesh, exact, x, row);
     study.rows.push_back(row);
+    if (options.on_row) options.on_row(row);
     if (level + 1 == options.levels) {
       study.solution = std::move(x);
       study.exact = exact;
