@@ -317,6 +317,31 @@ TEST(DsnReader, APowerLayerWithoutAPlaneIsMixed) {
   EXPECT_EQ(tiny_board().layers[1].type, LayerType::power);
 }
 
+// What the reader does not read is named in a warning with its line
+// (layer rules, differential pairs, jumpers, ...), except what changes
+// neither the routing nor the check (the autorouter's settings, grids,
+// silkscreen outlines, part numbers): the tiny board has those and reads
+// without a warning.
+TEST(DsnReader, ListsItDoesNotReadAreWarnings) {
+  const std::string text = R"((pcb w (unit mm)
+  (structure (layer A) (grid via 0.1) (layer_rule A (rule (width 0.3))))
+  (library (jumper j1 (length 5)))
+  (network (net a (pins) (fromto x y)) (pair (nets a b)))
+  (wiring (bond x 0 0 A))
+  (frobnicate 1))
+)";
+  const Board board = read_dsn(std::string_view(text), "odd.dsn");
+  const std::vector<std::string> expected = {
+      "odd.dsn:2: (layer_rule ...) in (structure ...)", "odd.dsn:3: (jumper ...) in (library ...)",
+      "odd.dsn:4: (fromto ...) in a (net ...)",         "odd.dsn:4: (pair ...) in (network ...)",
+      "odd.dsn:5: (bond ...) in (wiring ...)",          "odd.dsn:6: (frobnicate ...) in (pcb ...)"};
+  ASSERT_EQ(board.warnings.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(board.warnings[i].rfind(expected[i], 0), 0u) << board.warnings[i];
+  }
+  EXPECT_TRUE(tiny_board().warnings.empty());
+}
+
 TEST(Board, RotationsOffQuarterTurnsMakeRectsPolygons) {
   Board board;
   board.layers = {{"A", LayerType::signal, 0}};

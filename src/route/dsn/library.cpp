@@ -66,7 +66,7 @@ void Parser::read_library(const NameAt& keyword) {
         } else if (part.name == "keepout" || part.name == "via_keepout" || part.name == "wire_keepout") {
           read_keepout(part, image_scale, image.keepouts);
         } else {
-          return false;  // outlines (silkscreen), side, properties, ...
+          return not_read(part, {"outline", "side", "property"}, "an (image ...)");
         }
         return true;
       });
@@ -97,7 +97,7 @@ void Parser::read_library(const NameAt& keyword) {
           padstack.attach_allowed = value.name == "on";
           for_each_list(part, [](const NameAt&) { return false; });  // (use_via ...)
         } else {
-          return false;  // rotate, absolute, ...
+          return not_read(part, {"rotate", "absolute"}, "a (padstack ...)");
         }
         return true;
       });
@@ -105,7 +105,7 @@ void Parser::read_library(const NameAt& keyword) {
       padstack_lines.push_back(item.line);
       return true;
     }
-    return false;  // directory, jumper, ...
+    return not_read(item, {"directory"}, "(library ...)");
   });
 }
 

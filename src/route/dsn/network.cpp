@@ -23,7 +23,10 @@ void Parser::read_network(const NameAt& keyword) {
         } else if (part.name == "rule") {
           net.rules = read_rules(part, in);
         } else {
-          return false;  // net number, order, type, ...
+          return not_read(part,
+                          {"net_number", "type", "order", "comp_order", "property", "expose", "noexpose", "source",
+                           "load", "terminator", "supply"},
+                          "a (net ...)");
         }
         return true;
       });
@@ -53,7 +56,8 @@ void Parser::read_network(const NameAt& keyword) {
         } else if (part.name == "rule") {
           net_class.rules = read_rules(part, in);
         } else {
-          skip_rest(part);  // layer rules, topology, ...
+          not_read(part, {"topology"}, "a (class ...)");
+          skip_rest(part);
         }
       }
       expect_close(fmt::format("the (class ...) opened at line {}", item.line));
@@ -62,7 +66,7 @@ void Parser::read_network(const NameAt& keyword) {
       pending.class_vias.push_back(std::move(vias));
       return true;
     }
-    return false;  // groups, pairs, ...
+    return not_read(item, {}, "(network ...)");
   });
 }
 

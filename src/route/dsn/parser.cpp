@@ -67,6 +67,14 @@ NameAt Parser::open_list(std::string_view what) {
   return read_atom(fmt::format("a keyword after '(' in {}", what));
 }
 
+bool Parser::not_read(const NameAt& keyword, std::initializer_list<std::string_view> ignored, std::string_view where) {
+  if (std::find(ignored.begin(), ignored.end(), keyword.name) == ignored.end()) {
+    board.warnings.push_back(fmt::format("{}:{}: ({} ...) in {} is not read and was skipped", tokens_.name(),
+                                         keyword.line, keyword.name, where));
+  }
+  return false;
+}
+
 void Parser::skip_rest(const NameAt& keyword) {
   int depth = 1;
   for (;;) {
@@ -325,7 +333,11 @@ Board Parser::read() {
     } else if (name == "wiring") {
       read_wiring(section);
     } else {
-      return false;  // parser, host info, floor plan, colors, ...: not needed
+      return not_read(section,
+                      {"parser", "floor_plan", "part_library", "colors", "host_cad", "host_version",
+                       "capacitance_resolution", "conductance_resolution", "current_resolution",
+                       "inductance_resolution", "resistance_resolution", "time_resolution", "voltage_resolution"},
+                      "(pcb ...)");
     }
     return true;
   });

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,6 +76,10 @@ class Parser {
   // Skips the rest of a list whose "(keyword" was read; opened_at is the
   // line of its '(' for the message when the file ends inside it.
   void skip_rest(const NameAt& keyword);
+  // For a list this reader does not read, in `where`: a warning naming it
+  // and its line unless `ignored` lists it (what changes neither the routing
+  // nor the check). Returns false, for for_each_list to skip it.
+  bool not_read(const NameAt& keyword, std::initializer_list<std::string_view> ignored, std::string_view where);
   // Calls `on_list` for every "(keyword" up to the list's ')', which it
   // consumes; atoms in between are an error naming `where`. on_list
   // returns false to have the list skipped.

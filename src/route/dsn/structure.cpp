@@ -90,7 +90,12 @@ void Parser::read_structure(const NameAt& keyword) {
     } else if (name == "rule") {
       board.rules = read_rules(item, in);
     } else {
-      return false;  // grid, control, autoroute settings, place boundary, ...
+      // Routing grids and the autorouter's own settings: the lattice is this
+      // router's own.
+      return not_read(item,
+                      {"grid", "control", "autoroute_settings", "place_boundary", "snap_angle", "layer_noise_weight",
+                       "place_rule", "flip_style"},
+                      "(structure ...)");
     }
     return true;
   });

@@ -57,7 +57,7 @@ void Parser::read_wiring(const NameAt& keyword) {
       pending.via_nets.push_back(std::move(net));
       return true;
     }
-    return false;  // bond shapes, test points, ...
+    return not_read(item, {}, "(wiring ...)");
   });
 }
 
