@@ -1,5 +1,7 @@
 #include "copper_checks.hpp"
 
+#include <algorithm>
+
 namespace trellis::route::router_detail {
 
 std::vector<std::vector<Point>> junctions_of_nets(const Board& board, const RoutedCopper& routed) {
@@ -28,10 +30,24 @@ DrcReport check_after_board_wiring(const Board& board, const RoutedCopper& route
   return check_design_rules(board, all);
 }
 
-std::set<int> unconnected_nets(const DrcReport& report) {
-  std::set<int> nets;
-  for (const UnconnectedNet& u : report.unconnected) nets.insert(u.net);
+PiecesApart pieces_apart(const DrcReport& report) {
+  PiecesApart pieces;
+  for (const UnconnectedNet& u : report.unconnected) pieces[u.net] = u.groups.size();
+  return pieces;
+}
+
+std::vector<int> split_further(const PiecesApart& before, const DrcReport& after) {
+  std::vector<int> nets;
+  for (const UnconnectedNet& u : after.unconnected) {
+    const auto found = before.find(u.net);
+    if (u.groups.size() > (found == before.end() ? 1 : found->second)) nets.push_back(u.net);
+  }
   return nets;
+}
+
+bool has_pour_on(const Board& board, int net, int layer) {
+  return std::any_of(board.planes.begin(), board.planes.end(),
+                     [&](const Plane& p) { return p.pour && p.net == net && p.layer == layer; });
 }
 
 }  // namespace trellis::route::router_detail

@@ -2,7 +2,7 @@
 // corners) share. Internal to the router.
 #pragma once
 
-#include <set>
+#include <map>
 #include <vector>
 
 #include "trellis/route/board.hpp"
@@ -19,7 +19,16 @@ std::vector<std::vector<Point>> junctions_of_nets(const Board& board, const Rout
 // board.vias.size() + i) in the report.
 DrcReport check_after_board_wiring(const Board& board, const RoutedCopper& routed);
 
-// The nets the report finds unconnected.
-std::set<int> unconnected_nets(const DrcReport& report);
+// Per net the report finds unconnected: the pieces its pins fall into.
+using PiecesApart = std::map<int, std::size_t>;
+PiecesApart pieces_apart(const DrcReport& report);
+
+// The nets `after` finds in more pieces than `before` held (a net missing
+// from `before` was whole): a pass that reshapes copper made them worse,
+// its own wires or, on a pour's layer, another net's cutting the pour.
+std::vector<int> split_further(const PiecesApart& before, const DrcReport& after);
+
+// Whether `net` has a copper pour on `layer`.
+bool has_pour_on(const Board& board, int net, int layer);
 
 }  // namespace trellis::route::router_detail

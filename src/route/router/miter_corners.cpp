@@ -90,9 +90,9 @@ double distance_to_segment(Point x, Point a, Point b) {
 std::size_t miter_corners(const Board& board, RoutedCopper& routed) {
   const std::vector<std::vector<Point>> junctions = junctions_of_nets(board, routed);
   const auto checked = [&](const RoutedCopper& ours) { return check_after_board_wiring(board, ours); };
-  // Nets already unconnected without cuts (unrouted ones): checked only
-  // when a check with cuts finds unconnected nets at all.
-  std::optional<std::set<int>> unconnected_before;
+  // The pieces of the nets apart without cuts (unrouted ones): checked
+  // only when a check with cuts finds unconnected nets at all.
+  std::optional<PiecesApart> pieces_before;
 
   std::vector<Cut> cuts;
   for (std::size_t i = 0; i < routed.wires.size(); ++i) {
@@ -138,13 +138,19 @@ std::size_t miter_corners(const Board& board, RoutedCopper& routed) {
       blame(v.first, v.position);
       blame(v.second, v.position);
     }
-    // A net newly unconnected takes back every cut of its wires.
-    const std::set<int> unconnected = unconnected_nets(report);
-    if (!unconnected.empty() && !unconnected_before) unconnected_before = unconnected_nets(checked(routed));
-    for (const int net : unconnected) {
-      if (unconnected_before->contains(net)) continue;
+    // A net in more pieces than before takes back every cut of its wires,
+    // else (another net's cut split its pour) the cuts on its pours' layers,
+    // else every cut.
+    if (!report.unconnected.empty() && !pieces_before) pieces_before = pieces_apart(checked(routed));
+    for (const int net : report.unconnected.empty() ? std::vector<int>{} : split_further(*pieces_before, report)) {
+      std::vector<std::size_t> own, on_pours, all;
       for (std::size_t i = 0; i < cut.wires.size(); ++i) {
-        if (cut.wires[i].net != net || !any_on(i)) continue;
+        if (!any_on(i)) continue;
+        all.push_back(i);
+        if (cut.wires[i].net == net) own.push_back(i);
+        if (has_pour_on(board, net, cut.wires[i].layer)) on_pours.push_back(i);
+      }
+      for (const std::size_t i : !own.empty() ? own : !on_pours.empty() ? on_pours : all) {
         for (const Cut* c : cuts_of[i]) const_cast<Cut*>(c)->on = false;
         changed.insert(i);
       }

@@ -148,7 +148,7 @@ Coord pull_tight(const Board& board, RoutedCopper& routed) {
 
   // The design-rule check has the last word: what it faults goes back.
   const auto checked = [&](const RoutedCopper& ours) { return check_after_board_wiring(board, ours); };
-  std::optional<std::set<int>> unconnected_before;
+  std::optional<PiecesApart> pieces_before;
   const auto first_ours = static_cast<int>(board.wires.size());
   while (!changed.empty()) {
     const DrcReport report = checked(routed);
@@ -162,18 +162,18 @@ Coord pull_tight(const Board& board, RoutedCopper& routed) {
       blame(v.first);
       blame(v.second);
     }
-    const std::set<int> unconnected = unconnected_nets(report);
-    if (!unconnected.empty() && !unconnected_before) unconnected_before = unconnected_nets(checked(before));
-    for (const int net : unconnected) {
-      if (unconnected_before->contains(net)) continue;
-      bool own = false;
+    // A net in more pieces than before: its own changed wires go back,
+    // else the changed wires on its pours' layers (they cut a pour), else
+    // every changed wire.
+    if (!report.unconnected.empty() && !pieces_before) pieces_before = pieces_apart(checked(before));
+    for (const int net : report.unconnected.empty() ? std::vector<int>{} : split_further(*pieces_before, report)) {
+      std::set<std::size_t> own, on_pours;
       for (const std::size_t w : changed) {
-        if (routed.wires[w].net != net) continue;
-        back.insert(w);
-        own = true;
+        if (routed.wires[w].net == net) own.insert(w);
+        if (has_pour_on(board, net, routed.wires[w].layer)) on_pours.insert(w);
       }
-      // Its own wires unchanged: another net's wire cut its pour apart.
-      if (!own) back.insert(changed.begin(), changed.end());
+      const std::set<std::size_t>& suspects = !own.empty() ? own : !on_pours.empty() ? on_pours : changed;
+      back.insert(suspects.begin(), suspects.end());
     }
     if (back.empty()) break;
     for (const std::size_t w : back) {
