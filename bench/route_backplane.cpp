@@ -96,7 +96,7 @@ std::vector<int> top_pins(const BackplaneSpec& spec, int pins_per_connector) {
     const std::vector<int> order = permutation(pins_per_connector, spec.seed + static_cast<std::uint64_t>(k));
     const int facing = spec.connectors_per_edge - 1 - k;
     for (int pin = 0; pin < pins_per_connector; ++pin) {
-      top[static_cast<std::size_t>(k * pins_per_connector + pin)] =
+      top[static_cast<std::size_t>(k) * static_cast<std::size_t>(pins_per_connector) + static_cast<std::size_t>(pin)] =
           facing * pins_per_connector + order[static_cast<std::size_t>(pin)];
     }
   }

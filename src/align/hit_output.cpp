@@ -160,12 +160,14 @@ void write_tabular_lines(std::ostream& out, const std::vector<Hit>& query_hits, 
 }
 
 // BLAST's rounding of the percentages in pairwise output: to the nearest
-// whole percent, but never 100% unless every column counts.
+// whole percent, but never 100% unless every column counts. Kept as the
+// truncation of 0.5 + percent, the rounding the BLAST+ comparisons pass
+// with (std::lround differs where 0.5 + percent rounds up to a whole).
 std::int64_t percent_of(std::int64_t part, std::int64_t whole) {
   if (whole <= 0) return 0;
   if (part == whole) return 100;
-  return std::min<std::int64_t>(
-      99, static_cast<std::int64_t>(0.5 + 100.0 * static_cast<double>(part) / static_cast<double>(whole)));
+  const double percent = 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+  return std::min<std::int64_t>(99, static_cast<std::int64_t>(0.5 + percent));  // NOLINT(bugprone-incorrect-roundings)
 }
 
 std::string title_of(const SequenceSet& set, std::size_t index) {

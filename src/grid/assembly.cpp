@@ -448,10 +448,11 @@ bool Assembly<T>::State::build_on_device(const detail::HostMeshArrays<double>& a
   std::array<DeviceArray<double>, 6> spacings;
   detail::MeshView<double> device_mesh = arrays.view;
   for (int a = 0; a < 3; ++a) {
-    spacings[static_cast<std::size_t>(2 * a)] = DeviceArray<double>::from_host(arrays.h[a]);
-    spacings[static_cast<std::size_t>(2 * a + 1)] = DeviceArray<double>::from_host(arrays.hhalf[a]);
-    device_mesh.h[a] = spacings[static_cast<std::size_t>(2 * a)].data();
-    device_mesh.hhalf[a] = spacings[static_cast<std::size_t>(2 * a + 1)].data();
+    const auto axis = static_cast<std::size_t>(a);
+    spacings[2 * axis] = DeviceArray<double>::from_host(arrays.h[a]);
+    spacings[2 * axis + 1] = DeviceArray<double>::from_host(arrays.hhalf[a]);
+    device_mesh.h[a] = spacings[2 * axis].data();
+    device_mesh.hhalf[a] = spacings[2 * axis + 1].data();
   }
   auto device_flags = std::make_unique<DeviceArray<std::uint8_t>>(DeviceArray<std::uint8_t>::from_host(constrained));
   device::synchronize(nullptr);

@@ -157,9 +157,12 @@ std::optional<std::array<AxisTables, 3>> separable_tables(const HostMeshArrays<d
           const int offset = columns[e] - i;  // -2 .. 2
           axis.reach = std::max(axis.reach, std::abs(offset));
           if (with_coefficient) {
-            coefficient_term->table[static_cast<std::size_t>((q * 3 + (columns[e] - p + 1)) * n + i)] += value;
+            coefficient_term
+                ->table[static_cast<std::size_t>(q * 3 + (columns[e] - p + 1)) * static_cast<std::size_t>(n) +
+                        static_cast<std::size_t>(i)] += value;
           } else {
-            axis.constant[static_cast<std::size_t>((offset + 2) * n + i)] += value;
+            axis.constant[static_cast<std::size_t>(offset + 2) * static_cast<std::size_t>(n) +
+                          static_cast<std::size_t>(i)] += value;
           }
         }
       }

@@ -56,8 +56,8 @@ SeparableOnDevice<T>::SeparableOnDevice(const detail::FormView<T>& form) : symme
   std::int32_t reach = 1;
   std::int32_t slots = 0;
   for (int a = 0; a < 3; ++a) {
-    words[static_cast<std::size_t>(1 + a)] = mesh.extent[a];
-    words[static_cast<std::size_t>(4 + a)] = mesh.stride[a];
+    words[1 + static_cast<std::size_t>(a)] = mesh.extent[a];
+    words[4 + static_cast<std::size_t>(a)] = mesh.stride[a];
   }
   std::vector<T> values;  // every table; offsets checked against int's range below
   const auto append = [&](const T* table, std::int64_t count) {

@@ -3,6 +3,7 @@
 #include "clearance_rules.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace trellis::route::geometry {
@@ -73,8 +74,9 @@ ClearanceRules::ClearanceRules(const Board& board) {
 
 Coord ClearanceRules::required(int net_a, ClearanceType type_a, int net_b, ClearanceType type_b) const {
   const std::size_t pair = static_cast<std::size_t>(type_a) * kClearanceTypes + static_cast<std::size_t>(type_b);
-  return std::max(by_net_[static_cast<std::size_t>(net_a + 1)][pair],
-                  by_net_[static_cast<std::size_t>(net_b + 1)][pair]);
+  // Row 0 is "no net" (-1).
+  const auto row = [](int net) { return static_cast<std::size_t>(std::int64_t{net} + 1); };
+  return std::max(by_net_[row(net_a)][pair], by_net_[row(net_b)][pair]);
 }
 
 }  // namespace trellis::route::geometry

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -66,7 +67,7 @@ inline Colour layer_colour(int layer, int layer_count) {
 }
 
 inline Colour lightened(Colour colour, double amount) {
-  const auto mix = [amount](std::uint8_t c) { return static_cast<std::uint8_t>(c + (255 - c) * amount + 0.5); };
+  const auto mix = [amount](std::uint8_t c) { return static_cast<std::uint8_t>(std::lround(c + (255 - c) * amount)); };
   return {mix(colour.red), mix(colour.green), mix(colour.blue)};
 }
 
