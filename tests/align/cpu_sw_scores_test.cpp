@@ -159,7 +159,8 @@ TEST_P(CpuEngine, OneThreadAndManyThreadsGiveTheSameScores) {
 TEST_P(CpuEngine, RejectsScoresThatCouldLeave32BitsBeforeWorking) {
   ScoringMatrix::Scores scores{};
   scores.fill(-1);
-  for (int r = 0; r < kAlphabetSize; ++r) scores[static_cast<std::size_t>(r * kAlphabetSize + r)] = 1000;
+  for (int r = 0; r < kAlphabetSize; ++r)
+    scores[static_cast<std::size_t>(r) * static_cast<std::size_t>(kAlphabetSize + 1)] = 1000;
   const Scoring heavy(ScoringMatrix("heavy", scores, false), {11, 1});
   SequenceSet subjects;
   subjects.add("short", "", encode_protein("ACD"));

@@ -315,7 +315,8 @@ TEST(Alignment, ScoresOfASetMatchOneByOne) {
 TEST(Alignment, LimitsFailClearlyInsteadOfOverflowing) {
   ScoringMatrix::Scores scores{};
   scores.fill(-1);
-  for (int r = 0; r < kAlphabetSize; ++r) scores[static_cast<std::size_t>(r * kAlphabetSize + r)] = 1000;
+  for (int r = 0; r < kAlphabetSize; ++r)
+    scores[static_cast<std::size_t>(r) * static_cast<std::size_t>(kAlphabetSize + 1)] = 1000;
   const Scoring heavy(ScoringMatrix("heavy", scores, false), {11, 1});
   const std::vector<Residue> long_run(1'100'000, 0);
   EXPECT_THROW(local_alignment_score(long_run, long_run, heavy), UsageError);

@@ -65,7 +65,8 @@ void expect_equivalent(const std::vector<std::string>& query_texts, const std::v
 Scoring heavy_scoring(std::int32_t diagonal) {
   ScoringMatrix::Scores scores{};
   scores.fill(-1);
-  for (int r = 0; r < kAlphabetSize; ++r) scores[static_cast<std::size_t>(r * kAlphabetSize + r)] = diagonal;
+  for (int r = 0; r < kAlphabetSize; ++r)
+    scores[static_cast<std::size_t>(r) * static_cast<std::size_t>(kAlphabetSize + 1)] = diagonal;
   return Scoring(ScoringMatrix("heavy", scores, false), {11, 1});
 }
 

@@ -49,7 +49,7 @@ TEST(DeviceArray, MovesOwnership) {
   DeviceArray<int> b = std::move(a);
   EXPECT_EQ(b.data(), pointer);
   EXPECT_EQ(a.data(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from state is specified
-  EXPECT_EQ(a.size(), 0u);
+  EXPECT_EQ(a.size(), 0u);       // NOLINT(bugprone-use-after-move)
   DeviceArray<int> c(2);
   c = std::move(b);
   EXPECT_EQ(c.to_host(), host);

@@ -630,7 +630,7 @@ TEST_P(RouterLikeParity, WindowedCostlyMultiSourceBatchesMatchDijkstra) {
       for (NodeId p = 0; p < board.pins; ++p) {  // pads whose stubs land inside, and their pins
         const NodeId pad = plane * board.spec.layers + p;
         cost[static_cast<std::size_t>(pad)] = 0.0f;
-        cost[static_cast<std::size_t>(board.first_pin + p)] = 0.0f;
+        cost[static_cast<std::size_t>(board.first_pin) + static_cast<std::size_t>(p)] = 0.0f;
       }
       // The routed part of the net: a walk through the window, plus a pin.
       std::uniform_int_distribution<std::size_t> pick(0, inside.size() - 1);

@@ -16,7 +16,8 @@ inline align::ScoringMatrix wide_matrix() {
   std::mt19937 random(77);
   align::ScoringMatrix::Scores scores{};
   for (auto& s : scores) s = static_cast<std::int32_t>(random() % 301) - 200;
-  for (int r = 0; r < align::kAlphabetSize; ++r) scores[static_cast<std::size_t>(r * align::kAlphabetSize + r)] = 300;
+  for (int r = 0; r < align::kAlphabetSize; ++r)
+    scores[static_cast<std::size_t>(r) * static_cast<std::size_t>(align::kAlphabetSize + 1)] = 300;
   return align::ScoringMatrix("wide", scores, false);
 }
 

@@ -668,7 +668,7 @@ class Builder {
     const Box extent = grown(Box{lattice_.origin, grid_point(lattice_.rows - 1, lattice_.columns - 1)}, 0);
     bucket_columns_ = static_cast<int>((extent.max.x - extent.min.x) / bucket_size_) + 1;
     bucket_rows_ = static_cast<int>((extent.max.y - extent.min.y) / bucket_size_) + 1;
-    buckets_.assign(static_cast<std::size_t>(bucket_columns_ * bucket_rows_), {});
+    buckets_.assign(static_cast<std::size_t>(bucket_columns_) * static_cast<std::size_t>(bucket_rows_), {});
     const double reach = static_cast<double>(widest_wire_) / 2 + static_cast<double>(rules_.largest());
     for (std::size_t i = 0; i < obstacles_.size(); ++i) {
       for_buckets(grown(obstacles_[i].shape.box, reach),
@@ -686,7 +686,9 @@ class Builder {
     const int r0 = index(box.min.y, lattice_.origin.y, bucket_rows_);
     const int r1 = index(box.max.y, lattice_.origin.y, bucket_rows_);
     for (int r = r0; r <= r1; ++r) {
-      for (int c = c0; c <= c1; ++c) visit(buckets_[static_cast<std::size_t>(r * bucket_columns_ + c)]);
+      for (int c = c0; c <= c1; ++c)
+        visit(buckets_[static_cast<std::size_t>(r) * static_cast<std::size_t>(bucket_columns_) +
+                       static_cast<std::size_t>(c)]);
     }
   }
 
