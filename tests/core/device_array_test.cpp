@@ -48,7 +48,8 @@ TEST(DeviceArray, MovesOwnership) {
   const int* pointer = a.data();
   DeviceArray<int> b = std::move(a);
   EXPECT_EQ(b.data(), pointer);
-  EXPECT_EQ(a.data(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from state is specified
+  // The moved-from state is specified.
+  EXPECT_EQ(a.data(), nullptr);  // NOLINT(bugprone-use-after-move,clang-analyzer-cplusplus.Move)
   EXPECT_EQ(a.size(), 0u);       // NOLINT(bugprone-use-after-move)
   DeviceArray<int> c(2);
   c = std::move(b);
