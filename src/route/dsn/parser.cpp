@@ -8,6 +8,8 @@
 #include <cmath>
 #include <system_error>
 
+#include "../bare_power_layers.hpp"
+
 namespace trellis::route::dsn_detail {
 namespace {
 
@@ -346,16 +348,12 @@ Board Parser::read() {
     fail(after.line, fmt::format("expected the end of the file after the (pcb ...) list, found {}", describe(after)));
   }
   resolve();
-  // KiCad's export names a layer of KiCad type "power" a power layer
-  // whether or not a zone is on it, and designers run tracks there. One
-  // that carries no plane is routed on, as the KiCad reader does.
-  for (Layer& layer : board.layers) {
-    const auto on_layer = [&](const Plane& plane) { return plane.layer == layer.index; };
-    if (layer.type != LayerType::power || std::any_of(board.planes.begin(), board.planes.end(), on_layer)) continue;
-    layer.type = LayerType::mixed;
+  // Specctra keeps autorouters off power layers; one that carries no plane
+  // is routed on all the same, with a warning.
+  for (const int layer : route_on_bare_power_layers(board)) {
     board.warnings.push_back(fmt::format("{}:{}: power layer {} carries no plane: routed on as a mixed layer",
-                                         tokens_.name(), layer_lines[static_cast<std::size_t>(layer.index)],
-                                         quoted(layer.name)));
+                                         tokens_.name(), layer_lines[static_cast<std::size_t>(layer)],
+                                         quoted(board.layers[static_cast<std::size_t>(layer)].name)));
   }
   return std::move(board);
 }

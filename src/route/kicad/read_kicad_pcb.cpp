@@ -7,6 +7,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "../bare_power_layers.hpp"
 #include "../dsn/tokenizer.hpp"
 #include "reader.hpp"
 #include "trellis/core/error.hpp"
@@ -62,16 +63,8 @@ Board read_kicad_pcb(std::string_view text, const std::string& name, const std::
   reader.read_tracks(root);
   reader.read_copper_graphics(root);
   reader.read_zones(root);
-  // KiCad takes tracks on a power layer, and designers run them there; only
-  // its Specctra export keeps autorouters off. A power layer that carries
-  // no zone is read as mixed, so the router routes on it; one with a zone
-  // stays a plane layer.
-  for (Layer& layer : reader.board.layers) {
-    const auto on_layer = [&](const Plane& plane) { return plane.layer == layer.index; };
-    if (layer.type == LayerType::power &&
-        std::none_of(reader.board.planes.begin(), reader.board.planes.end(), on_layer))
-      layer.type = LayerType::mixed;
-  }
+  // A power layer with a zone stays a plane layer; one without is routed on.
+  route_on_bare_power_layers(reader.board);
   reader.read_rules(root, project);
   reader.check_pins_on_board();
   reader.board.name = std::filesystem::path(name).stem().string();
