@@ -257,4 +257,13 @@ std::vector<Primitive> outline_edges(const Shape& outline) {
   return edges;
 }
 
+double distance(Point a, Point b) { return std::hypot(static_cast<double>(a.x - b.x), static_cast<double>(a.y - b.y)); }
+
+bool on_segment(Point p, Point a, Point b) {
+  // 64-bit products: points on a board are less than a metre apart.
+  const Coord cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
+  return cross == 0 && p.x >= std::min(a.x, b.x) && p.x <= std::max(a.x, b.x) && p.y >= std::min(a.y, b.y) &&
+         p.y <= std::max(a.y, b.y);
+}
+
 }  // namespace trellis::route::geometry

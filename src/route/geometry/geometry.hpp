@@ -44,6 +44,12 @@ Shape placed_shape(const Component& component, const Shape& shape);
 // The outline's edges as segments, with half the outline path's width.
 std::vector<Primitive> outline_edges(const Shape& outline);
 
+// The distance between two points.
+double distance(Point a, Point b);
+
+// Whether p lies on the segment [a, b]: exact for board coordinates.
+bool on_segment(Point p, Point a, Point b);
+
 // Whether a point lies inside or on a filled polygon.
 bool polygon_contains(const std::vector<Point>& polygon, Point p);
 

@@ -41,7 +41,7 @@ struct Obstacle {
   std::optional<Coord> clearance_override = std::nullopt;  // a pad's own clearance, which replaces the rules'
 };
 
-double distance(Point a, Point b) { return std::hypot(static_cast<double>(a.x - b.x), static_cast<double>(a.y - b.y)); }
+using geometry::distance;
 
 // A stub's wire of half-width `radius` as capsules: one, or two with a bend.
 std::vector<Primitive> stub_segments(Point from, std::optional<Point> bend, Point to, double radius) {

@@ -1,5 +1,6 @@
 #include "miter_corners.hpp"
 
+#include "../geometry/geometry.hpp"
 #include "copper_checks.hpp"
 #include "copper_from_paths.hpp"
 
@@ -14,11 +15,7 @@
 namespace trellis::route::router_detail {
 namespace {
 
-// Whether p lies on the axis-aligned segment [a, b].
-bool on_axis_segment(Point p, Point a, Point b) {
-  return p.x >= std::min(a.x, b.x) && p.x <= std::max(a.x, b.x) && p.y >= std::min(a.y, b.y) &&
-         p.y <= std::max(a.y, b.y) && (a.x == b.x ? p.x == a.x : p.y == a.y);
-}
+using geometry::on_segment;
 
 Coord leg_length(Point a, Point b) { return std::abs(a.x - b.x) + std::abs(a.y - b.y); }
 
@@ -54,9 +51,8 @@ void find_cuts(std::size_t wire, const std::vector<Point>& points, const std::ve
     if (length == 0) continue;
     const Point p = along(b, a, length);
     const Point q = along(b, c, length);
-    const bool keeps_junction = std::any_of(junctions.begin(), junctions.end(), [&](Point j) {
-      return on_axis_segment(j, p, b) || on_axis_segment(j, b, q);
-    });
+    const bool keeps_junction = std::any_of(junctions.begin(), junctions.end(),
+                                            [&](Point j) { return on_segment(j, p, b) || on_segment(j, b, q); });
     if (!keeps_junction) cuts.push_back({wire, i, p, q, true});
   }
 }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "../geometry/geometry.hpp"
 #include "copper_checks.hpp"
 #include "copper_from_paths.hpp"
 #include "trellis/route/drc.hpp"
@@ -21,14 +22,8 @@ namespace {
 constexpr std::size_t kMostPointsAhead = 96;
 constexpr int kMostPasses = 4;
 
-double distance(Point a, Point b) { return std::hypot(static_cast<double>(b.x - a.x), static_cast<double>(b.y - a.y)); }
-
-// Whether p lies on the segment [a, b]: exact in 64 bits for board coordinates.
-bool on_segment(Point p, Point a, Point b) {
-  const Coord cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
-  return cross == 0 && p.x >= std::min(a.x, b.x) && p.x <= std::max(a.x, b.x) && p.y >= std::min(a.y, b.y) &&
-         p.y <= std::max(a.y, b.y);
-}
+using geometry::distance;
+using geometry::on_segment;
 
 // A wire's points with each junction on it made a point of its own, and
 // which of them must stay.
