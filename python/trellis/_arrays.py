@@ -94,6 +94,68 @@ def as_framework(native, like):
     return framework_of(like).from_dlpack(native)
 
 
+def is_device_csr(matrix):
+    """Whether `matrix` is a CSR matrix in CUDA memory: a PyTorch tensor of
+    layout sparse_csr on a CUDA device, or a cupyx.scipy.sparse CSR
+    matrix. Neither framework is imported here."""
+    module = type(matrix).__module__
+    if module.startswith("torch"):
+        return str(getattr(matrix, "layout", "")) == "torch.sparse_csr" and bool(getattr(matrix, "is_cuda", False))
+    return module.startswith("cupyx.scipy.sparse") and getattr(matrix, "format", None) == "csr"
+
+
+def device_csr_parts(matrix, name):
+    """(rows, cols, indptr, indices, data, device) of a device CSR matrix
+    (is_device_csr), as the library reads them: data float64 and indices
+    int32 taken where they are, indptr as int64 (converted when 32-bit:
+    rows + 1 entries). A ValueError when they do not describe a valid matrix
+    (checked on the device), since the kernels would read outside it."""
+    rows, cols = (int(n) for n in matrix.shape)
+    if type(matrix).__module__.startswith("torch"):
+        import torch
+
+        indptr, indices, data = matrix.crow_indices(), matrix.col_indices(), matrix.values()
+        if matrix.dim() != 2:
+            raise ValueError(f"{name}: a batched or hybrid sparse tensor is not a matrix (dim {matrix.dim()})")
+        indptr = indptr.to(torch.int64)
+        if indices.dtype == torch.int64 and indices.numel() > 0 and int(indices.max()) >= 2**31:
+            raise ValueError(f"{name}: column indices beyond 32 bits")
+        indices = indices.to(torch.int32)
+    else:
+        indptr, indices, data = matrix.indptr.astype("int64"), matrix.indices.astype("int32", copy=False), matrix.data
+    data = device_array(data, np.float64, f"{name}.data")
+    device = device_of(data, f"{name}.data")
+    nnz = int(data.shape[0])
+    if tuple(indices.shape) != (nnz,) or tuple(indptr.shape) != (rows + 1,):
+        raise ValueError(f"{name}: a {rows}x{cols} CSR matrix needs {rows + 1} row offsets and one column per value "
+                         f"({nnz}), got {tuple(indptr.shape)} and {tuple(indices.shape)}")
+    if int(indptr[0]) != 0 or int(indptr[-1]) != nnz or (rows > 0 and not bool((indptr[1:] >= indptr[:-1]).all())):
+        raise ValueError(f"{name}: row offsets must ascend from 0 to the number of values ({nnz})")
+    if nnz > 0 and (int(indices.min()) < 0 or int(indices.max()) >= cols):
+        raise ValueError(f"{name}: a column index outside [0, {cols})")
+    return rows, cols, indptr, indices, data, device
+
+
+def device_csr_like(rows, cols, indptr, indices, data, like):
+    """A CSR matrix of like's framework over the library's device arrays
+    (DLPack, no copy of the values and columns; the row offsets, rows + 1
+    entries, become 32-bit where the framework wants them so)."""
+    framework = framework_of(like)
+    indptr, indices, data = (framework.from_dlpack(a) for a in (indptr, indices, data))
+    if framework.__name__ == "torch":
+        # PyTorch wants offsets and columns of one dtype: 32-bit where the
+        # values fit, else the columns widened.
+        if int(data.shape[0]) < 2**31:
+            indptr = indptr.to(framework.int32)
+        else:
+            indices = indices.to(framework.int64)
+        # The library built the arrays: PyTorch need not check them again.
+        return framework.sparse_csr_tensor(indptr, indices, data, size=(rows, cols), check_invariants=False)
+    import cupyx.scipy.sparse
+
+    return cupyx.scipy.sparse.csr_matrix((data, indices, indptr.astype("int32")), shape=(rows, cols), copy=False)
+
+
 def _c_contiguous(value):
     if hasattr(value, "is_contiguous"):  # PyTorch
         return bool(value.is_contiguous())

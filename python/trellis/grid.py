@@ -35,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _native
-from ._arrays import as_framework, check_device_backend, device_array, device_of, host_array
+from ._arrays import (as_framework, check_device_backend, device_array, device_csr_like, device_csr_parts, device_of,
+                      host_array, is_device_csr)
 
 
 Mesh = _native.grid.Mesh
@@ -60,10 +61,67 @@ forward_shift = _native.grid.forward_shift
 compose = _native.grid.compose
 
 
-def norm(mesh, u, kind: str = "h", *, backend: str = "auto") -> float:
+def marker_nodes(mesh, where, name: str = "marker") -> np.ndarray:
+    """The node ids (ascending, int32) a marker selects: "boundary", a
+    predicate called once with the node coordinates (``mesh_points``,
+    nodes x dim) that returns one bool per node, a bool mask of one entry
+    per node, node ids, or a list of these (their union)."""
+    nodes = mesh.nodes
+    if isinstance(where, str):
+        if where != "boundary":
+            raise ValueError(f"{name}: a marker must be 'boundary', a predicate, a mask or node ids, got {where!r}")
+        return np.asarray(mesh.boundary_nodes(), dtype=np.int32)
+    if callable(where):
+        mask = np.asarray(where(mesh_points(mesh)))
+        if mask.dtype != np.bool_ or mask.shape != (nodes,):
+            raise ValueError(f"{name}: a marker's predicate must return {nodes} bools (one per node), got "
+                             f"{mask.dtype} of shape {mask.shape}")
+        return np.flatnonzero(mask).astype(np.int32)
+    if isinstance(where, (list, tuple)) and any(isinstance(w, str) or callable(w) for w in where):
+        parts = [marker_nodes(mesh, w, name) for w in where]
+        return np.unique(np.concatenate(parts)).astype(np.int32) if parts else np.zeros(0, np.int32)
+    array = np.asarray(where)
+    if array.dtype == np.bool_:
+        if array.shape != (nodes,):
+            raise ValueError(f"{name}: a marker's mask needs one bool per node ({nodes}), got shape {array.shape}")
+        return np.flatnonzero(array).astype(np.int32)
+    ids = np.atleast_1d(array)
+    if ids.size and not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"{name}: a marker's node ids must be integers, got {ids.dtype}")
+    if ids.size and (ids.min() < 0 or ids.max() >= nodes):
+        raise ValueError(f"{name}: a marker's node ids must be in [0, {nodes}), got {ids.min()} to {ids.max()}")
+    return np.unique(ids).astype(np.int32)
+
+
+def norm(mesh, u, kind: str = "h", *, marker=None, backend: str = "auto") -> float:
     """A discrete norm of node values u: "h" (control-volume weights), "h1",
-    "h1_seminorm" (backward differences, staggered weights) or "max"."""
-    return _native.grid.norm(mesh, host_array(u, np.float64, "u"), kind, backend)
+    "h1_seminorm" (backward differences, staggered weights) or "max";
+    summed (or maximised) over a marker's nodes (``marker_nodes``) when one
+    is given."""
+    return _native.grid.norm(mesh, host_array(u, np.float64, "u"), kind, _marker_list(mesh, marker), backend)
+
+
+def inner(mesh, u, v, kind: str = "h", *, axis: int = 0, marker=None, backend: str = "auto") -> float:
+    """A discrete inner product of node values: "h", the sum of the
+    control-volume weights times u v, or "plus", <u, v>_+ along `axis`
+    (staggered weights, nodes of index 1 and above along it); over a
+    marker's nodes when one is given."""
+    return _native.grid.inner(mesh, host_array(u, np.float64, "u"), host_array(v, np.float64, "v"), kind, int(axis),
+                              _marker_list(mesh, marker), backend)
+
+
+def restrict_to_nodes(mesh, f) -> np.ndarray:
+    """R_h f: f(x[, y[, z]]) at every node (f a Python callable of the
+    mesh's dim coordinates returning a number)."""
+    return _native.grid.project(mesh, _callable(f), "nodes", 1)
+
+
+def cell_average(mesh, f, points_per_axis: int = 3) -> np.ndarray:
+    """avg_h f: the mean of f(x[, y[, z]]) over each node's control volume
+    (clipped to the domain) by tensor Gauss-Legendre quadrature with
+    points_per_axis points per axis (1 to 32), exact for polynomials of
+    degree up to 2 * points_per_axis - 1 in each variable."""
+    return _native.grid.project(mesh, _callable(f), "average", int(points_per_axis))
 
 
 def apply(op, mesh, u, *, backend: str = "auto") -> np.ndarray:
@@ -79,13 +137,19 @@ def mesh_points(mesh) -> np.ndarray:
 
 
 def assemble(mesh, a, l=None, *, coefficients=(), dirichlet="boundary", boundary_values=0.0, symmetrize=True,
-             backend: str = "auto"):
+             backend: str = "auto", like=None):
     """The matrix of form `a` (scipy.sparse.csr_matrix) and the right-hand
-    side of linear form `l` on `mesh`, with the nodes of `dirichlet`
-    ("boundary", node ids, or None) held at boundary_values (a number or one
+    side of linear form `l` on `mesh`, with the nodes of `dirichlet` (a
+    marker: "boundary", a predicate, a mask, node ids, see
+    ``marker_nodes``; or None) held at boundary_values (a number or one
     value per node): their rows become identity rows, and with symmetrize
     their columns move to the right-hand side, so a symmetric form gives a
-    symmetric matrix. coefficients[s] holds slot s's value at every node."""
+    symmetric matrix. coefficients[s] holds slot s's value at every node.
+
+    With `like` a CUDA device array (a CuPy array or a PyTorch tensor), the
+    form is assembled on that device (cuda backend) and the matrix and the
+    right-hand side come back as that framework's device CSR matrix and
+    vector, made from the library's device memory without a copy."""
     import scipy.sparse
 
     if l is None:
@@ -94,6 +158,15 @@ def assemble(mesh, a, l=None, *, coefficients=(), dirichlet="boundary", boundary
     constrained = _constrained(mesh, dirichlet)
     values = [_node_values(c, nodes, f"coefficients[{s}]") for s, c in enumerate(coefficients)]
     g = _node_values(boundary_values, nodes, "boundary_values")
+    if like is not None:
+        device = device_of(like, "like")
+        if device is None:
+            raise ValueError("like: a host array; pass a CUDA device array (CuPy, PyTorch) for a device matrix, or "
+                             "leave like out for a scipy.sparse matrix")
+        check_device_backend("like", backend)
+        out = _native.grid.assemble_device(mesh, a, l, values, constrained, g, bool(symmetrize), device)
+        matrix = device_csr_like(out["rows"], nodes, out["indptr"], out["indices"], out["data"], like)
+        return matrix, as_framework(out["rhs"], like)
     out = _native.grid.assemble(mesh, a, l, values, constrained, g, bool(symmetrize), backend)
     matrix = scipy.sparse.csr_matrix((out["data"], out["indices"], out["indptr"]), shape=(out["rows"], nodes),
                                      copy=False)
@@ -138,6 +211,103 @@ class MatrixFree:
                                                   dtype=np.float64)
 
 
+class Multigrid:
+    """A geometric multigrid hierarchy (include/trellis/grid/multigrid.hpp)
+    for the matrix ``assemble`` built from a form on `mesh`, with the same
+    Dirichlet nodes: levels by halving the mesh's axes, linear
+    interpolation and its transpose, Galerkin coarse operators, Jacobi or
+    Chebyshev smoothing, and a direct or Krylov solve on the coarsest level.
+
+    ``matrix`` is a scipy.sparse matrix (the hierarchy on `backend`:
+    reference, cpu or cuda; "auto" is cuda where a device is usable) or a
+    device CSR matrix (CuPy, PyTorch; the hierarchy is built on its device
+    from a copy, nothing through the host). Use it with ``multigrid_solve``,
+    or as the preconditioner of ``cg`` (mgcg: CG with the flexible beta) and
+    ``bicgstab`` (host vectors), or ``as_linear_operator`` as SciPy's M."""
+
+    def __init__(self, mesh, matrix, *, dirichlet="boundary", cycle: str = "v", smoother: str = "chebyshev",
+                 smoothing_steps: int = 3, jacobi_weight: float = 2.0 / 3.0, chebyshev_lower: float = 0.1,
+                 chebyshev_upper: float = 1.1, eigenvalue_steps: int = 12, max_levels: int = 30,
+                 direct_solve_flops: float = 2e8, backend: str = "auto"):
+        options = _native.grid.multigrid_options(str(cycle), str(smoother), int(smoothing_steps),
+                                                 float(jacobi_weight), float(chebyshev_lower), float(chebyshev_upper),
+                                                 int(eigenvalue_steps), int(max_levels), float(direct_solve_flops))
+        constrained = _constrained(mesh, dirichlet)
+        if is_device_csr(matrix):
+            rows, cols, indptr, indices, data, device = device_csr_parts(matrix, "matrix")
+            check_device_backend("matrix", backend)
+            self._native = _native.grid.Multigrid(mesh, rows, cols, indptr, indices, data, constrained, options)
+            self.device = device
+        else:
+            self._native = _native.grid.Multigrid(mesh, *_csr_parts(matrix), constrained, options, backend)
+            self.device = None
+        n = self._native.size
+        self.shape = (n, n)
+
+    @property
+    def levels(self) -> int:
+        """Number of levels, the finest included."""
+        return self._native.levels
+
+    @property
+    def backend(self) -> str:
+        return self._native.backend
+
+    @property
+    def direct_coarse_solve(self) -> bool:
+        """True when the coarsest level is solved by banded LU, False for a Krylov solve."""
+        return self._native.direct_coarse_solve
+
+    def level(self, level: int) -> dict:
+        """What level `level` holds (0 the finest): extents, nodes, nonzeros,
+        lambda_max (the estimated largest eigenvalue of D^-1 A)."""
+        return self._native.level(int(level))
+
+    def cycle(self, b, x):
+        """One cycle from the guess x, in place: x <- x + B (b - A x).
+        Device arrays (a cuda hierarchy) are read and written where they are."""
+        if device_of(x, "x") is not None or device_of(b, "b") is not None:
+            self._native.cycle_device(*self._device_vectors(b, "b", x, "x"))
+            return x
+        x_host = x
+        _check_writable(x_host, "x")
+        self._native.cycle(host_array(b, np.float64, "b"), x_host)
+        return x
+
+    def precondition(self, r, out=None):
+        """z = B r, one cycle from zero (into out, a new array when None)."""
+        if device_of(r, "r") is not None:
+            z = _device_zeros(self.shape[0], device_of(r, "r"), r) if out is None else out
+            self._native.precondition_device(*self._device_vectors(r, "r", z, "out"))
+            return z
+        z = np.zeros(self.shape[0]) if out is None else out
+        _check_writable(z, "out")
+        self._native.precondition(host_array(r, np.float64, "r"), z)
+        return z
+
+    def as_linear_operator(self):
+        """The preconditioner z = B r as a scipy.sparse.linalg.LinearOperator
+        (M of scipy.sparse.linalg.cg and friends)."""
+        import scipy.sparse.linalg
+
+        return scipy.sparse.linalg.LinearOperator(self.shape, matvec=lambda r: self.precondition(np.ravel(r)),
+                                                  dtype=np.float64)
+
+    def _device_vectors(self, a, a_name, b, b_name):
+        if self.backend != "cuda":
+            raise ValueError(f"{a_name}: device arrays need a hierarchy on cuda, this one is on {self.backend}")
+        n = self.shape[0]
+        return device_array(a, np.float64, a_name, n), device_array(b, np.float64, b_name, n)
+
+
+def multigrid_solve(mg: Multigrid, b, x0=None, *, tol: float = 1e-8, maxiter: int = 100, progress=None,
+                    check_every: int = 1):
+    """Multigrid cycles as the iteration for A x = b (A the hierarchy's
+    matrix) until ||b - A x|| <= tol ||b||; returns (x, info) as cg does.
+    CUDA device arrays (a cuda hierarchy) stay on the device."""
+    return _multigrid_solve("mg", mg, b, x0, tol, maxiter, progress, check_every)
+
+
 def laplacian_7point(nx: int, ny: int = 1, nz: int = 1):
     """The 7-point negative Laplacian on an nx x ny x nz grid (homogeneous
     Dirichlet, unit spacing) as a scipy.sparse.csr_matrix."""
@@ -151,6 +321,13 @@ def spmv(matrix, x, out=None, *, alpha: float = 1.0, beta: float = 0.0, backend:
     """out = alpha * A x + beta * out (beta 0: out is not read). With CUDA
     device arrays for x (and out) it runs on cuda and returns a device array
     of x's framework."""
+    if is_device_csr(matrix):
+        a = device_csr_parts(matrix, "matrix")
+        device = _device_call("x", x, out, backend, matrix_device=a[5])
+        x = device_array(x, np.float64, "x", a[1])
+        result = _device_zeros(a[0], device, x) if out is None else device_array(out, np.float64, "out", a[0])
+        _native.grid.spmv_device_csr(*a[:5], float(alpha), x, float(beta), result)
+        return result
     a = _csr_parts(matrix)
     device = _device_call("x", x, out, backend)
     if device is not None:
@@ -205,20 +382,50 @@ def convergence_study(problem: str = "poisson", *, dim: int = 2, cells: int = 8,
     return pandas.DataFrame(rows)
 
 
+def _multigrid_solve(method, mg, b, x0, tol, maxiter, progress, check_every):
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable (iteration, residual) or None, got {type(progress).__name__}")
+    n = mg.shape[0]
+    settings = (float(tol), int(maxiter), int(check_every), progress)
+    if mg.backend != "cuda" and device_of(b, "b") is not None:
+        raise ValueError(f"b: device arrays need a hierarchy on cuda, this one is on {mg.backend}")
+    device = _device_call("b", b, x0, mg.backend, out_name="x0")
+    if device is not None:
+        b = device_array(b, np.float64, "b", n)
+        x = _device_zeros(n, device, b) if x0 is None else device_array(x0, np.float64, "x0", n)
+        return x, mg._native.solve_device(method, b, x, *settings)
+    b = host_array(b, np.float64, "b")
+    x = np.zeros(n, dtype=np.float64) if x0 is None else x0
+    _check_writable(x, "x0")
+    return x, mg._native.solve(method, b, x, *settings)
+
+
 def _solve(method, matrix, b, x0, tol, maxiter, preconditioner, backend, progress, check_every):
+    if isinstance(preconditioner, Multigrid):
+        # The hierarchy iterates on its own finest matrix, the one it was
+        # built from: the matrix given must be that one.
+        if tuple(matrix.shape) != preconditioner.shape:
+            raise ValueError(f"preconditioner: a hierarchy of size {preconditioner.shape[0]} for a matrix of shape "
+                             f"{tuple(matrix.shape)}")
+        return _multigrid_solve(method, preconditioner, b, x0, tol, maxiter, progress, check_every)
     if preconditioner not in ("jacobi", "none", None):
-        raise ValueError(f"preconditioner must be 'jacobi' or 'none', got {preconditioner!r}")
+        raise ValueError(f"preconditioner must be 'jacobi', 'none' or a Multigrid, got {preconditioner!r}")
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable (iteration, residual) or None, got {type(progress).__name__}")
     jacobi = preconditioner == "jacobi"
     settings = (float(tol), int(maxiter), jacobi)
-    n = matrix.shape[0]
-    device = _device_call("b", b, x0, backend, out_name="x0")
+    n = int(matrix.shape[0])
+    device_csr = device_csr_parts(matrix, "matrix") if is_device_csr(matrix) else None
+    device = _device_call("b", b, x0, backend, out_name="x0",
+                          matrix_device=None if device_csr is None else device_csr[5])
     if device is not None:
         b = device_array(b, np.float64, "b", n)
         x = _device_zeros(n, device, b) if x0 is None else device_array(x0, np.float64, "x0", n)
         if isinstance(matrix, MatrixFree):
             info = matrix._native.solve_device(method, b, x, *settings, int(check_every), progress)
+        elif device_csr is not None:
+            info = _native.grid.solve_device_csr(method, *device_csr[:5], b, x, *settings, int(check_every),
+                                                 progress)
         else:
             info = _native.grid.solve_device(method, *_csr_parts(matrix), b, x, *settings, int(check_every), progress)
         return x, info
@@ -239,12 +446,19 @@ def _device_zeros(n, device, like):
     return as_framework(_native.grid.device_zeros(n, device), like)
 
 
-def _device_call(name, value, out, backend, out_name="out"):
+def _device_call(name, value, out, backend, out_name="out", matrix_device=None):
     """The CUDA device of a call's vectors (value and out), None when they
-    are host arrays; a ValueError when they are mixed or the call cannot run
-    on cuda."""
+    are host arrays; a ValueError when they are mixed, are not on the
+    device CSR matrix's device (matrix_device), or the call cannot run on
+    cuda."""
     device = device_of(value, name)
     out_device = None if out is None else device_of(out, out_name)
+    if matrix_device is not None:
+        if device is None or (out is not None and out_device is None):
+            raise ValueError(f"matrix: a device CSR matrix with host vectors; pass CUDA device arrays for {name} "
+                             f"(and {out_name}), or a scipy.sparse matrix")
+        if matrix_device != device:
+            raise ValueError(f"matrix: on CUDA device {matrix_device}, {name} on device {device}")
     if device is None and out_device is None:
         return None
     if device is None or (out is not None and out_device is None):
@@ -265,11 +479,17 @@ def _node_values(value, nodes, name):
 
 
 def _constrained(mesh, dirichlet):
-    if isinstance(dirichlet, str):
-        if dirichlet != "boundary":
-            raise ValueError(f"dirichlet must be 'boundary', node ids or None, got {dirichlet!r}")
-        return mesh.boundary_nodes()
-    return [] if dirichlet is None else [int(i) for i in np.atleast_1d(dirichlet)]
+    return [] if dirichlet is None else marker_nodes(mesh, dirichlet, "dirichlet").tolist()
+
+
+def _marker_list(mesh, marker):
+    return None if marker is None else marker_nodes(mesh, marker).tolist()
+
+
+def _callable(f):
+    if not callable(f):
+        raise TypeError(f"f must be callable (x[, y[, z]]) -> float, got {type(f).__name__}")
+    return f
 
 
 def _csr_parts(matrix):

@@ -124,10 +124,16 @@ template <typename T>
 SolveResult mg_solve(const Multigrid<T>& mg, const DeviceArray<T>& b, DeviceArray<T>& x, const SolverOptions& options,
                      Stream stream) {
   check_arguments("mg", mg.size(), b.size(), x.size(), options);
+  return mg_solve(mg, b.data(), x.data(), options, stream);
+}
+
+template <typename T>
+SolveResult mg_solve(const Multigrid<T>& mg, const T* b, T* x, const SolverOptions& options, Stream stream) {
+  const auto n = static_cast<std::size_t>(mg.size());
+  check_arguments("mg", mg.size(), n, n, options);
   require_cuda("mg", mg);
-  const T* rhs = b.data();
   SolveResult result = cuda::stationary(
-      mg.device_operator(), [&](T* at, Stream on) { mg.cycle(rhs, at, on); }, rhs, x.data(), options, stream);
+      mg.device_operator(), [&](T* at, Stream on) { mg.cycle(b, at, on); }, b, x, options, stream);
   finish("mg", result.stop, result.final_residual, options, result);
   return result;
 }
@@ -136,10 +142,18 @@ template <typename T>
 SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, const DeviceArray<T>& b, DeviceArray<T>& x,
                  const SolverOptions& options, Stream stream) {
   check_arguments("mgcg", mg.size(), b.size(), x.size(), options);
+  return mgcg(op, mg, b.data(), x.data(), options, stream);
+}
+
+template <typename T>
+SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, const T* b, T* x,
+                 const SolverOptions& options, Stream stream) {
+  const auto n = static_cast<std::size_t>(mg.size());
+  check_arguments("mgcg", mg.size(), n, n, options);
   check_operator("mgcg", op, mg);
   require_cuda("mgcg", mg);
   SolveResult result = cuda::flexible_cg(
-      op, [&](const T* r, T* z, Stream on) { mg.precondition(r, z, on); }, b.data(), x.data(), options, stream);
+      op, [&](const T* r, T* z, Stream on) { mg.precondition(r, z, on); }, b, x, options, stream);
   finish("mgcg", result.stop, result.final_residual, options, result);
   return result;
 }
@@ -304,7 +318,10 @@ SolveResult mg_bicgstab(const HostLinearOperator<T>& op, const Multigrid<T>& mg,
   template SolveResult mg_solve<T>(const Multigrid<T>&, const DeviceArray<T>&, DeviceArray<T>&, const SolverOptions&, \
                                    Stream);                                                                           \
   template SolveResult mgcg<T>(const DeviceLinearOperator<T>&, const Multigrid<T>&, const DeviceArray<T>&,            \
-                               DeviceArray<T>&, const SolverOptions&, Stream);
+                               DeviceArray<T>&, const SolverOptions&, Stream);                                        \
+  template SolveResult mg_solve<T>(const Multigrid<T>&, const T*, T*, const SolverOptions&, Stream);                  \
+  template SolveResult mgcg<T>(const DeviceLinearOperator<T>&, const Multigrid<T>&, const T*, T*,                     \
+                               const SolverOptions&, Stream);
 
 TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(float)
 TRELLIS_GRID_INSTANTIATE_MULTIGRID_SOLVERS(double)

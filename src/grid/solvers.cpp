@@ -405,17 +405,21 @@ HostLinearOperator<T> csr_operator(const CsrMatrix<T>& a, Preconditioner precond
 }
 
 template <typename T>
-DeviceCsrOperator<T>::DeviceCsrOperator(const DeviceCsr<T>& a, Preconditioner preconditioner, Stream stream) {
-  if (a.rows() != a.cols()) {
-    throw UsageError(fmt::format("DeviceCsrOperator: the matrix must be square, got {}x{}", a.rows(), a.cols()));
+DeviceCsrOperator<T>::DeviceCsrOperator(const DeviceCsr<T>& a, Preconditioner preconditioner, Stream stream)
+    : DeviceCsrOperator(a.view(), preconditioner, stream) {}
+
+template <typename T>
+DeviceCsrOperator<T>::DeviceCsrOperator(const CsrView<T>& a, Preconditioner preconditioner, Stream stream) {
+  if (a.rows != a.cols) {
+    throw UsageError(fmt::format("DeviceCsrOperator: the matrix must be square, got {}x{}", a.rows, a.cols));
   }
-  op_.size = a.rows();
-  op_.apply = [matrix = &a](const T* x, T* y, Stream apply_stream) {
-    cuda::spmv(T(1), matrix->view(), x, T(0), y, apply_stream);
+  op_.size = a.rows;
+  op_.apply = [matrix = a](const T* x, T* y, Stream apply_stream) {
+    cuda::spmv(T(1), matrix, x, T(0), y, apply_stream);
   };
-  if (preconditioner == Preconditioner::jacobi && a.rows() > 0) {
-    diagonal_ = DeviceArray<T>(static_cast<std::size_t>(a.rows()));
-    cuda::csr_diagonal(a.view(), diagonal_.data(), stream);
+  if (preconditioner == Preconditioner::jacobi && a.rows > 0) {
+    diagonal_ = DeviceArray<T>(static_cast<std::size_t>(a.rows));
+    cuda::csr_diagonal(a, diagonal_.data(), stream);
     op_.diagonal = diagonal_.data();
   }
 }

@@ -56,11 +56,19 @@ void spmv(T alpha, const DeviceCsr<T>& a, const DeviceArray<T>& x, T beta, Devic
 
 template <typename T>
 void spmv(T alpha, const DeviceCsr<T>& a, const T* x, T beta, T* y, Stream stream) {
-  if ((x == nullptr && a.cols() > 0) || (y == nullptr && a.rows() > 0)) {
-    throw UsageError(
-        fmt::format("spmv: a {}x{} matrix needs device pointers to x and y, got null", a.rows(), a.cols()));
+  spmv(alpha, a.view(), x, beta, y, stream);
+}
+
+template <typename T>
+void spmv(T alpha, const CsrView<T>& a, const T* x, T beta, T* y, Stream stream) {
+  if ((x == nullptr && a.cols > 0) || (y == nullptr && a.rows > 0)) {
+    throw UsageError(fmt::format("spmv: a {}x{} matrix needs device pointers to x and y, got null", a.rows, a.cols));
   }
-  cuda::spmv(alpha, a.view(), x, beta, y, stream);
+  if (a.rows > 0 && (a.row_offsets == nullptr || (a.nnz > 0 && (a.col_indices == nullptr || a.values == nullptr)))) {
+    throw UsageError(fmt::format("spmv: a {}x{} matrix with {} entries needs device pointers to its arrays, got null",
+                                 a.rows, a.cols, a.nnz));
+  }
+  cuda::spmv(alpha, a, x, beta, y, stream);
 }
 
 template void spmv<float>(float, const CsrMatrix<float>&, std::span<const float>, float, std::span<float>, Backend);
@@ -72,5 +80,7 @@ template void spmv<double>(double, const DeviceCsr<double>&, const DeviceArray<d
                            Stream);
 template void spmv<float>(float, const DeviceCsr<float>&, const float*, float, float*, Stream);
 template void spmv<double>(double, const DeviceCsr<double>&, const double*, double, double*, Stream);
+template void spmv<float>(float, const CsrView<float>&, const float*, float, float*, Stream);
+template void spmv<double>(double, const CsrView<double>&, const double*, double, double*, Stream);
 
 }  // namespace trellis::grid

@@ -10,6 +10,7 @@
 #include <nanobind/ndarray.h>
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,17 @@ namespace nb = nanobind;
 
 template <typename T>
 using NumpyVector = nb::ndarray<nb::numpy, T, nb::ndim<1>, nb::c_contig>;
+
+// Host arrays from Python, one-dimensional and C-contiguous: read, or written in place.
+template <typename T>
+using HostInput = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+template <typename T>
+using HostOutput = nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+template <typename T>
+std::span<const T> span_of(const HostInput<T>& values) {
+  return {values.data(), values.shape(0)};
+}
 
 // The vector's buffer becomes the array's; nothing is copied.
 template <typename T>
@@ -80,6 +92,18 @@ nb::ndarray<T, nb::c_contig> on_device(DeviceArray<T>&& values, int device_id) {
   nb::capsule capsule(owner, [](void* p) noexcept { delete static_cast<DeviceArray<T>*>(p); });
   const std::size_t shape[1] = {owner->size()};
   return nb::ndarray<T, nb::c_contig>(owner->data(), 1, shape, capsule, nullptr, nb::dtype<T>(),
+                                      nb::device::cuda::value, device_id);
+}
+
+// A one-dimensional view of `count` values of device memory that `owner`
+// (a capsule owning the storage) keeps alive; several views may share one
+// owner. Handed to Python as a writable DLPack array on device_id.
+template <typename T>
+nb::ndarray<T, nb::c_contig> device_view(const T* data, std::size_t count, nb::handle owner, int device_id) {
+  const std::size_t shape[1] = {count};
+  // The storage is the library's and writable; the views of a device CSR
+  // hand out const pointers only because the CSR's accessors do.
+  return nb::ndarray<T, nb::c_contig>(const_cast<T*>(data), 1, shape, owner, nullptr, nb::dtype<T>(),
                                       nb::device::cuda::value, device_id);
 }
 

@@ -11,6 +11,8 @@ void bind_graph(nanobind::module_& m);
 void bind_align(nanobind::module_& m);
 void bind_grid(nanobind::module_& m);
 void bind_grid_forms(nanobind::module_& m);
+void bind_multigrid(nanobind::module_& m);
+void bind_grid_functions(nanobind::module_& m);
 void bind_route(nanobind::module_& m);
 
 }  // namespace trellis::python

@@ -37,16 +37,8 @@ using graph::Graph;
 using graph::NodeId;
 using graph::Weight;
 
-template <typename T>
-using Input = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-template <typename T>
-std::span<const T> span_of(const Input<T>& array) {
-  return {array.data(), array.shape(0)};
-}
-
-Graph graph_from_csr(const Input<std::int64_t>& indptr, const Input<std::int32_t>& indices,
-                     const Input<float>& weights) {
+Graph graph_from_csr(const HostInput<std::int64_t>& indptr, const HostInput<std::int32_t>& indices,
+                     const HostInput<float>& weights) {
   if (indptr.shape(0) < 2) throw UsageError("indptr needs at least two entries (a graph of one node or more)");
   if (indices.shape(0) != weights.shape(0)) {
     throw UsageError("indices and weights differ in length (" + std::to_string(indices.shape(0)) + " and " +
@@ -72,8 +64,8 @@ graph::SsspOptions options_from(const std::string& backend, const std::string& a
   return options;
 }
 
-graph::SsspQuery query_from(const Input<std::int32_t>& sources, NodeId target,
-                            const std::optional<Input<float>>& node_cost) {
+graph::SsspQuery query_from(const HostInput<std::int32_t>& sources, NodeId target,
+                            const std::optional<HostInput<float>>& node_cost) {
   graph::SsspQuery query;
   query.sources.assign(sources.data(), sources.data() + sources.shape(0));
   query.target = target;
@@ -125,7 +117,8 @@ class Engine {
   Engine(const Graph& g, const std::string& backend, const std::string& algorithm, float delta, bool parents)
       : paths_(g, options_from(backend, algorithm, delta, parents)), nodes_(g.node_count()), parents_(parents) {}
 
-  nb::tuple run(const Input<std::int32_t>& sources, NodeId target, const std::optional<Input<float>>& node_cost) {
+  nb::tuple run(const HostInput<std::int32_t>& sources, NodeId target,
+                const std::optional<HostInput<float>>& node_cost) {
     const graph::SsspQuery query = query_from(sources, target, node_cost);
     graph::SsspResult result;
     {
@@ -138,7 +131,7 @@ class Engine {
 
   // One query with its results left on the device (cuda): node_cost, when
   // given, a device array read in place.
-  nb::tuple run_device(const Input<std::int32_t>& sources, NodeId target,
+  nb::tuple run_device(const HostInput<std::int32_t>& sources, NodeId target,
                        const std::optional<DeviceInput<float>>& node_cost) {
     require_cuda();
     graph::SsspQuery query = query_from(sources, target, std::nullopt);
@@ -278,8 +271,8 @@ void bind_graph(nb::module_& m) {
         "Raises UsageError for inconsistent arrays or weights that are negative, NaN or infinite.");
   m.def(
       "from_edges",
-      [](NodeId nodes, const Input<std::int32_t>& tails, const Input<std::int32_t>& heads,
-         const Input<float>& weights) {
+      [](NodeId nodes, const HostInput<std::int32_t>& tails, const HostInput<std::int32_t>& heads,
+         const HostInput<float>& weights) {
         Graph g;
         as_usage_error([&] { g = graph::graph_from_edges(nodes, span_of(tails), span_of(heads), span_of(weights)); });
         return g;

@@ -2,9 +2,10 @@
 // arrays (the package makes scipy.sparse.csr_matrix of them), SpMV, the
 // Krylov solvers, and the convergence studies of problems.hpp. spmv and the
 // solvers write into the caller's arrays in place (no copy of x or y), host
-// arrays on reference or cpu, CUDA device arrays on cuda (the matrix is
-// uploaded, the vectors stay where they are); a matrix given from Python is
-// copied once into the library's CSR. Long calls release the GIL; the
+// arrays on reference or cpu, CUDA device arrays on cuda (a SciPy matrix is
+// uploaded, a device CSR matrix's arrays are read where they are, the
+// vectors stay where they are); a SciPy matrix is copied once into the
+// library's CSR. Long calls release the GIL; the
 // solvers take a progress callback and stop on Ctrl-C.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -20,6 +21,7 @@
 #include "argument_errors.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "host_csr.hpp"
 #include "krylov.hpp"
 #include "progress.hpp"
 #include "trellis/core/device.hpp"
@@ -32,15 +34,9 @@
 namespace nb = nanobind;
 
 namespace trellis::python {
-namespace {
 
-template <typename T>
-using Input = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-template <typename T>
-using Output = nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-CsrMatrix<double> csr_from(std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr,
-                           const Input<std::int32_t>& indices, const Input<double>& data) {
+CsrMatrix<double> csr_from(std::int32_t rows, std::int32_t cols, const HostInput<std::int64_t>& indptr,
+                           const HostInput<std::int32_t>& indices, const HostInput<double>& data) {
   CsrMatrix<double> a;
   a.rows = rows;
   a.cols = cols;
@@ -51,14 +47,16 @@ CsrMatrix<double> csr_from(std::int32_t rows, std::int32_t cols, const Input<std
   return a;
 }
 
+namespace {
+
 nb::tuple csr_arrays(CsrMatrix<double>&& a) {
   return nb::make_tuple(a.rows, a.cols, to_numpy(std::move(a.row_offsets)), to_numpy(std::move(a.col_indices)),
                         to_numpy(std::move(a.values)));
 }
 
-void spmv(std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr, const Input<std::int32_t>& indices,
-          const Input<double>& data, double alpha, const Input<double>& x, double beta, Output<double> y,
-          const std::string& backend) {
+void spmv(std::int32_t rows, std::int32_t cols, const HostInput<std::int64_t>& indptr,
+          const HostInput<std::int32_t>& indices, const HostInput<double>& data, double alpha,
+          const HostInput<double>& x, double beta, HostOutput<double> y, const std::string& backend) {
   const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
   nb::gil_scoped_release release;
   grid::spmv<double>(alpha, a, std::span<const double>(x.data(), x.shape(0)), beta,
@@ -70,8 +68,8 @@ void check_method(const std::string& method) {
 }
 
 // spmv on device vectors: A is uploaded, x read and y written in place.
-void spmv_device(std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr,
-                 const Input<std::int32_t>& indices, const Input<double>& data, double alpha,
+void spmv_device(std::int32_t rows, std::int32_t cols, const HostInput<std::int64_t>& indptr,
+                 const HostInput<std::int32_t>& indices, const HostInput<double>& data, double alpha,
                  const DeviceInput<double>& x, double beta, DeviceOutput<double> y) {
   const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
   check_length(x, static_cast<std::size_t>(cols), "x");
@@ -82,6 +80,39 @@ void spmv_device(std::int32_t rows, std::int32_t cols, const Input<std::int64_t>
   device::synchronize_device();  // the vectors' writers, whatever their stream, have finished
   const DeviceCsr<double> device_a(a);
   grid::spmv<double>(alpha, device_a, x.data(), beta, y.data(), nullptr);
+  device::synchronize(nullptr);
+}
+
+// A CSR matrix whose arrays are CUDA device arrays (a CuPy or PyTorch
+// sparse matrix's, say) as a device view: read where it is, never copied.
+// Its columns and offsets are checked by the package before the call.
+CsrView<double> device_csr_view(std::int32_t rows, std::int32_t cols, const DeviceInput<std::int64_t>& indptr,
+                                const DeviceInput<std::int32_t>& indices, const DeviceInput<double>& data) {
+  check_length(indptr, static_cast<std::size_t>(rows) + 1, "indptr");
+  check_length(data, indices.shape(0), "data");
+  CsrView<double> a;
+  a.rows = rows;
+  a.cols = cols;
+  a.nnz = static_cast<RowOffset>(indices.shape(0));
+  a.row_offsets = indptr.data();
+  a.col_indices = indices.data();
+  a.values = data.data();
+  return a;
+}
+
+// spmv with the matrix and the vectors on the device, all read and written in place.
+void spmv_device_csr(std::int32_t rows, std::int32_t cols, const DeviceInput<std::int64_t>& indptr,
+                     const DeviceInput<std::int32_t>& indices, const DeviceInput<double>& data, double alpha,
+                     const DeviceInput<double>& x, double beta, DeviceOutput<double> y) {
+  const CsrView<double> a = device_csr_view(rows, cols, indptr, indices, data);
+  check_length(x, static_cast<std::size_t>(cols), "x");
+  check_length(y, static_cast<std::size_t>(rows), "out");
+  const int device_id =
+      same_device({indptr.device_id(), indices.device_id(), data.device_id(), x.device_id(), y.device_id()});
+  nb::gil_scoped_release release;
+  device::set_current(device_id);
+  device::synchronize_device();  // the arrays' writers, whatever their stream, have finished
+  grid::spmv<double>(alpha, a, x.data(), beta, y.data(), nullptr);
   device::synchronize(nullptr);
 }
 
@@ -155,10 +186,10 @@ nb::dict solve_info(grid::SolveResult&& result) {
 
 namespace {
 
-nb::dict solve(const std::string& method, std::int32_t rows, std::int32_t cols, const Input<std::int64_t>& indptr,
-               const Input<std::int32_t>& indices, const Input<double>& data, const Input<double>& b, Output<double> x,
-               double tolerance, std::int32_t max_iterations, bool jacobi, const std::string& backend,
-               std::int32_t check_every, const nb::object& progress) {
+nb::dict solve(const std::string& method, std::int32_t rows, std::int32_t cols, const HostInput<std::int64_t>& indptr,
+               const HostInput<std::int32_t>& indices, const HostInput<double>& data, const HostInput<double>& b,
+               HostOutput<double> x, double tolerance, std::int32_t max_iterations, bool jacobi,
+               const std::string& backend, std::int32_t check_every, const nb::object& progress) {
   const Backend host = host_solver_backend(backend);
   const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
   const grid::HostLinearOperator<double> op =
@@ -170,9 +201,10 @@ nb::dict solve(const std::string& method, std::int32_t rows, std::int32_t cols, 
 // The solve on cuda with device vectors: A uploaded once for the solve, b
 // read and x (the initial guess) written in place.
 nb::dict solve_device(const std::string& method, std::int32_t rows, std::int32_t cols,
-                      const Input<std::int64_t>& indptr, const Input<std::int32_t>& indices, const Input<double>& data,
-                      const DeviceInput<double>& b, DeviceOutput<double> x, double tolerance,
-                      std::int32_t max_iterations, bool jacobi, std::int32_t check_every, const nb::object& progress) {
+                      const HostInput<std::int64_t>& indptr, const HostInput<std::int32_t>& indices,
+                      const HostInput<double>& data, const DeviceInput<double>& b, DeviceOutput<double> x,
+                      double tolerance, std::int32_t max_iterations, bool jacobi, std::int32_t check_every,
+                      const nb::object& progress) {
   check_method(method);
   const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
   if (rows != cols)
@@ -188,6 +220,32 @@ nb::dict solve_device(const std::string& method, std::int32_t rows, std::int32_t
     device::synchronize_device();  // b's and x0's writers, whatever their stream, have finished
     device_a.emplace(a);
     op.emplace(*device_a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none);
+  }
+  return krylov_solve_device(method, op->op(), b.data(), x.data(),
+                             solver_options(tolerance, max_iterations, check_every, progress));
+}
+
+// The solve with the matrix on the device too (a CuPy or PyTorch sparse
+// matrix): nothing of it is copied.
+nb::dict solve_device_csr(const std::string& method, std::int32_t rows, std::int32_t cols,
+                          const DeviceInput<std::int64_t>& indptr, const DeviceInput<std::int32_t>& indices,
+                          const DeviceInput<double>& data, const DeviceInput<double>& b, DeviceOutput<double> x,
+                          double tolerance, std::int32_t max_iterations, bool jacobi, std::int32_t check_every,
+                          const nb::object& progress) {
+  check_method(method);
+  const CsrView<double> a = device_csr_view(rows, cols, indptr, indices, data);
+  if (rows != cols)
+    throw UsageError("the solvers need a square matrix, got " + std::to_string(rows) + "x" + std::to_string(cols));
+  check_length(b, static_cast<std::size_t>(rows), "b");
+  check_length(x, static_cast<std::size_t>(rows), "x0");
+  const int device_id =
+      same_device({indptr.device_id(), indices.device_id(), data.device_id(), b.device_id(), x.device_id()});
+  std::optional<grid::DeviceCsrOperator<double>> op;
+  {
+    nb::gil_scoped_release release;
+    device::set_current(device_id);
+    device::synchronize_device();  // the arrays' writers, whatever their stream, have finished
+    op.emplace(a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none);
   }
   return krylov_solve_device(method, op->op(), b.data(), x.data(),
                              solver_options(tolerance, max_iterations, check_every, progress));
@@ -278,6 +336,13 @@ void bind_grid(nb::module_& m) {
         nb::arg("indices"), nb::arg("data"), nb::arg("b"), nb::arg("x"), nb::arg("tolerance"),
         nb::arg("max_iterations"), nb::arg("jacobi"), nb::arg("check_every"), nb::arg("progress").none(),
         "cg or bicgstab on CUDA device vectors (cuda backend)");
+  m.def("spmv_device_csr", &spmv_device_csr, nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
+        nb::arg("data"), nb::arg("alpha"), nb::arg("x"), nb::arg("beta"), nb::arg("y"),
+        "spmv with the matrix and the vectors on a CUDA device (cuda backend)");
+  m.def("solve_device_csr", &solve_device_csr, nb::arg("method"), nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"),
+        nb::arg("indices"), nb::arg("data"), nb::arg("b"), nb::arg("x"), nb::arg("tolerance"),
+        nb::arg("max_iterations"), nb::arg("jacobi"), nb::arg("check_every"), nb::arg("progress").none(),
+        "cg or bicgstab with the matrix and the vectors on a CUDA device (cuda backend)");
   m.def(
       "device_zeros",
       [](std::size_t size, int device_id) {

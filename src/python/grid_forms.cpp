@@ -3,11 +3,13 @@
 // their apply, the discrete norms, the form language of form.hpp (trial and test functions,
 // coefficients, operators on them, D- and D+ gradients, the <.,.>_h and
 // <.,.>_+ inner products) with Python operators, and their
-// assembly into CSR arrays with Dirichlet constraints, or their matrix-free
+// assembly into CSR arrays with Dirichlet constraints (host arrays, or on
+// cuda device arrays), or their matrix-free
 // apply (and Krylov solves with it), on host arrays or, on cuda, on CUDA
 // device arrays read and written in place.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -20,6 +22,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "krylov.hpp"
+#include "markers.hpp"
 #include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/grid/assembly.hpp"
@@ -35,9 +38,7 @@ namespace {
 
 using namespace trellis::grid;
 
-using Values = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-std::span<const double> span_of(const Values& values) { return {values.data(), values.shape(0)}; }
+using Values = HostInput<double>;
 
 Coefficients<double> coefficients_for(const Mesh& mesh, std::int32_t slots, const std::vector<Values>& values) {
   if (static_cast<std::int32_t>(values.size()) < slots) {
@@ -85,6 +86,44 @@ nb::dict assemble(const Mesh& mesh, const BilinearForm& a, const LinearForm& l, 
   out["indices"] = to_numpy(std::move(filled.matrix.col_indices));
   out["data"] = to_numpy(std::move(filled.matrix.values));
   out["rhs"] = to_numpy(std::move(b));
+  return out;
+}
+
+// assemble() on cuda: the pattern and scatter tables are set up on the
+// device and filled there, and the matrix and the right-hand side stay in
+// device memory; nothing of them passes through the host. Returns {rows,
+// indptr, indices, data, rhs}, the arrays DLPack arrays on device_id (the
+// matrix's three share one owner).
+nb::dict assemble_device(const Mesh& mesh, const BilinearForm& a, const LinearForm& l,
+                         const std::vector<Values>& coefficients, const std::vector<std::int32_t>& dirichlet,
+                         const Values& boundary_values, bool symmetrize, int device_id) {
+  if (boundary_values.shape(0) != static_cast<std::size_t>(mesh.nodes())) {
+    throw UsageError("boundary_values needs one value per node (" + std::to_string(mesh.nodes()) + "), got " +
+                     std::to_string(boundary_values.shape(0)));
+  }
+  const std::vector<Marker> markers = markers_for(dirichlet);
+  auto* filled = new DeviceAssembledMatrix<double>();
+  const nb::capsule owner(filled, [](void* p) noexcept { delete static_cast<DeviceAssembledMatrix<double>*>(p); });
+  DeviceArray<double> b;
+  {
+    nb::gil_scoped_release release;
+    device::set_current(device_id);
+    const Assembly<double> assembly(mesh, a, l, markers, {.symmetrize = symmetrize, .setup = Backend::cuda});
+    const DeviceCoefficients<double> values(coefficients_for(mesh, assembly.coefficient_slots(), coefficients));
+    const DeviceArray<double> g = DeviceArray<double>::from_host(span_of(boundary_values));
+    *filled = assembly.new_device_matrix();
+    assembly.refill(values, *filled);
+    b = DeviceArray<double>(static_cast<std::size_t>(mesh.nodes()));
+    assembly.assemble_rhs(values, g, *filled, b);
+    device::synchronize(nullptr);  // before values, g and the tables go
+  }
+  const CsrView<double> view = filled->matrix.view();
+  nb::dict out;
+  out["rows"] = view.rows;
+  out["indptr"] = device_view(view.row_offsets, static_cast<std::size_t>(view.rows) + 1, owner, device_id);
+  out["indices"] = device_view(view.col_indices, static_cast<std::size_t>(view.nnz), owner, device_id);
+  out["data"] = device_view(view.values, static_cast<std::size_t>(view.nnz), owner, device_id);
+  out["rhs"] = on_device(std::move(b), device_id);
   return out;
 }
 
@@ -243,16 +282,19 @@ void bind_grid_forms(nb::module_& m) {
   // "h1_seminorm" (backward differences, staggered weights), "max".
   m.def(
       "norm",
-      [](const Mesh& mesh, const Values& u, const std::string& kind, const std::string& backend) {
+      [](const Mesh& mesh, const Values& u, const std::string& kind,
+         const std::optional<std::vector<std::int32_t>>& marker_nodes, const std::string& backend) {
         const Backend chosen = parse_backend(backend);
         const std::span<const double> values = span_of(u);
-        if (kind == "h") return norm_h<double>(mesh, values, nullptr, chosen);
-        if (kind == "h1") return h1_norm<double>(mesh, values, nullptr, chosen);
-        if (kind == "h1_seminorm") return h1_seminorm<double>(mesh, values, nullptr, chosen);
-        if (kind == "max") return max_norm<double>(values, nullptr, chosen);
+        const std::optional<Marker> marker = marker_on(mesh, marker_nodes);
+        const Marker* on = marker ? &*marker : nullptr;
+        if (kind == "h") return norm_h<double>(mesh, values, on, chosen);
+        if (kind == "h1") return h1_norm<double>(mesh, values, on, chosen);
+        if (kind == "h1_seminorm") return h1_seminorm<double>(mesh, values, on, chosen);
+        if (kind == "max") return max_norm<double>(values, on, chosen);
         throw UsageError("norm must be h, h1, h1_seminorm or max, got '" + kind + "'");
       },
-      nb::arg("mesh"), nb::arg("u"), nb::arg("kind"), nb::arg("backend"));
+      nb::arg("mesh"), nb::arg("u"), nb::arg("kind"), nb::arg("marker").none(), nb::arg("backend"));
 
   nb::class_<TrialFunction>(m, "TrialFunction")
       .def(nb::init<>())
@@ -327,6 +369,9 @@ void bind_grid_forms(nb::module_& m) {
            nb::arg("progress").none());
   m.def("assemble", &assemble, nb::arg("mesh"), nb::arg("a"), nb::arg("l"), nb::arg("coefficients"),
         nb::arg("dirichlet"), nb::arg("boundary_values"), nb::arg("symmetrize"), nb::arg("backend"));
+  m.def("assemble_device", &assemble_device, nb::arg("mesh"), nb::arg("a"), nb::arg("l"), nb::arg("coefficients"),
+        nb::arg("dirichlet"), nb::arg("boundary_values"), nb::arg("symmetrize"), nb::arg("device_id"),
+        "assembly on a CUDA device into device arrays (cuda backend)");
 }
 
 }  // namespace trellis::python

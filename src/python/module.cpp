@@ -34,6 +34,8 @@ NB_MODULE(_native, m) {
   nb::module_ grid = m.def_submodule("grid", "Sparse kernels, Krylov solvers and the finite-difference studies");
   trellis::python::bind_grid(grid);
   trellis::python::bind_grid_forms(grid);
+  trellis::python::bind_multigrid(grid);
+  trellis::python::bind_grid_functions(grid);
   nb::module_ route = m.def_submodule("route", "PCB autorouting and design-rule checks");
   trellis::python::bind_route(route);
 }

@@ -205,6 +205,40 @@ TEST(Spmv, DeviceResidentMatchesHostEntry) {
   EXPECT_EQ(device_y.to_host(), expected);  // same kernel, same order: bitwise
 }
 
+TEST(Spmv, AViewOfDeviceMemoryWithoutHeavyRowsGivesTheSameBits) {
+  // A matrix another library owns comes in as a bare view: its heavy row
+  // then takes the row-parallel path, which sums in another order, so that
+  // row agrees to rounding and the others bitwise.
+  TRELLIS_SKIP_UNLESS_CUDA();
+  RandomCsrShape shape;
+  shape.rows = 1000;
+  shape.cols = 1000;
+  shape.long_row_entries = 2 * kHeavyRowEntries;
+  const CsrMatrix<double> a = testing::random_csr<double>(shape, 7);
+  const std::vector<double> x = testing::random_vector<double>(1000, 8);
+  const DeviceCsr<double> owned(a);
+  CsrView<double> bare = owned.view();
+  bare.heavy_rows = nullptr;
+  bare.heavy_row_count = 0;
+  const auto device_x = DeviceArray<double>::from_host(x);
+  DeviceArray<double> with_heavy(1000);
+  DeviceArray<double> without(1000);
+  spmv<double>(1.0, owned, device_x.data(), 0.0, with_heavy.data());
+  spmv<double>(1.0, bare, device_x.data(), 0.0, without.data());
+  const std::vector<double> expected = with_heavy.to_host();
+  const std::vector<double> actual = without.to_host();
+  for (std::int32_t row = 0; row < a.rows; ++row) {
+    if (a.row_offsets[row + 1] - a.row_offsets[row] > kHeavyRowEntries) {
+      EXPECT_NEAR(actual[row], expected[row], 1e-12 * (1 + std::abs(expected[row]))) << "row " << row;
+    } else {
+      ASSERT_EQ(testing::bits(actual[row]), testing::bits(expected[row])) << "row " << row;
+    }
+  }
+  CsrView<double> broken = bare;
+  broken.col_indices = nullptr;
+  EXPECT_THROW(spmv<double>(1.0, broken, device_x.data(), 0.0, without.data()), UsageError);
+}
+
 TEST(Spmv, CudaMatchesReferenceBitwiseOnShortRows) {
   // Rows of a stencil are short: the cuda kernel rounds each product and sum
   // as the reference does, so the bits agree (documented in cuda/spmv.cu).

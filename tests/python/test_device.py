@@ -4,30 +4,38 @@ results equal, vectors read and written where they are, results handed back
 as device arrays of the caller's framework. Skipped where there is no CUDA
 device, no cuda backend in this build, or neither torch nor cupy."""
 
+import os
+
 import numpy as np
 import pytest
+import scipy.sparse
 
 import trellis
 from trellis import graph, grid
 
 
 def _framework():
+    """torch, else cupy; TRELLIS_TEST_FRAMEWORK=torch|cupy picks one (so both
+    can be run where both are installed)."""
     if "cuda" not in trellis.available_backends():
         return None
-    try:
-        import torch
+    wanted = os.environ.get("TRELLIS_TEST_FRAMEWORK")
+    if wanted in (None, "", "torch"):
+        try:
+            import torch
 
-        if torch.cuda.is_available():
-            return "torch"
-    except ImportError:
-        pass
-    try:
-        import cupy
+            if torch.cuda.is_available():
+                return "torch"
+        except ImportError:
+            pass
+    if wanted in (None, "", "cupy"):
+        try:
+            import cupy
 
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            return "cupy"
-    except ImportError:
-        pass
+            if cupy.cuda.runtime.getDeviceCount() > 0:
+                return "cupy"
+        except ImportError:
+            pass
     return None
 
 
@@ -50,8 +58,30 @@ if FRAMEWORK == "torch":
 
     def is_device_array(array):
         return isinstance(array, torch.Tensor) and array.is_cuda
+    def device_csr(matrix):
+        csr = matrix.tocsr()
+        return torch.sparse_csr_tensor(torch.from_numpy(csr.indptr.astype(np.int64)),
+                                       torch.from_numpy(csr.indices.astype(np.int64)),
+                                       torch.from_numpy(csr.data), size=csr.shape).cuda()
+
+    def csr_to_host(matrix):
+        return scipy.sparse.csr_matrix((to_host(matrix.values()), to_host(matrix.col_indices()),
+                                        to_host(matrix.crow_indices())), shape=tuple(matrix.shape))
+
+    def is_device_csr_matrix(matrix):
+        return isinstance(matrix, torch.Tensor) and matrix.layout == torch.sparse_csr and matrix.is_cuda
 elif FRAMEWORK == "cupy":
     import cupy
+    import cupyx.scipy.sparse
+
+    def device_csr(matrix):
+        return cupyx.scipy.sparse.csr_matrix(matrix.tocsr())
+
+    def csr_to_host(matrix):
+        return matrix.get()
+
+    def is_device_csr_matrix(matrix):
+        return isinstance(matrix, cupyx.scipy.sparse.csr_matrix)
 
     def to_device(array):
         return cupy.asarray(np.ascontiguousarray(array))
@@ -200,3 +230,98 @@ def test_device_arrays_refused_by_host_backends():
     g = graph.routing_lattice(5, 5, 1)
     with pytest.raises(ValueError, match="^node_cost: .*cuda"):
         graph.shortest_paths(g, 0, backend="cpu", node_cost=to_device(np.ones(25, np.float32)))
+
+
+def variable_coefficient_form(mesh):
+    rng = np.random.default_rng(21)
+    k = rng.uniform(1.0, 2.0, mesh.nodes)
+    f = rng.standard_normal(mesh.nodes)
+    g = rng.standard_normal(mesh.nodes)
+    u, v, kc, fc = grid.TrialFunction(), grid.TestFunction(), grid.Coefficient(0), grid.Coefficient(1)
+    a = grid.inner_plus(kc * grid.grad_minus(u), grid.grad_minus(v)) + grid.inner_h(0.25 * u, v)
+    return a, grid.inner_h(fc, v), [k, f], g
+
+
+def test_assembly_on_the_device_equals_the_host():
+    mesh = grid.Mesh([grid.Mesh1D.random(0.0, 1.0, 40, seed=2), grid.Mesh1D.graded(0.0, 2.0, 33, ratio=1.05)])
+    a, l, coefficients, g = variable_coefficient_form(mesh)
+    host, host_b = grid.assemble(mesh, a, l, coefficients=coefficients, boundary_values=g, backend="cpu")
+    like = to_device(np.zeros(1))
+    matrix, b = grid.assemble(mesh, a, l, coefficients=coefficients, boundary_values=g, like=like)
+    assert is_device_csr_matrix(matrix) and is_device_array(b) and tuple(matrix.shape) == host.shape
+    got = csr_to_host(matrix)
+    assert np.array_equal(got.indptr, host.indptr) and np.array_equal(got.indices, host.indices)
+    np.testing.assert_allclose(got.data, host.data, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(to_host(b), host_b, rtol=1e-13, atol=1e-13)
+    with pytest.raises(ValueError, match="^like: .*host array"):
+        grid.assemble(mesh, a, l, coefficients=coefficients, like=np.zeros(1))
+    with pytest.raises(ValueError, match="^like: .*cuda"):
+        grid.assemble(mesh, a, l, coefficients=coefficients, like=like, backend="cpu")
+
+
+def test_device_csr_matrices_in_spmv_and_the_solvers():
+    mesh = grid.Mesh.cube(grid.Mesh1D.uniform(0.0, 1.0, 24), 3)
+    a, l, coefficients, g = variable_coefficient_form(mesh)
+    host, host_b = grid.assemble(mesh, a, l, coefficients=coefficients, boundary_values=g, backend="cpu")
+    matrix, b = grid.assemble(mesh, a, l, coefficients=coefficients, boundary_values=g, like=to_device(np.zeros(1)))
+    x = np.random.default_rng(4).standard_normal(mesh.nodes)
+    want = grid.spmv(host, x, backend="cpu")
+    for device_matrix in (matrix, device_csr(host)):  # assembled there, or the framework's own from SciPy's
+        got = grid.spmv(device_matrix, to_device(x))
+        assert is_device_array(got)
+        np.testing.assert_allclose(to_host(got), want, rtol=1e-13, atol=1e-13)
+    # The values are read where they are: doubled in place, the product doubles.
+    values = matrix.values() if FRAMEWORK == "torch" else matrix.data
+    values *= 2.0
+    np.testing.assert_allclose(to_host(grid.spmv(matrix, to_device(x))), 2.0 * want, rtol=1e-13, atol=1e-13)
+    values *= 0.5
+    host_x, host_info = grid.cg(host, host_b, tol=1e-10, backend="cpu")
+    dx = to_device(np.zeros(mesh.nodes))
+    x, info = grid.cg(matrix, b, dx, tol=1e-10)
+    assert x is dx and info["converged"] and abs(info["iterations"] - host_info["iterations"]) <= 2
+    np.testing.assert_allclose(to_host(x), host_x, rtol=1e-6, atol=1e-8)
+    y, info = grid.bicgstab(matrix, b, tol=1e-10)
+    assert is_device_array(y) and info["converged"]
+    # Another method to the same tolerance: compared by its true residual.
+    assert np.linalg.norm(host_b - host @ to_host(y)) <= 1e-9 * np.linalg.norm(host_b)
+
+
+def test_bad_device_csr_matrices_are_refused():
+    host = grid.laplacian_7point(4, 4, 4)
+    x = to_device(np.ones(64))
+    broken = host.copy()
+    broken.indices[5] = 64  # a column outside the matrix
+    with pytest.raises(ValueError, match="^matrix: a column index outside"):
+        grid.spmv(device_csr(broken), x)
+    with pytest.raises(ValueError, match="^matrix.data: .*float64"):
+        grid.spmv(device_csr(host.astype(np.float32)), x)
+    with pytest.raises(ValueError, match="^matrix: a device CSR matrix with host vectors"):
+        grid.spmv(device_csr(host), np.ones(64))
+    with pytest.raises(ValueError, match="^x: .*64 entries"):
+        grid.spmv(device_csr(host), to_device(np.ones(63)))
+
+
+def test_multigrid_on_the_device_follows_the_host():
+    mesh = grid.Mesh.cube(grid.Mesh1D.uniform(0.0, 1.0, 32), 3)
+    a, l, coefficients, g = variable_coefficient_form(mesh)
+    host, host_b = grid.assemble(mesh, a, l, coefficients=coefficients, boundary_values=g, backend="cpu")
+    want, want_info = grid.multigrid_solve(grid.Multigrid(mesh, host, backend="reference"), host_b, tol=1e-10)
+    matrix, b = grid.assemble(mesh, a, l, coefficients=coefficients, boundary_values=g, like=to_device(np.zeros(1)))
+    for source in (matrix, host):  # built from the device matrix, or uploaded from SciPy's
+        mg = grid.Multigrid(mesh, source, backend="cuda" if source is host else "auto")
+        assert mg.backend == "cuda" and mg.levels >= 4
+        x, info = grid.multigrid_solve(mg, b, tol=1e-10)
+        assert is_device_array(x) and info["converged"]
+        assert abs(info["iterations"] - want_info["iterations"]) <= 1
+        np.testing.assert_allclose(to_host(x), want, rtol=1e-8, atol=1e-9)
+        y, info = grid.cg(matrix, b, tol=1e-10, preconditioner=mg)
+        assert is_device_array(y) and info["converged"] and info["iterations"] <= want_info["iterations"]
+        np.testing.assert_allclose(to_host(y), want, rtol=1e-8, atol=1e-9)
+        z = to_device(np.zeros(mesh.nodes))
+        mg.cycle(b, z)
+        np.testing.assert_allclose(to_host(mg.precondition(b)), to_host(z), rtol=1e-14, atol=1e-14)
+    with pytest.raises(ValueError, match="host vectors only"):
+        grid.bicgstab(matrix, b, tol=1e-10, preconditioner=mg)
+    cpu_mg = grid.Multigrid(mesh, host, backend="cpu")
+    with pytest.raises(ValueError, match="hierarchy on cuda"):
+        grid.multigrid_solve(cpu_mg, b)

@@ -333,3 +333,171 @@ def test_device_vectors_where_they_cannot_run():
     if not trellis.cuda_compiled():
         with pytest.raises(ValueError, match="no CUDA"):
             grid.spmv(a, x, backend="auto")
+
+
+def poisson_system(n, dim=2, backend="cpu", dirichlet="boundary"):
+    """-Lap u = f with u = exp(x + y) on [0, 1]^dim, assembled on n cells an axis."""
+    mesh = grid.Mesh.cube(grid.Mesh1D.uniform(0.0, 1.0, n), dim)
+    points = grid.mesh_points(mesh)
+    exact = np.exp(points.sum(axis=1))
+    u, v, f = grid.TrialFunction(), grid.TestFunction(), grid.Coefficient(0)
+    A, b = grid.assemble(mesh, grid.inner_plus(grid.grad_minus(u), grid.grad_minus(v)), grid.inner_h(f, v),
+                         coefficients=[-float(dim) * exact], boundary_values=exact, dirichlet=dirichlet,
+                         backend=backend)
+    return mesh, A, b, exact
+
+
+@pytest.mark.parametrize("backend", ["reference", "cpu"])
+def test_multigrid_solves_to_the_direct_solution(backend):
+    mesh, A, b, _ = poisson_system(32)
+    mg = grid.Multigrid(mesh, A, backend=backend)
+    assert mg.backend == backend and mg.shape == A.shape
+    assert mg.levels >= 3 and mg.direct_coarse_solve
+    finest, coarser = mg.level(0), mg.level(1)
+    assert finest["nodes"] == mesh.nodes and finest["extents"][:2] == [33, 33] and coarser["extents"][:2] == [17, 17]
+    assert finest["nonzeros"] == A.nnz and finest["lambda_max"] > 1
+    with pytest.raises(IndexError):
+        mg.level(mg.levels)
+    direct = scipy.sparse.linalg.spsolve(A.tocsc(), b)
+    x, info = grid.multigrid_solve(mg, b, tol=1e-10)
+    assert info["converged"] and info["iterations"] <= 12
+    assert np.linalg.norm(b - A @ x) <= 1e-10 * np.linalg.norm(b)
+    np.testing.assert_allclose(x, direct, rtol=1e-8, atol=1e-9)
+    # CG and BiCGStab preconditioned by a cycle: fewer iterations than Jacobi's.
+    _, jacobi = grid.cg(A, b, tol=1e-10, backend="cpu")
+    for method in (grid.cg, grid.bicgstab):
+        y, info = method(A, b, tol=1e-10, preconditioner=mg)
+        assert info["converged"] and info["iterations"] < jacobi["iterations"] / 4
+        np.testing.assert_allclose(y, direct, rtol=1e-8, atol=1e-9)
+    # One cycle in place reduces the residual; the preconditioner is a cycle
+    # from zero, and SciPy's CG takes it as M.
+    x = np.zeros(mesh.nodes)
+    mg.cycle(b, x)
+    assert np.linalg.norm(b - A @ x) < 0.2 * np.linalg.norm(b)
+    z = mg.precondition(b)
+    np.testing.assert_allclose(z, x, rtol=1e-14, atol=1e-14)
+    y, status = scipy.sparse.linalg.cg(A, b, M=mg.as_linear_operator(), rtol=1e-10)
+    assert status == 0
+    np.testing.assert_allclose(y, direct, rtol=1e-7, atol=1e-8)
+
+
+def test_multigrid_backends_agree_and_match_the_cli(cli):
+    mesh, A, b, exact = poisson_system(16)
+    results = {}
+    for backend in ("reference", "cpu"):
+        mg = grid.Multigrid(mesh, A, backend=backend, smoother="jacobi", cycle="f", smoothing_steps=2)
+        results[backend] = grid.multigrid_solve(mg, b, tol=1e-12)
+    (x_ref, info_ref), (x_cpu, info_cpu) = results["reference"], results["cpu"]
+    assert abs(info_ref["iterations"] - info_cpu["iterations"]) <= 1
+    np.testing.assert_allclose(x_cpu, x_ref, rtol=1e-10, atol=1e-12)
+    # The CLI's study runs the same problem with the same solver: the same error.
+    x, info = grid.multigrid_solve(grid.Multigrid(mesh, A, backend="reference"), b, tol=1e-13)
+    want = json.loads(cli("--backend", "reference", "grid", "poisson", "--dim", 2, "--n", 16, "--levels", 1,
+                          "--solver", "mg", "--tolerance", 1e-13, "--json").stdout)[0]
+    assert grid.norm(mesh, exact - x, "h") == pytest.approx(want["error normh"], rel=1e-6)
+    assert info["iterations"] == want["iterations"]
+
+
+def test_multigrid_bad_input():
+    mesh, A, b, _ = poisson_system(8)
+    with pytest.raises(ValueError, match="cycle"):
+        grid.Multigrid(mesh, A, cycle="w")
+    with pytest.raises(ValueError, match="smoother"):
+        grid.Multigrid(mesh, A, smoother="gauss-seidel")
+    with pytest.raises(ValueError):
+        grid.Multigrid(mesh, A[:-1, :-1])  # not the mesh's size
+    with pytest.raises(ValueError, match=r"^dirichlet: .*\[0, 81\)"):
+        grid.Multigrid(mesh, A, dirichlet=[mesh.nodes + 3])
+    mg = grid.Multigrid(mesh, A, backend="cpu")
+    with pytest.raises(ValueError, match="b"):
+        grid.multigrid_solve(mg, b[:-1])
+    with pytest.raises(ValueError, match="preconditioner"):
+        grid.cg(grid.laplacian_7point(3, 3, 3), np.ones(27), preconditioner=mg)
+    with pytest.raises(ValueError, match="preconditioner"):
+        grid.cg(A, b, preconditioner="ilu")
+
+
+def test_markers_select_nodes():
+    mesh = grid.Mesh.cube(grid.Mesh1D.uniform(0.0, 1.0, 4), 2)
+    left = grid.marker_nodes(mesh, lambda p: p[:, 0] == 0.0)
+    assert left.tolist() == [0, 5, 10, 15, 20]
+    mask = np.zeros(mesh.nodes, bool)
+    mask[[3, 1]] = True
+    assert grid.marker_nodes(mesh, mask).tolist() == [1, 3]
+    assert grid.marker_nodes(mesh, [7, 2, 7]).tolist() == [2, 7]
+    assert grid.marker_nodes(mesh, ["boundary"]).tolist() == sorted(mesh.boundary_nodes())
+    union = grid.marker_nodes(mesh, [lambda p: p[:, 0] == 0.0, lambda p: p[:, 1] == 1.0])
+    assert union.tolist() == [0, 5, 10, 15, 20, 21, 22, 23, 24]
+    # A predicate marker constrains assembly like the same node ids.
+    u, v = grid.TrialFunction(), grid.TestFunction()
+    form = grid.inner_plus(grid.grad_minus(u), grid.grad_minus(v)) + grid.inner_h(1.0 * u, v)
+    by_predicate, _ = grid.assemble(mesh, form, dirichlet=lambda p: p[:, 0] == 0.0)
+    by_ids, _ = grid.assemble(mesh, form, dirichlet=left)
+    assert (by_predicate != by_ids).nnz == 0
+    for bad, message in [(lambda p: p[:, 0], "bools"), (np.ones(3, bool), "one bool per node"),
+                         ([0, mesh.nodes], r"\[0, 25\)"), ([0.5], "integers"), ("left", "marker")]:
+        with pytest.raises(ValueError, match=message):
+            grid.marker_nodes(mesh, bad)
+
+
+def test_inner_products_and_marked_norms():
+    x_axis, y_axis = grid.Mesh1D.graded(0.0, 1.0, 6, ratio=1.3), grid.Mesh1D.uniform(0.0, 2.0, 5)
+    mesh = grid.Mesh([x_axis, y_axis])
+    rng = np.random.default_rng(3)
+    u, w = rng.standard_normal(mesh.nodes), rng.standard_normal(mesh.nodes)
+
+    def half_widths(points):  # control-volume widths: (x_{i+1} - x_{i-1}) / 2, halved at the ends
+        points = np.asarray(points)
+        h = np.diff(points)
+        return np.concatenate([[h[0] / 2], (h[:-1] + h[1:]) / 2, [h[-1] / 2]])
+
+    volume = np.outer(half_widths(y_axis.points), half_widths(x_axis.points)).ravel()
+    assert grid.inner(mesh, u, w) == pytest.approx(np.sum(volume * u * w), rel=1e-13)
+    left = grid.marker_nodes(mesh, lambda p: p[:, 0] < 0.5)
+    on = np.zeros(mesh.nodes, bool)
+    on[left] = True
+    assert grid.inner(mesh, u, w, marker=left) == pytest.approx(np.sum((volume * u * w)[on]), rel=1e-13)
+    assert grid.norm(mesh, u, "h", marker=left) == pytest.approx(np.sqrt(np.sum((volume * u * u)[on])), rel=1e-13)
+    assert grid.norm(mesh, u, "max", marker=left) == np.abs(u[on]).max()
+    # <u, w>_+ along x: nodes of index 1 and up, weights h_i times the y widths.
+    hx = np.diff(np.asarray(x_axis.points))
+    plus = np.outer(half_widths(y_axis.points), np.concatenate([[0.0], hx])).ravel()
+    assert grid.inner(mesh, u, w, "plus", axis=0) == pytest.approx(np.sum(plus * u * w), rel=1e-13)
+    for backend in ("reference", "cpu"):
+        assert grid.inner(mesh, u, w, "plus", axis=1, backend=backend) == pytest.approx(
+            grid.inner(mesh, u, w, "plus", axis=1, backend="reference"), rel=1e-14)
+    with pytest.raises(ValueError, match="axis"):
+        grid.inner(mesh, u, w, "plus", axis=2)
+    with pytest.raises(ValueError, match="inner must be"):
+        grid.inner(mesh, u, w, "l2")
+    with pytest.raises(ValueError):
+        grid.inner(mesh, u[:-1], w)
+
+
+def test_projections_of_python_functions():
+    mesh = grid.Mesh([grid.Mesh1D.graded(0.0, 1.0, 5, ratio=1.2), grid.Mesh1D.uniform(-1.0, 1.0, 4)])
+    points = grid.mesh_points(mesh)
+    at_nodes = grid.restrict_to_nodes(mesh, lambda x, y: np.sin(x) * y)
+    np.testing.assert_allclose(at_nodes, np.sin(points[:, 0]) * points[:, 1], rtol=1e-15)
+    # The mean of x^2 + y^3 over each control volume, exact for degree 5 with 3 points.
+    xs, ys = np.asarray(mesh.axes[0].points), np.asarray(mesh.axes[1].points)
+
+    def volumes(p):
+        mid = (p[:-1] + p[1:]) / 2
+        return np.concatenate([[p[0]], mid]), np.concatenate([mid, [p[-1]]])
+
+    (x0, x1), (y0, y1) = volumes(xs), volumes(ys)
+    mean_x2 = (x1**3 - x0**3) / (3 * (x1 - x0))
+    mean_y3 = (y1**4 - y0**4) / (4 * (y1 - y0))
+    want = (mean_x2[None, :] + mean_y3[:, None]).ravel()
+    np.testing.assert_allclose(grid.cell_average(mesh, lambda x, y: x * x + y**3), want, rtol=1e-13, atol=1e-14)
+
+    def fail(x, y):
+        raise ArithmeticError("from f")
+
+    with pytest.raises(ArithmeticError, match="from f"):
+        grid.cell_average(mesh, fail)
+    with pytest.raises(TypeError):
+        grid.restrict_to_nodes(mesh, 3.0)
+    with pytest.raises(ValueError):
+        grid.cell_average(mesh, lambda x, y: x, points_per_axis=0)

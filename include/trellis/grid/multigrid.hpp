@@ -209,6 +209,11 @@ SolveResult mg_solve(const Multigrid<T>& mg, std::type_identity_t<std::span<cons
 template <typename T>
 SolveResult mg_solve(const Multigrid<T>& mg, const DeviceArray<T>& b, DeviceArray<T>& x,
                      const SolverOptions& options = {}, Stream stream = nullptr);
+// The same on device memory the caller owns: b and x point to size() values
+// each (not checkable here).
+template <typename T>
+SolveResult mg_solve(const Multigrid<T>& mg, const T* b, T* x, const SolverOptions& options = {},
+                     Stream stream = nullptr);
 
 // CG on op preconditioned by one cycle per iteration, with the flexible
 // (Polak-Ribiere) beta = r_k+1 . (z_k+1 - z_k) / r_k . z_k, which equals
@@ -227,6 +232,10 @@ SolveResult mgcg(const HostLinearOperator<T>& op, const Multigrid<T>& mg, std::t
 // b and x device vectors; the host reads the residual after every iteration.
 template <typename T>
 SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, const DeviceArray<T>& b, DeviceArray<T>& x,
+                 const SolverOptions& options = {}, Stream stream = nullptr);
+// The same on device memory the caller owns (size() values each).
+template <typename T>
+SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, const T* b, T* x,
                  const SolverOptions& options = {}, Stream stream = nullptr);
 
 // BiCGStab on op right-preconditioned by one cycle per application (two

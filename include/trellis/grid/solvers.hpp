@@ -114,13 +114,17 @@ HostLinearOperator<T> csr_operator(const CsrMatrix<T>& a, Preconditioner precond
 
 // A square device-resident CSR matrix as a device operator: apply is the
 // device grid::spmv; the diagonal is extracted on the device and owned here.
-// Refers to a, which must outlive it. Throws UsageError when a is not square,
+// Refers to a's arrays, which must outlive it where they are. Throws UsageError when a is not square,
 // BackendUnavailable without CUDA.
 template <typename T>
 class DeviceCsrOperator {
  public:
   // Wraps a; extracts its diagonal on stream when Jacobi is asked for.
   explicit DeviceCsrOperator(const DeviceCsr<T>& a, Preconditioner preconditioner = Preconditioner::jacobi,
+                             Stream stream = nullptr);
+  // Wraps a matrix whose arrays are device memory the caller owns (see the
+  // CsrView overload of grid::spmv), which must outlive this object.
+  explicit DeviceCsrOperator(const CsrView<T>& a, Preconditioner preconditioner = Preconditioner::jacobi,
                              Stream stream = nullptr);
   // The operator, valid while this object and a live.
   const DeviceLinearOperator<T>& op() const noexcept { return op_; }

@@ -28,4 +28,12 @@ void spmv(T alpha, const DeviceCsr<T>& a, const DeviceArray<T>& x, T beta, Devic
 template <typename T>
 void spmv(T alpha, const DeviceCsr<T>& a, const T* x, T beta, T* y, Stream stream = nullptr);
 
+// The same on a matrix whose arrays are device memory the caller owns (a
+// CSR matrix of another library, say): columns in [0, a.cols), offsets
+// ascending from 0, neither checked here. Without a.heavy_rows every row
+// takes the row-parallel path (correct, slower for rows over
+// kHeavyRowEntries).
+template <typename T>
+void spmv(T alpha, const CsrView<T>& a, const T* x, T beta, T* y, Stream stream = nullptr);
+
 }  // namespace trellis::grid
