@@ -96,6 +96,7 @@ void check_query(const Graph& graph, const SsspQuery& query) {
       throw UsageError(fmt::format("node cost array has {} entries for {} nodes", query.node_cost.size(), n));
     }
     if (query.node_cost_on_device) return;  // its values are checked on the device
+    if (query.node_cost_vouched) return;
     // One branch-free pass over the bits (it vectorises; a router checks a
     // graph-sized array per search): infinity or NaN, or a sign bit on
     // anything but zero. Then the first bad entry, when there is one.

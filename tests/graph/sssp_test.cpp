@@ -815,6 +815,27 @@ TEST(Sssp, ALargeCostArrayIsCheckedEntryByEntry) {
   }
 }
 
+TEST(Sssp, VouchedCostsAreCheckedForLengthOnly) {
+  // A caller that built its costs vouches for their values: a bad value far
+  // from the search is then not looked at (the router's graph-sized arrays),
+  // while a wrong length still is.
+  std::vector<NodeId> tails{0, 1, 2};
+  std::vector<NodeId> heads{1, 2, 3};
+  std::vector<Weight> weights{1, 1, 1};
+  const Graph graph = graph_from_edges(5, tails, heads, weights);
+  ShortestPaths engine(graph, {Backend::cpu, SsspAlgorithm::automatic});
+  std::vector<Weight> costs{0, 0.5f, 0.25f, 0, -1};  // node 4 is isolated
+  std::vector<SsspQuery> query{{{0}, 3, costs}};
+  EXPECT_THROW(engine.paths(query), UsageError);
+  query.front().node_cost_vouched = true;
+  const SsspPath path = engine.paths(query).front();
+  EXPECT_EQ(path.distance, 3.75f);
+  EXPECT_EQ(path.nodes, (std::vector<NodeId>{0, 1, 2, 3}));
+  const std::vector<Weight> short_costs(4, 0.0f);
+  query.front().node_cost = short_costs;
+  EXPECT_THROW(engine.paths(query), UsageError);
+}
+
 TEST(Sssp, CpuDeltaSteppingCopesWithHugeDistancesAndTinyDelta) {
   // Distances far beyond delta * the bucket window exercise the overflow list.
   std::vector<NodeId> tails{0, 1, 2, 0};

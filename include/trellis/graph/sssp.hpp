@@ -51,6 +51,11 @@ struct SsspQuery {
   // node_cost points to device memory (run_batch_on_device only; its values
   // are checked on the device).
   bool node_cost_on_device = false;
+  // The caller built node_cost itself and vouches that every entry is finite
+  // and non-negative, so its length is checked but not its values: a router
+  // that searches small windows of a graph-sized array would otherwise pay a
+  // pass over the whole array per search.
+  bool node_cost_vouched = false;
 };
 
 // How searches run: backend, algorithm and whether parents are kept.

@@ -1,6 +1,8 @@
 // PathFinder negotiated congestion over the lattice: iterations of rip-up
 // and reroute, nets in batches whose searches run together, costs from
 // present congestion and history. See include/trellis/route/router.hpp.
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -645,19 +647,34 @@ class Negotiation {
       }
       return device_search_->paths(queries, present, forbid_conflicts_);
     }
-    while (cost_arrays_.size() < nets.size()) {
+    // As many graph-sized cost arrays as searches run side by side: a
+    // batch goes in chunks of that many (the same searches, so the same paths).
+    const auto chunk = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+    while (cost_arrays_.size() < std::min(nets.size(), chunk)) {
       cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), kBlocked);
     }
-    std::vector<graph::SsspQuery> queries(nets.size());
-    for (std::size_t q = 0; q < nets.size(); ++q) {
-      const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
-      fill_costs(cost_arrays_[q], nets[q], route, windows[q], present);
-      queries[q].sources = route.tree;
-      queries[q].target = targets[q];
-      queries[q].node_cost = cost_arrays_[q];
+    std::vector<graph::SsspPath> found;
+    found.reserve(nets.size());
+    for (std::size_t first = 0; first < nets.size(); first += chunk) {
+      const std::size_t count = std::min(chunk, nets.size() - first);
+      std::vector<graph::SsspQuery> queries(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t q = first + i;
+        const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
+        fill_costs(cost_arrays_[i], nets[q], route, windows[q], present);
+        queries[i].sources = route.tree;
+        queries[i].target = targets[q];
+        queries[i].node_cost = cost_arrays_[i];
+        // Prices of non-negative counts and history, or kBlocked: finite and
+        // non-negative by construction.
+        queries[i].node_cost_vouched = true;
+      }
+      std::vector<graph::SsspPath> paths = search_->paths(queries);
+      for (std::size_t i = 0; i < count; ++i) {
+        clear_costs(cost_arrays_[i], nets[first + i], windows[first + i]);
+        found.push_back(std::move(paths[i]));
+      }
     }
-    std::vector<graph::SsspPath> found = search_->paths(queries);
-    for (std::size_t q = 0; q < nets.size(); ++q) clear_costs(cost_arrays_[q], nets[q], windows[q]);
     return found;
   }
 
