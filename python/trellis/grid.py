@@ -1,5 +1,7 @@
 """Sparse kernels and solvers on SciPy CSR matrices, finite-difference forms
-on tensor meshes assembled to SciPy CSR, and the convergence studies.
+on tensor meshes assembled to SciPy CSR (or on cuda to a CuPy or PyTorch
+device CSR matrix), geometric multigrid, markers, inner products and
+projections, and the convergence studies.
 
 Forms are written as in C++ (include/trellis/grid/form.hpp)::
 
@@ -18,8 +20,10 @@ C-contiguous arrays (no copy).
 
 CUDA device vectors (CuPy arrays, PyTorch tensors: float64, one-dimensional,
 C-contiguous) run ``spmv``, ``MatrixFree.apply``, ``cg`` and ``bicgstab`` on
-the cuda backend: the matrix is uploaded, the vectors are read and written
-where they are, and new vectors come back as arrays of the same framework.
+the cuda backend: a SciPy matrix is uploaded, a device CSR matrix (PyTorch
+sparse_csr, cupyx.scipy.sparse) is read where it is, the vectors are read
+and written where they are, and new vectors come back as arrays of the
+same framework.
 A call first waits for the work already queued on the device and has
 finished when it returns.
 
