@@ -126,11 +126,78 @@ TRELLIS_HOST_DEVICE inline T uniform_row(const UniformConstantForm<T>& form, con
   return uniform_interior_row<T, Dim>(form, x[row], below, above);
 }
 
+// x at offset o (-2..2) along the axis from the five values loaded once.
+template <typename T>
+TRELLIS_HOST_DEVICE inline T pick(const T (&xs)[5], int o) {
+  // A select chain, not an indexed load, so xs stays in registers.
+  T v = xs[0];
+  v = o == -1 ? xs[1] : v;
+  v = o == 0 ? xs[2] : v;
+  v = o == 1 ? xs[3] : v;
+  v = o == 2 ? xs[4] : v;
+  return v;
+}
+
+// A separable form with coefficient terms on the same footing as
+// UniformConstantForm: every axis reaches one node, its constant stencil
+// (if any) and each coefficient term's two 3-point stencils are bitwise the
+// same at every interior index, as are the half spacings, and exactly the
+// boundary nodes are constrained: -div(k grad u) with a reaction on an
+// equally spaced mesh. A row then needs its 2 * Dim + 1 x values, the
+// coefficients at itself and its shifted neighbours, and these weights.
+template <typename T>
+struct UniformCoefficientForm {
+  bool usable = false;
+  bool constant[3] = {};  // per axis: whether a constant stencil acts along it
+  T weight[3][3] = {};    // per axis: the constant stencil at offsets -1, 0, +1
+  T others[3] = {};       // per axis: the product of the other axes' interior half spacings
+  std::int32_t terms[3] = {};
+  std::int32_t slot[3][kMaxCoefficientTermsPerAxis] = {};
+  std::int32_t shift[3][kMaxCoefficientTermsPerAxis] = {};
+  T entries[3][kMaxCoefficientTermsPerAxis][6] = {};  // the term's (2 x 3) stencil, as its table holds it
+  std::int32_t single_slot = -1;                      // the one coefficient slot every term reads, or -1
+};
+
+// The sum separable_row forms for an unconstrained interior row of a
+// uniform coefficient form, operation for operation: below[a] and above[a]
+// as in uniform_interior_row; coefficient(a, v, shift) is term v of axis
+// a's coefficient at the row (shift 0) or shift nodes along a from it.
+template <typename T, int Dim, typename Coefficient>
+TRELLIS_HOST_DEVICE inline T uniform_coefficient_row(const UniformCoefficientForm<T>& form,
+                                                     const Coefficient& coefficient, T x_row, const T (&below)[3],
+                                                     const T (&above)[3]) {
+  T sum = 0;
+  TRELLIS_UNROLL
+  for (int a = 0; a < Dim; ++a) {
+    const T xs[5] = {T(0), below[a], x_row, above[a], T(0)};
+    T acc = 0;
+    if (form.constant[a]) {
+      acc += form.weight[a][0] * xs[1];
+      acc += form.weight[a][1] * xs[2];
+      acc += form.weight[a][2] * xs[3];
+    }
+    TRELLIS_UNROLL
+    for (int v = 0; v < kMaxCoefficientTermsPerAxis; ++v) {
+      if (v >= form.terms[a]) break;
+      const T* e = form.entries[a][v];
+      acc += coefficient(a, v, 0) * (e[0] * xs[1] + e[1] * xs[2] + e[2] * xs[3]);
+      const int shift = form.shift[a][v];
+      if (shift != 0) {
+        acc += coefficient(a, v, shift) *
+               (e[3] * pick(xs, shift - 1) + e[4] * pick(xs, shift) + e[5] * pick(xs, shift + 1));
+      }
+    }
+    sum += form.others[a] * acc;
+  }
+  return sum;
+}
+
 // The form's terms and constraints as the matrix-free apply reads them.
 template <typename T>
 struct FormView {
-  SeparableForm<T> separable;      // filled where the form is separable and the tables are on hand
-  UniformConstantForm<T> uniform;  // usable where the separable form qualifies (see above)
+  SeparableForm<T> separable;                      // filled where the form is separable and the tables are on hand
+  UniformConstantForm<T> uniform;                  // usable where the separable form qualifies (see above)
+  UniformCoefficientForm<T> uniform_coefficients;  // usable where the separable form qualifies (see above)
   MeshView<T> mesh;
   TermCode terms[kMaxTerms];
   std::int32_t term_count = 0;
@@ -185,18 +252,6 @@ TRELLIS_HOST_DEVICE inline T apply_row(const FormView<T>& form, const T* x, std:
                           sum += c * g * x[col];
                         });
   return sum;
-}
-
-// x at offset o (-2..2) along the axis from the five values loaded once.
-template <typename T>
-TRELLIS_HOST_DEVICE inline T pick(const T (&xs)[5], int o) {
-  // A select chain, not an indexed load, so xs stays in registers.
-  T v = xs[0];
-  v = o == -1 ? xs[1] : v;
-  v = o == 0 ? xs[2] : v;
-  v = o == 1 ? xs[3] : v;
-  v = o == 2 ? xs[4] : v;
-  return v;
 }
 
 // Row `row` (multi-index r) of y = A x for a separable form. Per axis: the x values

@@ -41,6 +41,8 @@ struct MatrixFreeOperator<T>::State {
   mutable DeviceArray<std::uint8_t> device_flags;
   // The weights of a uniform constant stencil (the fastest path), unusable otherwise.
   detail::UniformConstantForm<T> uniform;
+  // The weights of uniform coefficient stencils (cuda's path for them), unusable otherwise.
+  detail::UniformCoefficientForm<T> uniform_coefficients;
 
   State(const Mesh& m, const BilinearForm& form, const std::vector<Marker>& dirichlet, AssemblyOptions options)
       : mesh(m),
@@ -59,6 +61,7 @@ struct MatrixFreeOperator<T>::State {
       return static_cast<const T*>(host_tables.back().data());
     });
     uniform = detail::uniform_constant_form(host_arrays.view, host_separable, constrained);
+    uniform_coefficients = detail::uniform_coefficient_form(host_arrays.view, host_separable, constrained);
   }
 
   // Points program's tables at copies made by store(table).
@@ -90,6 +93,7 @@ struct MatrixFreeOperator<T>::State {
     form.coefficients = coefficients;
     form.separable = mask == constrained.data() ? host_separable : device_separable;
     form.uniform = uniform;
+    form.uniform_coefficients = uniform_coefficients;
     return form;
   }
 
@@ -154,6 +158,11 @@ bool MatrixFreeOperator<T>::separable() const noexcept {
 template <typename T>
 bool MatrixFreeOperator<T>::uses_uniform_constant_path() const noexcept {
   return state_->uniform.usable;
+}
+
+template <typename T>
+bool MatrixFreeOperator<T>::uses_uniform_coefficient_path() const noexcept {
+  return state_->uniform_coefficients.usable;
 }
 
 namespace {

@@ -58,20 +58,37 @@ bool constrained_on_boundary_only(const MeshView<T>& mesh, const std::vector<std
   return exact;
 }
 
+// True when program is usable, the mesh's nodes are numbered x fastest and
+// constrained has one flag per node: what both uniform paths need first.
+template <typename T>
+bool uniform_layout(const MeshView<T>& mesh, const SeparableForm<T>& program,
+                    const std::vector<std::uint8_t>& constrained) {
+  if (!program.usable) return false;
+  if (mesh.stride[0] != 1 || mesh.stride[1] != mesh.extent[0] || mesh.stride[2] != mesh.extent[0] * mesh.extent[1]) {
+    return false;
+  }
+  return constrained.size() == static_cast<std::size_t>(mesh.extent[0]) * static_cast<std::size_t>(mesh.extent[1]) *
+                                   static_cast<std::size_t>(mesh.extent[2]);
+}
+
+// separable_row's product of the other axes' interior half spacings, factor
+// by factor, so the bits match.
+template <typename T>
+void other_axes_products(const MeshView<T>& mesh, T (&others)[3]) {
+  for (int a = 0; a < mesh.dim; ++a) {
+    T product = T(1);
+    for (int b = 0; b < 3; ++b) product *= b == a || b >= mesh.dim ? T(1) : mesh.hhalf[b][1];
+    others[a] = product;
+  }
+}
+
 }  // namespace
 
 template <typename T>
 UniformConstantForm<T> uniform_constant_form(const MeshView<T>& mesh, const SeparableForm<T>& program,
                                              const std::vector<std::uint8_t>& constrained) {
   UniformConstantForm<T> form;
-  if (!program.usable) return form;
-  if (mesh.stride[0] != 1 || mesh.stride[1] != mesh.extent[0] || mesh.stride[2] != mesh.extent[0] * mesh.extent[1]) {
-    return form;
-  }
-  if (constrained.size() != static_cast<std::size_t>(mesh.extent[0]) * static_cast<std::size_t>(mesh.extent[1]) *
-                                static_cast<std::size_t>(mesh.extent[2])) {
-    return form;
-  }
+  if (!uniform_layout(mesh, program, constrained)) return form;
   bool interior = true;  // some node is unconstrained
   for (int a = 0; a < mesh.dim; ++a) {
     const AxisProgram<T>& axis = program.axis[a];
@@ -91,16 +108,69 @@ UniformConstantForm<T> uniform_constant_form(const MeshView<T>& mesh, const Sepa
         form.weight[a][o] = entries[1];
       }
     }
-    // separable_row's product, factor by factor, so the bits match.
-    for (int a = 0; a < mesh.dim; ++a) {
-      T others = T(1);
-      for (int b = 0; b < 3; ++b) others *= b == a || b >= mesh.dim ? T(1) : mesh.hhalf[b][1];
-      form.others[a] = others;
-    }
+    other_axes_products(mesh, form.others);
   }
   form.usable = true;
   return form;
 }
+
+template <typename T>
+UniformCoefficientForm<T> uniform_coefficient_form(const MeshView<T>& mesh, const SeparableForm<T>& program,
+                                                   const std::vector<std::uint8_t>& constrained) {
+  UniformCoefficientForm<T> form;
+  if (!uniform_layout(mesh, program, constrained)) return form;
+  bool any_terms = false;
+  bool interior = true;  // some node is unconstrained
+  for (int a = 0; a < mesh.dim; ++a) {
+    const AxisProgram<T>& axis = program.axis[a];
+    if (axis.reach > 1) return form;
+    for (std::int32_t v = 0; v < axis.coefficient_terms; ++v) {
+      if (axis.shift[v] < -1 || axis.shift[v] > 1) return form;
+    }
+    any_terms = any_terms || axis.coefficient_terms > 0;
+    interior = interior && mesh.extent[a] >= 3;
+  }
+  if (!any_terms || !constrained_on_boundary_only(mesh, constrained)) return form;
+  if (interior) {
+    for (int a = 0; a < mesh.dim; ++a) {
+      const AxisProgram<T>& axis = program.axis[a];
+      const std::int32_t n = mesh.extent[a];
+      if (!same_bits(mesh.hhalf[a], 1, n - 2)) return form;
+      form.constant[a] = axis.constant_table != nullptr;
+      for (int o = 0; form.constant[a] && o < 3; ++o) {
+        // Offsets -1, 0, +1 are rows 1, 2, 3 of the offset-major table.
+        const T* entries = axis.constant_table + static_cast<std::size_t>(o + 1) * static_cast<std::size_t>(n);
+        if (!same_bits(entries, 1, n - 2)) return form;
+        form.weight[a][o] = entries[1];
+      }
+      form.terms[a] = axis.coefficient_terms;
+      for (std::int32_t v = 0; v < axis.coefficient_terms; ++v) {
+        form.slot[a][v] = axis.coefficient_slot[v];
+        form.shift[a][v] = axis.shift[v];
+        for (int q = 0; q < 6; ++q) {
+          const T* entries = axis.coefficient_table[v] + static_cast<std::size_t>(q) * static_cast<std::size_t>(n);
+          if (!same_bits(entries, 1, n - 2)) return form;
+          form.entries[a][v][q] = entries[1];
+        }
+      }
+    }
+    other_axes_products(mesh, form.others);
+  }
+  for (int a = 0; a < mesh.dim; ++a) {
+    for (std::int32_t v = 0; v < program.axis[a].coefficient_terms; ++v) {
+      const std::int32_t slot = program.axis[a].coefficient_slot[v];
+      form.single_slot = form.single_slot == -1 || form.single_slot == slot ? slot : -2;
+    }
+  }
+  if (form.single_slot < 0) form.single_slot = -1;
+  form.usable = true;
+  return form;
+}
+
+template UniformCoefficientForm<float> uniform_coefficient_form(const MeshView<float>&, const SeparableForm<float>&,
+                                                                const std::vector<std::uint8_t>&);
+template UniformCoefficientForm<double> uniform_coefficient_form(const MeshView<double>&, const SeparableForm<double>&,
+                                                                 const std::vector<std::uint8_t>&);
 
 template UniformConstantForm<float> uniform_constant_form(const MeshView<float>&, const SeparableForm<float>&,
                                                           const std::vector<std::uint8_t>&);

@@ -44,4 +44,12 @@ template <typename T>
 UniformConstantForm<T> uniform_constant_form(const MeshView<T>& mesh, const SeparableForm<T>& program,
                                              const std::vector<std::uint8_t>& constrained);
 
+// The form's uniform coefficient stencils (form_kernels.hpp) under the same
+// conditions, for a program that has coefficient terms (each shifting by at
+// most one node); usable is false otherwise, and for programs without
+// coefficient terms (uniform_constant_form takes those).
+template <typename T>
+UniformCoefficientForm<T> uniform_coefficient_form(const MeshView<T>& mesh, const SeparableForm<T>& program,
+                                                   const std::vector<std::uint8_t>& constrained);
+
 }  // namespace trellis::grid::detail

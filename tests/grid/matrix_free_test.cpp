@@ -124,6 +124,69 @@ TEST_P(MatrixFreeUniform, UniformConstantPathEqualsReferenceAndSpmvFloat) {
   expect_uniform_path_matches<float>(GetParam(), 1e-5);
 }
 
+// Variable coefficients on the uniform meshes: the coefficient path on
+// cuda, the tables elsewhere; the same matrix either way. Coefficients are
+// seeded values in [0.75, 1.75].
+std::vector<UniformForm> uniform_coefficient_forms() {
+  TrialFunction u;
+  TestFunction v;
+  const Coefficient k{0};
+  const Coefficient c{1};
+  return {{"-div(k grad u)", inner_plus(k * grad_minus(u), grad_minus(v))},
+          {"-div(k grad u) + c u", inner_plus(k * grad_minus(u), grad_minus(v)) + inner_h(c * u, v)},
+          {"-div(k grad u) + 2.5 u", inner_plus(k * grad_minus(u), grad_minus(v)) + inner_h(2.5 * u, v)},
+          {"Laplacian + k u", inner_plus(grad_minus(u), grad_minus(v)) + inner_h(k * u, v)}};
+}
+
+template <typename T>
+void expect_uniform_coefficient_path_matches(Backend backend, double tolerance) {
+  for (const Mesh& mesh : uniform_meshes()) {
+    const std::vector<Marker> dirichlet = {boundary_marker(mesh)};
+    Coefficients<T> coefficients(mesh, 2);
+    for (std::int32_t s = 0; s < 2; ++s) {
+      std::vector<T> values =
+          random_vector<T>(static_cast<std::size_t>(mesh.nodes()), 40 + static_cast<std::uint64_t>(s));
+      for (T& e : values) e = T(1.25) + e / T(2);
+      coefficients.set(s, std::span<const T>(values));
+    }
+    for (const UniformForm& named : uniform_coefficient_forms()) {
+      for (bool symmetrize : {false, true}) {
+        SCOPED_TRACE(named.name + " on " + shape_name(mesh) + (symmetrize ? ", symmetrised" : ""));
+        MatrixFreeOperator<T> op(mesh, named.form, dirichlet, {.symmetrize = symmetrize});
+        EXPECT_TRUE(op.uses_uniform_coefficient_path());
+        EXPECT_FALSE(op.uses_uniform_constant_path());
+        expect_apply_matches(op, named.form, dirichlet, symmetrize, coefficients, backend, tolerance);
+      }
+    }
+  }
+}
+
+TEST_P(MatrixFreeUniform, UniformCoefficientPathEqualsReferenceAndSpmvDouble) {
+  TRELLIS_SKIP_UNLESS_FLOAT64(GetParam());
+  expect_uniform_coefficient_path_matches<double>(GetParam(), 1e-12);
+}
+
+TEST_P(MatrixFreeUniform, UniformCoefficientPathEqualsReferenceAndSpmvFloat) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  expect_uniform_coefficient_path_matches<float>(GetParam(), 1e-5);
+}
+
+TEST(MatrixFreeUniformCoefficients, OnlyUniformMeshesWithBoundaryConstraintsTakeThePath) {
+  TrialFunction u;
+  TestFunction v;
+  const BilinearForm form = inner_plus(Coefficient{0} * grad_minus(u), grad_minus(v));
+  const Mesh square = uniform_mesh({12, 9});
+  EXPECT_TRUE(MatrixFreeOperator<double>(square, form, {boundary_marker(square)}).uses_uniform_coefficient_path());
+  const Mesh graded({Mesh1D::uniform(0.0, 7.0, 7), Mesh1D::graded(0.0, 1.0, 6, 1.3)});
+  EXPECT_FALSE(MatrixFreeOperator<double>(graded, form, {boundary_marker(graded)}).uses_uniform_coefficient_path());
+  EXPECT_FALSE(MatrixFreeOperator<double>(square, form, {}).uses_uniform_coefficient_path());
+  Marker most = boundary_marker(square);
+  most.nodes.pop_back();
+  EXPECT_FALSE(MatrixFreeOperator<double>(square, form, {most}).uses_uniform_coefficient_path());
+  const BilinearForm constant = inner_plus(grad_minus(u), grad_minus(v));
+  EXPECT_FALSE(MatrixFreeOperator<double>(square, constant, {boundary_marker(square)}).uses_uniform_coefficient_path());
+}
+
 TEST_P(MatrixFreeUniform, DeviceArraysTakeTheUniformPath) {
   if (GetParam() != Backend::cuda) GTEST_SKIP() << "device arrays are a cuda method";
   TRELLIS_SKIP_UNLESS_CUDA();

@@ -49,6 +49,11 @@ class MatrixFreeOperator {
   // its few weights held as constants, reading no tables and no per-node
   // flags, with the same results as the table path.
   bool uses_uniform_constant_path() const noexcept;
+  // The same with coefficient terms (each reading the coefficient at the row
+  // or one node away), -div(k grad u) plus a reaction on equal spacings:
+  // cuda then applies the stencils with their weights held as constants,
+  // reading only x, the coefficients and the result (cpu keeps the tables).
+  bool uses_uniform_coefficient_path() const noexcept;
 
   // Host data on any backend (cuda and vulkan upload and download). vulkan
   // takes separable forms only (BackendUnavailable for the others).

@@ -105,7 +105,7 @@ __global__ void separable_apply_kernel(FormView<T> form, const T* __restrict__ x
   y[row] = detail::separable_row<T, Dim, Reach, WithCoefficients>(form, r, row, x);
 }
 
-// ---------------------------------------------------------------- uniform constant apply
+// ---------------------------------------------------------------- uniform apply
 
 // Each thread takes Rows consecutive rows along y at one (i, k): their y
 // neighbours are one column of Rows + 2 values, loaded once. Every load is
@@ -114,71 +114,140 @@ __global__ void separable_apply_kernel(FormView<T> form, const T* __restrict__ x
 // branch and a thread has all its bytes in flight at once. Warps run along
 // x, so each load and store is coalesced; x goes through the read-only path
 // and the weights are kernel parameters. Constrained rows (the boundary)
-// are found from the indices.
+// are found from the indices. Stencil(row, x_row, below, above) sums an
+// interior row: constant weights, or weights times coefficients read there.
 constexpr int kUniformRows = 4;
 constexpr int kUniformThreadsX = 32;
 constexpr int kUniformThreadsY = 8;
 
+// A field (x, or a coefficient slot) at a thread's Rows rows and their
+// neighbours: along y one column of Rows + 2 values, along x and z one
+// below and one above each row (the row itself at the mesh's edge).
+template <typename T, int Rows>
+struct Around {
+  T column[Rows + 2];
+  T x_below[Rows], x_above[Rows], z_below[Rows], z_above[Rows];
+};
+
+// Where a thread's rows and their neighbours are: addresses clamped into the
+// mesh, so every load is issued before any sum.
+struct Place {
+  std::int32_t base, j0, ny, sy, west, east, down, up;
+  __device__ std::int32_t row(std::int32_t j) const { return base + (j < 0 ? 0 : (j >= ny ? ny - 1 : j)) * sy; }
+};
+
 template <typename T, int Dim, int Rows>
+__device__ void load_around(Around<T, Rows>& out, const T* __restrict__ field, const Place& at) {
+  TRELLIS_UNROLL
+  for (int t = 0; t < Rows + 2; ++t) out.column[t] = __ldg(field + at.row(at.j0 - 1 + t));
+  TRELLIS_UNROLL
+  for (int t = 0; t < Rows; ++t) {
+    const std::int32_t row = at.row(at.j0 + t);
+    out.x_below[t] = __ldg(field + row - at.west);
+    out.x_above[t] = __ldg(field + row + at.east);
+    if constexpr (Dim >= 3) {
+      out.z_below[t] = __ldg(field + row - at.down);
+      out.z_above[t] = __ldg(field + row + at.up);
+    }
+  }
+}
+
+// The stencils: constant weights; weights times coefficients read at their
+// nodes; weights times the one coefficient slot's values, loaded around the
+// rows like x (field).
+template <typename T, int Dim>
+struct ConstantStencil {
+  static constexpr bool kField = false;
+  detail::UniformConstantForm<T> form;
+  const T* field = nullptr;
+  template <int Rows>
+  __device__ T operator()(std::int32_t, int, const Around<T, Rows>&, T x_row, const T (&below)[3],
+                          const T (&above)[3]) const {
+    return detail::uniform_interior_row<T, Dim>(form, x_row, below, above);
+  }
+};
+
+template <typename T, int Dim>
+struct CoefficientStencil {
+  static constexpr bool kField = false;
+  detail::UniformCoefficientForm<T> form;
+  const T* field = nullptr;
+  const T* __restrict__ coefficients;
+  std::int64_t nodes;
+  std::int32_t stride[3];
+  template <int Rows>
+  __device__ T operator()(std::int32_t row, int, const Around<T, Rows>&, T x_row, const T (&below)[3],
+                          const T (&above)[3]) const {
+    const auto coefficient = [&](int a, int v, int shift) {
+      return __ldg(coefficients + 1 + static_cast<std::int64_t>(form.slot[a][v]) * nodes + row + shift * stride[a]);
+    };
+    return detail::uniform_coefficient_row<T, Dim>(form, coefficient, x_row, below, above);
+  }
+};
+
+template <typename T, int Dim>
+struct SingleSlotStencil {
+  static constexpr bool kField = true;
+  detail::UniformCoefficientForm<T> form;
+  const T* field;  // the slot's values
+  template <int Rows>
+  __device__ T operator()(std::int32_t, int t, const Around<T, Rows>& k, T x_row, const T (&below)[3],
+                          const T (&above)[3]) const {
+    const T k_below[3] = {k.x_below[t], k.column[t], Dim >= 3 ? k.z_below[t] : T(0)};
+    const T k_above[3] = {k.x_above[t], k.column[t + 2], Dim >= 3 ? k.z_above[t] : T(0)};
+    const auto coefficient = [&](int a, int, int shift) {
+      return shift == 0 ? k.column[t + 1] : (shift > 0 ? k_above[a] : k_below[a]);
+    };
+    return detail::uniform_coefficient_row<T, Dim>(form, coefficient, x_row, below, above);
+  }
+};
+
+template <typename T, int Dim, int Rows, typename Stencil>
 __global__ void __launch_bounds__(kUniformThreadsX* kUniformThreadsY)
-    uniform_constant_apply_kernel(detail::UniformConstantForm<T> form, detail::MeshView<T> mesh, bool symmetrized,
-                                  const T* __restrict__ x, T* __restrict__ y) {
+    uniform_apply_kernel(Stencil stencil, detail::MeshView<T> mesh, bool symmetrized, const T* __restrict__ x,
+                         T* __restrict__ y) {
   const std::int32_t nx = mesh.extent[0], ny = mesh.extent[1], nz = mesh.extent[2];
   const std::int32_t i = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
   const std::int32_t j0 = static_cast<std::int32_t>(blockIdx.y * blockDim.y + threadIdx.y) * Rows;
   const std::int32_t k = static_cast<std::int32_t>(blockIdx.z);
   if (i >= nx || j0 >= ny) return;
   const std::int32_t sy = mesh.stride[1], sz = mesh.stride[2];
-  const std::int32_t base = i + k * sz;
-  auto clamped_j = [ny](std::int32_t j) { return j < 0 ? 0 : (j >= ny ? ny - 1 : j); };
-  // x at j0 - 1 .. j0 + Rows along y.
-  T column[Rows + 2];
-  TRELLIS_UNROLL
-  for (int t = 0; t < Rows + 2; ++t) column[t] = __ldg(x + base + clamped_j(j0 - 1 + t) * sy);
-  // The neighbours along x and z of each row.
-  const std::int32_t west = i > 0 ? 1 : 0, east = i < nx - 1 ? 1 : 0;
-  const std::int32_t down = k > 0 ? sz : 0, up = k < nz - 1 ? sz : 0;
-  T x_below[Rows], x_above[Rows], z_below[Rows], z_above[Rows];
-  TRELLIS_UNROLL
-  for (int t = 0; t < Rows; ++t) {
-    const std::int32_t row = base + clamped_j(j0 + t) * sy;
-    x_below[t] = __ldg(x + row - west);
-    x_above[t] = __ldg(x + row + east);
-    if constexpr (Dim >= 3) {
-      z_below[t] = __ldg(x + row - down);
-      z_above[t] = __ldg(x + row + up);
-    }
-  }
+  const Place at{i + k * sz, j0, ny, sy, i > 0 ? 1 : 0, i < nx - 1 ? 1 : 0, k > 0 ? sz : 0, k < nz - 1 ? sz : 0};
+  Around<T, Rows> xs;
+  load_around<T, Dim, Rows>(xs, x, at);
+  Around<T, Rows> field;
+  if constexpr (Stencil::kField) load_around<T, Dim, Rows>(field, stencil.field, at);
   const bool edge_xz = i == 0 || i == nx - 1 || (Dim >= 3 && (k == 0 || k == nz - 1));
   TRELLIS_UNROLL
   for (int t = 0; t < Rows; ++t) {
     const std::int32_t j = j0 + t;
     if (j >= ny) break;
-    const std::int32_t row = base + j * sy;
+    const std::int32_t row = at.base + j * sy;
     if (edge_xz || (Dim >= 2 && (j == 0 || j == ny - 1))) {
-      y[row] = column[t + 1];
+      y[row] = xs.column[t + 1];
       continue;
     }
     // A symmetrised form reads a constrained (boundary) neighbour as zero.
     T below[3] = {T(0), T(0), T(0)};
     T above[3] = {T(0), T(0), T(0)};
-    below[0] = symmetrized && i == 1 ? T(0) : x_below[t];
-    above[0] = symmetrized && i == nx - 2 ? T(0) : x_above[t];
+    below[0] = symmetrized && i == 1 ? T(0) : xs.x_below[t];
+    above[0] = symmetrized && i == nx - 2 ? T(0) : xs.x_above[t];
     if constexpr (Dim >= 2) {
-      below[1] = symmetrized && j == 1 ? T(0) : column[t];
-      above[1] = symmetrized && j == ny - 2 ? T(0) : column[t + 2];
+      below[1] = symmetrized && j == 1 ? T(0) : xs.column[t];
+      above[1] = symmetrized && j == ny - 2 ? T(0) : xs.column[t + 2];
     }
     if constexpr (Dim >= 3) {
-      below[2] = symmetrized && k == 1 ? T(0) : z_below[t];
-      above[2] = symmetrized && k == nz - 2 ? T(0) : z_above[t];
+      below[2] = symmetrized && k == 1 ? T(0) : xs.z_below[t];
+      above[2] = symmetrized && k == nz - 2 ? T(0) : xs.z_above[t];
     }
-    y[row] = detail::uniform_interior_row<T, Dim>(form, column[t + 1], below, above);
+    y[row] = stencil.template operator()<Rows>(row, t, field, xs.column[t + 1], below, above);
   }
 }
 
 // False (nothing launched) when the mesh is too tall for the launch's grid.
-template <typename T>
-bool apply_uniform(const FormView<T>& view, const T* x, T* y, Stream stream) {
+// make_stencil.template operator()<Dim>() gives the kernel's stencil.
+template <typename T, typename MakeStencil>
+bool apply_uniform(const FormView<T>& view, const T* x, T* y, Stream stream, MakeStencil&& make_stencil) {
   const detail::MeshView<T>& mesh = view.mesh;
   const int rows = mesh.dim == 1 ? 1 : kUniformRows;
   const dim3 block(mesh.dim == 1 ? kUniformThreadsX * kUniformThreadsY : kUniformThreadsX,
@@ -188,17 +257,39 @@ bool apply_uniform(const FormView<T>& view, const T* x, T* y, Stream stream) {
   if (grid_y > 65535 || mesh.extent[2] > 65535) return false;
   const dim3 grid(static_cast<unsigned>((mesh.extent[0] + block.x - 1) / block.x), static_cast<unsigned>(grid_y),
                   static_cast<unsigned>(mesh.extent[2]));
+  auto launch = [&]<int Dim, int Rows>() {
+    const auto stencil = make_stencil.template operator()<Dim>();
+    TRELLIS_LAUNCH((uniform_apply_kernel<T, Dim, Rows, decltype(stencil)>), grid, block, 0, stream, stencil, mesh,
+                   view.symmetrized, x, y);
+  };
   if (mesh.dim == 1) {
-    TRELLIS_LAUNCH((uniform_constant_apply_kernel<T, 1, 1>), grid, block, 0, stream, view.uniform, mesh,
-                   view.symmetrized, x, y);
+    launch.template operator()<1, 1>();
   } else if (mesh.dim == 2) {
-    TRELLIS_LAUNCH((uniform_constant_apply_kernel<T, 2, kUniformRows>), grid, block, 0, stream, view.uniform, mesh,
-                   view.symmetrized, x, y);
+    launch.template operator()<2, kUniformRows>();
   } else {
-    TRELLIS_LAUNCH((uniform_constant_apply_kernel<T, 3, kUniformRows>), grid, block, 0, stream, view.uniform, mesh,
-                   view.symmetrized, x, y);
+    launch.template operator()<3, kUniformRows>();
   }
   return true;
+}
+
+template <typename T>
+bool apply_uniform_constant(const FormView<T>& view, const T* x, T* y, Stream stream) {
+  return apply_uniform(view, x, y, stream, [&]<int Dim>() { return ConstantStencil<T, Dim>{view.uniform, nullptr}; });
+}
+
+template <typename T>
+bool apply_uniform_coefficients(const FormView<T>& view, const T* x, T* y, Stream stream) {
+  const detail::MeshView<T>& mesh = view.mesh;
+  const std::int64_t nodes = static_cast<std::int64_t>(mesh.extent[0]) * mesh.extent[1] * mesh.extent[2];
+  const detail::UniformCoefficientForm<T>& form = view.uniform_coefficients;
+  if (form.single_slot >= 0) {
+    const T* slot = view.coefficients + 1 + static_cast<std::int64_t>(form.single_slot) * nodes;
+    return apply_uniform(view, x, y, stream, [&]<int Dim>() { return SingleSlotStencil<T, Dim>{form, slot}; });
+  }
+  return apply_uniform(view, x, y, stream, [&]<int Dim>() {
+    return CoefficientStencil<T, Dim>{
+        form, nullptr, view.coefficients, nodes, {mesh.stride[0], mesh.stride[1], mesh.stride[2]}};
+  });
 }
 
 template <typename T>
@@ -206,7 +297,8 @@ void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   const detail::MeshView<T>& mesh = view.mesh;
   const std::int64_t nodes = static_cast<std::int64_t>(mesh.extent[0]) * mesh.extent[1] * mesh.extent[2];
   if (nodes == 0) return;
-  if (view.uniform.usable && apply_uniform(view, x, y, stream)) return;
+  if (view.uniform.usable && apply_uniform_constant(view, x, y, stream)) return;
+  if (view.uniform_coefficients.usable && apply_uniform_coefficients(view, x, y, stream)) return;
   if (!view.separable.usable || mesh.extent[1] > 65535 || mesh.extent[2] > 65535) {
     TRELLIS_LAUNCH(generic_apply_kernel<T>, blocks_for(nodes), kThreads, 0, stream, view, x, y);
     return;
