@@ -273,9 +273,8 @@ class Multigrid:
         if device_of(x, "x") is not None or device_of(b, "b") is not None:
             self._native.cycle_device(*self._device_vectors(b, "b", x, "x"))
             return x
-        x_host = x
-        _check_writable(x_host, "x")
-        self._native.cycle(host_array(b, np.float64, "b"), x_host)
+        _check_writable(x, "x")
+        self._native.cycle(host_array(b, np.float64, "b"), x)
         return x
 
     def precondition(self, r, out=None):
