@@ -198,8 +198,30 @@ nb::dict solve(const std::string& method, std::int32_t rows, std::int32_t cols, 
                       solver_options(tolerance, max_iterations, check_every, progress), host);
 }
 
-// The solve on cuda with device vectors: A uploaded once for the solve, b
-// read and x (the initial guess) written in place.
+// The checks of a solve on device vectors against a rows x cols matrix.
+void check_device_system(std::int32_t rows, std::int32_t cols, const DeviceInput<double>& b,
+                         const DeviceOutput<double>& x) {
+  if (rows != cols)
+    throw UsageError("the solvers need a square matrix, got " + std::to_string(rows) + "x" + std::to_string(cols));
+  check_length(b, static_cast<std::size_t>(rows), "b");
+  check_length(x, static_cast<std::size_t>(rows), "x0");
+}
+
+// cg or bicgstab on the current device with `a` there (a view the caller
+// keeps alive), b read and x (the initial guess) written in place.
+nb::dict solve_on_device(const std::string& method, const CsrView<double>& a, const DeviceInput<double>& b,
+                         DeviceOutput<double> x, double tolerance, std::int32_t max_iterations, bool jacobi,
+                         std::int32_t check_every, const nb::object& progress) {
+  std::optional<grid::DeviceCsrOperator<double>> op;
+  {
+    nb::gil_scoped_release release;
+    op.emplace(a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none);
+  }
+  return krylov_solve_device(method, op->op(), b.data(), x.data(),
+                             solver_options(tolerance, max_iterations, check_every, progress));
+}
+
+// The solve on cuda with device vectors: A uploaded once for the solve.
 nb::dict solve_device(const std::string& method, std::int32_t rows, std::int32_t cols,
                       const HostInput<std::int64_t>& indptr, const HostInput<std::int32_t>& indices,
                       const HostInput<double>& data, const DeviceInput<double>& b, DeviceOutput<double> x,
@@ -207,22 +229,16 @@ nb::dict solve_device(const std::string& method, std::int32_t rows, std::int32_t
                       const nb::object& progress) {
   check_method(method);
   const CsrMatrix<double> a = csr_from(rows, cols, indptr, indices, data);
-  if (rows != cols)
-    throw UsageError("the solvers need a square matrix, got " + std::to_string(rows) + "x" + std::to_string(cols));
-  check_length(b, static_cast<std::size_t>(rows), "b");
-  check_length(x, static_cast<std::size_t>(rows), "x0");
+  check_device_system(rows, cols, b, x);
   const int device_id = same_device({b.device_id(), x.device_id()});
   std::optional<DeviceCsr<double>> device_a;
-  std::optional<grid::DeviceCsrOperator<double>> op;
   {
     nb::gil_scoped_release release;
     device::set_current(device_id);
     device::synchronize_device();  // b's and x0's writers, whatever their stream, have finished
     device_a.emplace(a);
-    op.emplace(*device_a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none);
   }
-  return krylov_solve_device(method, op->op(), b.data(), x.data(),
-                             solver_options(tolerance, max_iterations, check_every, progress));
+  return solve_on_device(method, device_a->view(), b, x, tolerance, max_iterations, jacobi, check_every, progress);
 }
 
 // The solve with the matrix on the device too (a CuPy or PyTorch sparse
@@ -234,21 +250,15 @@ nb::dict solve_device_csr(const std::string& method, std::int32_t rows, std::int
                           const nb::object& progress) {
   check_method(method);
   const CsrView<double> a = device_csr_view(rows, cols, indptr, indices, data);
-  if (rows != cols)
-    throw UsageError("the solvers need a square matrix, got " + std::to_string(rows) + "x" + std::to_string(cols));
-  check_length(b, static_cast<std::size_t>(rows), "b");
-  check_length(x, static_cast<std::size_t>(rows), "x0");
+  check_device_system(rows, cols, b, x);
   const int device_id =
       same_device({indptr.device_id(), indices.device_id(), data.device_id(), b.device_id(), x.device_id()});
-  std::optional<grid::DeviceCsrOperator<double>> op;
   {
     nb::gil_scoped_release release;
     device::set_current(device_id);
     device::synchronize_device();  // the arrays' writers, whatever their stream, have finished
-    op.emplace(a, jacobi ? grid::Preconditioner::jacobi : grid::Preconditioner::none);
   }
-  return krylov_solve_device(method, op->op(), b.data(), x.data(),
-                             solver_options(tolerance, max_iterations, check_every, progress));
+  return solve_on_device(method, a, b, x, tolerance, max_iterations, jacobi, check_every, progress);
 }
 
 // One row of a convergence study as a dict; the GIL must be held.
