@@ -448,6 +448,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           router_options.backend = backends[b];
           router_options.max_iterations = options.max_iterations;
           router_options.concurrent_nets = options.concurrent_nets;
+          router_options.checked_batches = !options.nets_apart;
           router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
           router_options.cleanup_passes = options.cleanup_passes;
           const route::RouteResult result = route::route_board(*board, router_options);
@@ -642,6 +643,7 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       router_options.backend = backend;
       router_options.max_iterations = options.max_iterations;
       router_options.concurrent_nets = options.concurrent_nets;
+      router_options.checked_batches = !options.nets_apart;
       router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
       router_options.cleanup_passes = options.cleanup_passes;
       // The backplane is laid out for its lattice (channels on grid lines):
@@ -649,10 +651,10 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       router_options.refine_pitch = false;
       const auto progress = [&](const route::RouteIteration& it) {
         log.line(
-            "{}: iteration {}: {} nets routed, {} connections searched, {} overused nodes, {} failed connections, "
-            "{:.2f} s",
-            label, it.iteration, it.nets_routed, it.connections_searched, it.overused_nodes, it.failed_connections,
-            it.seconds);
+            "{}: iteration {}: {} nets routed, {} connections searched in {} rounds ({} again), {} overused nodes, "
+            "{} failed connections, {:.2f} s",
+            label, it.iteration, it.nets_routed, it.connections_searched, it.search_rounds, it.paths_searched_again,
+            it.overused_nodes, it.failed_connections, it.seconds);
       };
       const route::RouteResult result = route::route_board(board, router_options, progress);
       SteadyTimer drc_timer;
@@ -742,9 +744,9 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
   const Log log(options.quiet);
   std::vector<std::string>& notes = tables.notes;
   notes.push_back(fmt::format(
-      "PathFinder at most {} iterations, default lattice pitch (wire width + clearance){}{}; "
+      "PathFinder at most {} iterations, default lattice pitch (wire width + clearance){}{}{}; "
       "router s: route_board's own time (lattice, negotiation and geometry).",
-      options.max_iterations,
+      options.max_iterations, options.nets_apart ? ", batches of nets apart" : "",
       options.concurrent_nets == 0
           ? std::string()
           : fmt::format(", {} concurrent nets after the first iteration{}", options.concurrent_nets,

@@ -329,9 +329,12 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
   route_cmd
       ->add_option("--concurrent-nets", route->options.concurrent_nets,
                    "After the first iteration, route this many nets at once against the same copper whatever "
-                   "their reaches (0: only nets whose reaches do not overlap)")
+                   "their reaches, unchecked (0: off)")
       ->check(CLI::Range(0, 1 << 20))
       ->capture_default_str();
+  route_cmd->add_flag("--nets-apart", route->options.nets_apart,
+                      "After the first iteration, batch only nets whose reaches do not overlap (the routes of one "
+                      "net after another), not checked batches");
   route_cmd->add_flag("--concurrency-follows-overuse", route->options.concurrency_follows_overuse,
                       "With --concurrent-nets N: one concurrent net for every 8 nodes overused, at most N");
   route_cmd

@@ -69,12 +69,13 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
                        .c_str());
     }
     last_pitch = it.pitch;
-    std::fprintf(stderr, "%s\n",
-                 fmt::format("iteration {:>3}: {:>5} nets routed, {:>5} connections searched, {:>6} overused nodes, "
-                             "{} failed connections, pres_fac {:.3g}, {:.3f} s",
-                             it.iteration, it.nets_routed, it.connections_searched, it.overused_nodes,
-                             it.failed_connections, it.present_factor, it.seconds)
-                     .c_str());
+    std::fprintf(
+        stderr, "%s\n",
+        fmt::format("iteration {:>3}: {:>5} nets routed, {:>5} connections searched in {:>4} rounds "
+                    "({} again), {:>6} overused nodes, {} failed connections, pres_fac {:.3g}, {:.3f} s",
+                    it.iteration, it.nets_routed, it.connections_searched, it.search_rounds, it.paths_searched_again,
+                    it.overused_nodes, it.failed_connections, it.present_factor, it.seconds)
+            .c_str());
   };
   const route::RouteResult result = route::route_board(board, options, progress);
   const route::DrcReport drc = route::check_design_rules(board, route::with_board_wiring(board, result.copper));
@@ -162,13 +163,17 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
       ->capture_default_str();
   route
       ->add_option("--batch-size", command->batch_size,
-                   "Nets searched together at most when their reaches do not overlap (the same routes at any size)")
+                   "Nets searched together at most; each path found is placed only if the paths placed "
+                   "before it left its price as searched, else searched again")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
+  route->add_flag("--nets-apart", command->nets_apart,
+                  "After the first iteration, batch only nets whose reaches do not overlap (one net after "
+                  "another's routes at any batch size)");
   route
       ->add_option("--concurrent-nets", command->concurrent_nets,
                    "After the first iteration, route this many nets at once against the same copper whatever "
-                   "their reaches (0: only nets whose reaches do not overlap, the same routes as one by one)")
+                   "their reaches, placing every path found unchecked (0: off)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 20));
   route->add_flag("--concurrency-follows-overuse", command->concurrency_follows_overuse,

@@ -24,6 +24,8 @@ nlohmann::json route_report_json(const route::Board& board, const route::RouteRe
                           {"pitch_mm", static_cast<double>(it.pitch) / route::kNanometresPerMillimetre},
                           {"nets_routed", it.nets_routed},
                           {"connections_searched", it.connections_searched},
+                          {"search_rounds", it.search_rounds},
+                          {"paths_searched_again", it.paths_searched_again},
                           {"overused_nodes", it.overused_nodes},
                           {"failed_connections", it.failed_connections},
                           {"present_factor", it.present_factor},

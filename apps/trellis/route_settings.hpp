@@ -20,6 +20,7 @@ struct RouteSettings {
   double pour_cost = route::RouterOptions{}.pour_cost;
   int concurrent_nets = 0;
   int batch_size = route::RouterOptions{}.batch_size;
+  bool nets_apart = false;  // batches of nets whose reaches are apart, not checked batches
   bool concurrency_follows_overuse = false;
   int overuse_per_concurrent_net = 8;
   int cleanup_passes = route::RouterOptions{}.cleanup_passes;

@@ -74,6 +74,8 @@ std::string route_file(const std::string& board_path, const std::string& out, co
       line["pitch_mm"] = route::millimetres(static_cast<double>(it.pitch));
       line["nets_routed"] = it.nets_routed;
       line["connections_searched"] = it.connections_searched;
+      line["search_rounds"] = it.search_rounds;
+      line["paths_searched_again"] = it.paths_searched_again;
       line["overused_nodes"] = it.overused_nodes;
       line["failed_connections"] = it.failed_connections;
       line["seconds"] = it.seconds;
@@ -130,6 +132,7 @@ void bind_route(nb::module_& m) {
       .def_rw("pour_cost", &RouteSettings::pour_cost)
       .def_rw("concurrent_nets", &RouteSettings::concurrent_nets)
       .def_rw("batch_size", &RouteSettings::batch_size)
+      .def_rw("nets_apart", &RouteSettings::nets_apart)
       .def_rw("concurrency_follows_overuse", &RouteSettings::concurrency_follows_overuse)
       .def_rw("overuse_per_concurrent_net", &RouteSettings::overuse_per_concurrent_net)
       .def_rw("cleanup_passes", &RouteSettings::cleanup_passes)

@@ -434,6 +434,10 @@ TEST(Router, FinePitchPadsLeaveAlongTheirAxisAndTurn) {
   }
   RouterOptions options;
   options.backend = Backend::reference;
+  // One net after another: the order in which N5's wire takes a bent stub
+  // (other orders route every pin as well, by straight stubs or bends
+  // that pulling tight then cuts).
+  options.checked_batches = false;
   const RouteResult result = route_board(b.board, options);
   EXPECT_TRUE(result.warnings.empty()) << result.warnings.front();
   expect_complete_and_clean(b.board, result);
@@ -751,8 +755,59 @@ TEST_P(RouterBackends, ConcurrencyFollowingOveruseRoutesAlikeOnEveryBackend) {
   expect_concurrency_routes_alike(GetParam(), fixed, following);
 }
 
+// Checked batches (the default): nets whose reaches overlap share a batch
+// after the first iteration, and a path found is placed only where the
+// paths placed before it left its price as searched. The routes differ
+// from those of batches of nets apart on some of these boards (the order
+// of placement changes), are the same on every backend, and end complete
+// and clean.
+TEST_P(RouterBackends, CheckedBatchesRouteAlikeOnEveryBackend) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  RouterOptions apart;
+  apart.checked_batches = false;
+  expect_concurrency_routes_alike(GetParam(), apart, RouterOptions{});
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, RouterBackends, ::testing::ValuesIn(testing::backends_under_test()),
                          testing::backend_test_name);
+
+// A checked batch of one net is one net after another in routing order,
+// which is what batches of nets apart give at any size: the same copper.
+// With larger checked batches, the later iterations search several nets a
+// round, and some paths are searched again because a path placed before
+// them in their round raised their price.
+TEST(Router, CheckedBatchesRunSearchesSideBySideAndKeepTheirPricesExact) {
+  std::size_t again = 0;
+  for (const unsigned seed : {1u, 2u, 3u, 4u}) {
+    SCOPED_TRACE(seed);
+    const Board board = random_board(seed, 12, 2 + static_cast<int>(seed % 3));
+    RouterOptions options;
+    options.backend = Backend::cpu;
+    options.max_iterations = 25;
+    options.checked_batches = false;
+    const RouteResult apart = route_board(board, options);
+    options.checked_batches = true;
+    options.batch_size = 1;
+    const RouteResult one = route_board(board, options);
+    expect_same_copper(apart.copper, one.copper);
+    ASSERT_EQ(one.iterations.size(), apart.iterations.size());
+    for (std::size_t i = 1; i < one.iterations.size(); ++i) {
+      EXPECT_EQ(one.iterations[i].search_rounds, one.iterations[i].connections_searched);
+      EXPECT_EQ(one.iterations[i].paths_searched_again, 0u);
+    }
+    options.batch_size = RouterOptions{}.batch_size;
+    const RouteResult checked = route_board(board, options);
+    expect_complete_and_clean(board, checked);
+    ASSERT_GE(checked.iterations.size(), 2u);
+    const RouteIteration& second = checked.iterations[1];
+    EXPECT_LT(second.search_rounds, second.connections_searched);
+    for (const RouteIteration& it : checked.iterations) {
+      EXPECT_LE(it.paths_searched_again, it.connections_searched);
+      again += it.paths_searched_again;
+    }
+  }
+  EXPECT_GT(again, 0u) << "on these congested boards some path should be priced higher by the time it is placed";
+}
 
 // After one iteration (pres_fac 0: every net routed as if alone) these
 // random boards end with conflicts, and routing each dropped net round the
@@ -990,8 +1045,10 @@ TEST(Router, WiresNeckDownToLeaveFinePitchPads) {
 }
 
 // Minisumo's two nets leaving neighbouring pins of a TSSOP share the one
-// grid node between the pins at the default pitch (wire plus clearance);
-// on a lattice of 3/4 that pitch both find their way.
+// grid node between the pins at the default pitch (wire plus clearance)
+// when nets are routed one after another in routing order (checked
+// batches place them in another order, in which both fit); on a lattice
+// of 3/4 that pitch both find their way.
 TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   std::string why_not;
   const std::filesystem::path file = pcbench_board("kitspace_Minisumo_V2.1", why_not);
@@ -999,6 +1056,7 @@ TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   const Board board = read_dsn_file(file);
   RouterOptions options;
   options.backend = Backend::cpu;
+  options.checked_batches = false;
   options.refine_pitch = false;
   const RouteResult coarse = route_board(board, options);
   ASSERT_FALSE(coarse.unrouted_nets.empty()) << "the default pitch should leave a net unrouted here";

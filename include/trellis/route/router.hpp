@@ -70,27 +70,33 @@
 // copper and the pours leave fewer nets, then fewer connections, apart.
 //
 // Backends. Backend::automatic routes on cpu: a search on one multiprocessor
-// takes longer than a Dijkstra on a host core, and after the first
-// iteration a batch holds about one net
-// (bench/results/route-cuda-2026-12-03.md); cuda is there when asked for.
+// takes longer than a Dijkstra on a host core (bench/results/NOTES.md);
+// cuda is there when asked for.
 // Contract: for the same board and options every backend gives the same
 // routes, byte for byte. The searches of the host backends run on cost
 // arrays Negotiation fills; the cuda searches price their windows on the
 // device from a copy of the congestion counts, with the same float
 // operations, and every search returns the graph module's parity-rule path.
 //
-// Parallelism. The nets of an iteration are routed in batches; the searches
-// of a batch (one connection per net) run in one launch (ShortestPaths::paths
-// on the host backends, WindowSearch on cuda), each confined to its connection's
-// bounding box with a margin that widens when the search fails. A batch holds nets
-// whose reaches (pin box, margin and claim distance) are apart, so routing
-// them together gives what routing them one by one would; while pres_fac is
-// 0 (the first iteration by default) no net's costs depend on another's, and
-// any nets share a batch. Results depend
-// only on the input and the options, not on the backend: the searches are
-// bitwise identical across backends, and every path is checked (it starts
-// on the net's tree and follows lattice edges; anything else is an internal
-// error).
+// Parallelism. The nets of an iteration are routed in batches of
+// batch_size in routing order; a batch goes in rounds, and the searches of
+// a round (the next connection of each net of the batch) run in one launch
+// (ShortestPaths::paths on the host backends, WindowSearch on cuda), each
+// confined to its connection's bounding box with a margin that widens when
+// the search fails. All search against the same copper; the paths found are
+// then placed in routing order, each only where the paths placed before it
+// in the round left the prices of its nodes as the search read them
+// (checked_batches). Placing copper only raises prices, so such a path is
+// still a shortest path: every path placed is a shortest path against the
+// copper at the moment it is placed, as when nets are routed one after
+// another, and PathFinder converges as it does then. A path whose price
+// rose is not placed, and its net searches again in the next round. While
+// pres_fac is 0 (the first iteration by default) no net's costs depend on
+// another's, and every path is placed. Results depend only on the input
+// and the options, not on the backend or the number of threads: the
+// searches are bitwise identical across backends, and every path is checked
+// (it starts on the net's tree and follows lattice edges; anything else is
+// an internal error).
 //
 // Geometry. Paths become wires of the net's width (collinear steps merged
 // into one segment) and vias of the padstack of their kind; a via whose
@@ -136,6 +142,14 @@ struct RouterOptions {
   double via_cost = 10;                  // a via costs as much as this many grid steps
   int box_margin = 10;                   // grid steps around a connection's pins
   int batch_size = 64;                   // nets searched together (at most)
+  // After the first iteration a batch holds the next batch_size nets
+  // whatever their reaches, searched against the same copper; of the paths
+  // found, in routing order, each is placed only if no path placed before
+  // it since the search changed the prices of its nodes (else its net
+  // searches again), so every path placed is a shortest path at the moment
+  // it is placed, as one net after another would have it (true). Otherwise
+  // a batch holds only nets whose reaches do not overlap (false).
+  bool checked_batches = true;
   // After the first iteration a batch holds only nets whose reaches do not
   // overlap, so routing them at once gives what routing them one by one
   // would (0). Otherwise the next concurrent_nets nets in routing order
@@ -202,6 +216,8 @@ struct RouteIteration {
   Coord pitch = 0;                       // grid pitch of the lattice routed on
   std::size_t nets_routed = 0;           // nets (re)routed in this iteration
   std::size_t connections_searched = 0;  // path searches run, one connection of a net each
+  std::size_t search_rounds = 0;         // launches those searches ran in (searches run side by side in each)
+  std::size_t paths_searched_again = 0;  // paths not placed: copper placed after their search priced them higher
   std::size_t overused_nodes = 0;        // after it
   std::size_t failed_connections = 0;    // searches that found no path even with the widest box
   double present_factor = 0;             // pres_fac of this iteration

@@ -11,6 +11,8 @@ CongestionLedger::CongestionLedger(const Lattice& lattice, bool record_changes)
       claims_(static_cast<std::size_t>(lattice.node_count), 0),
       near_uses_(lattice.groups.size(), std::vector<int>(static_cast<std::size_t>(lattice.pad_base), 0)),
       history_(static_cast<std::size_t>(lattice.node_count), 0.0f),
+      node_stamp_(static_cast<std::size_t>(lattice.node_count), 0),
+      near_stamp_(lattice.groups.size(), std::vector<std::uint32_t>(static_cast<std::size_t>(lattice.pad_base), 0)),
       record_changes_(record_changes) {
   if (record_changes_) {
     node_changed_.assign(uses_.size(), 0);
@@ -19,8 +21,14 @@ CongestionLedger::CongestionLedger(const Lattice& lattice, bool record_changes)
 }
 
 void CongestionLedger::add(const std::vector<int>& uses, const std::vector<int>& claims, int sign) {
-  for (const int node : uses) uses_[static_cast<std::size_t>(node)] += sign;
-  for (const int node : claims) claims_[static_cast<std::size_t>(node)] += sign;
+  for (const int node : uses) {
+    uses_[static_cast<std::size_t>(node)] += sign;
+    node_stamp_[static_cast<std::size_t>(node)] = epoch_;
+  }
+  for (const int node : claims) {
+    claims_[static_cast<std::size_t>(node)] += sign;
+    node_stamp_[static_cast<std::size_t>(node)] = epoch_;
+  }
   if (record_changes_) {
     for (const int node : uses) note_node_change(node);
     for (const int node : claims) note_node_change(node);
@@ -32,9 +40,11 @@ void CongestionLedger::add_near(const std::vector<int>& nodes, int sign, std::op
   for (std::size_t group = 0; group < near_uses_.size(); ++group) {
     if (only_group && group != *only_group) continue;
     std::vector<int>& near = near_uses_[group];
+    std::vector<std::uint32_t>& stamp = near_stamp_[group];
     for (const int u : nodes) {
       for_each_watcher(group, u, [&](int v) {
         near[static_cast<std::size_t>(v)] += sign;
+        stamp[static_cast<std::size_t>(v)] = epoch_;
         if (record_changes_) note_near_change(group, v);
       });
     }

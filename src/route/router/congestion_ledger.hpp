@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -49,6 +50,16 @@ class CongestionLedger {
   // The entries changed since the last call (only when recording).
   CountChanges take_changes();
 
+  // Starts a new stretch of changes: changed_since_mark() then tells
+  // whether a node's counts (uses, claims) or its near uses in a group
+  // changed after this call, that is, whether a price read before it may
+  // have moved since.
+  void mark() { ++epoch_; }
+  bool changed_since_mark(int node) const { return node_stamp_[static_cast<std::size_t>(node)] == epoch_; }
+  bool near_changed_since_mark(std::size_t group, int node) const {
+    return near_stamp_[group][static_cast<std::size_t>(node)] == epoch_;
+  }
+
   // Calls visit(v) for every grid node or via site v whose room, in group
   // `group`'s claim stencils, holds the grid node or via site u (v != u):
   // the nodes whose conflicts copper centred on u counts toward. A grid node
@@ -64,10 +75,13 @@ class CongestionLedger {
   void note_near_change(std::size_t group, int node);
 
   const Lattice& lattice_;
-  std::vector<int> uses_;                    // per node
-  std::vector<int> claims_;                  // per node
-  std::vector<std::vector<int>> near_uses_;  // [group][grid node or via site], the node itself left out
-  std::vector<float> history_;               // per node
+  std::vector<int> uses_;                               // per node
+  std::vector<int> claims_;                             // per node
+  std::vector<std::vector<int>> near_uses_;             // [group][grid node or via site], the node itself left out
+  std::vector<float> history_;                          // per node
+  std::uint32_t epoch_ = 1;                             // mark() count; stamps equal to it are recent
+  std::vector<std::uint32_t> node_stamp_;               // per node: epoch of its last count change
+  std::vector<std::vector<std::uint32_t>> near_stamp_;  // [group][node]: epoch of its last near-use change
   bool record_changes_ = false;
   CountChanges changes_;
   std::vector<char> node_changed_;  // per node: listed in changes_.nodes

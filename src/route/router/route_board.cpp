@@ -131,8 +131,7 @@ class Negotiation {
     // here; on cuda one block a search prices its own window
     // (window_search.hpp); the reference runs each whole. Left to choose,
     // the router searches on cpu: one search on the device takes longer
-    // than on a host core, and after the first iteration a batch holds
-    // about one net (bench/results/NOTES.md).
+    // than on a host core (bench/results/NOTES.md).
     if (backend_ == Backend::cuda) {
       // The cuda searches price their windows themselves from a copy of
       // the counts on the device (window_search.hpp).
@@ -171,6 +170,8 @@ class Negotiation {
     for (int iteration = 1; iteration <= options_.max_iterations; ++iteration) {
       const auto start = std::chrono::steady_clock::now();
       const std::size_t searched_before = searches_;
+      const std::size_t rounds_before = rounds_;
+      const std::size_t stale_before = stale_paths_;
       if (iteration == 2) present = options_.present_factor;
       if (iteration > 2) present = std::min(present * options_.present_factor_growth, options_.present_factor_max);
       if (iteration == 1 || options_.reroute_whole_nets) {
@@ -191,6 +192,8 @@ class Negotiation {
       record.pitch = lattice_.pitch;
       record.nets_routed = to_route.size();
       record.connections_searched = searches_ - searched_before;
+      record.search_rounds = rounds_ - rounds_before;
+      record.paths_searched_again = stale_paths_ - stale_before;
       record.overused_nodes = overused;
       for (const int net : nets_) record.failed_connections += routes_[static_cast<std::size_t>(net)].failed.size();
       record.present_factor = present;
@@ -268,16 +271,18 @@ class Negotiation {
            b.row0 <= a.row1 + gap;
   }
 
-  // Takes from `left`, in order, up to batch_size nets whose reaches do not
-  // overlap: nets routed together then cannot compete for the same nodes,
-  // so routing them at once gives what routing them one by one would.
-  // Without present congestion (pres_fac 0, the first iteration by
-  // default) a net's costs do not depend on other nets' copper at all, so
-  // any nets may share a batch. With concurrent_nets, that many nets share
-  // a batch whatever their reaches (RouterOptions).
+  // Takes from `left`, in order, the next batch_size nets: with checked
+  // batches (route_batch places only the paths whose prices held), or
+  // without present congestion (pres_fac 0, the first iteration by
+  // default), where a net's costs do not depend on other nets' copper at
+  // all. Otherwise up to batch_size nets whose reaches do not overlap:
+  // nets routed together then cannot compete for the same nodes. With
+  // concurrent_nets, that many nets share a batch whatever their reaches,
+  // unchecked (RouterOptions).
   std::vector<int> next_batch(std::vector<int>& left, double present) const {
     const bool independent = present == 0;
     const bool concurrent = !independent && concurrent_now_ > 1;
+    const bool checked = !independent && !concurrent && options_.checked_batches;
     const auto most = static_cast<std::size_t>(concurrent ? concurrent_now_ : options_.batch_size);
     std::vector<int> batch;
     std::vector<Window> taken;
@@ -285,8 +290,8 @@ class Negotiation {
     for (const int net : left) {
       const Window reach = reach_of(net);
       const auto clear_of = [&](const Window& w) { return !overlap(w, reach); };
-      const bool free =
-          batch.size() < most && (independent || concurrent || std::all_of(taken.begin(), taken.end(), clear_of));
+      const bool free = batch.size() < most &&
+                        (independent || concurrent || checked || std::all_of(taken.begin(), taken.end(), clear_of));
       if (free) {
         batch.push_back(net);
         taken.push_back(reach);
@@ -586,7 +591,9 @@ class Negotiation {
   }
 
   // Routes the nets of one batch: each round searches one connection of
-  // every net that has one left, all against the same congestion.
+  // every net that has one left, all against the same congestion, and
+  // places the paths in batch order where their prices held (see
+  // priced_as_searched).
   std::vector<int> route_batch(std::vector<int> batch, float present) {
     std::vector<int> deferred;
     std::vector<Window> reaches;
@@ -610,6 +617,11 @@ class Negotiation {
       if (nets.empty()) return deferred;
       std::vector<graph::SsspPath> found = search(nets, targets, windows, present);
       searches_ += nets.size();
+      ++rounds_;
+      // Prices depend on other nets' copper only while conflicts are
+      // priced or forbidden.
+      const bool check = nets.size() > 1 && (present != 0 || forbid_conflicts_) && concurrent_now_ < 2;
+      ledger_.mark();
       for (std::size_t q = 0; q < nets.size(); ++q) {
         NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
         const graph::Weight reached = found[q].distance;
@@ -619,6 +631,10 @@ class Negotiation {
               fmt::format("the search for net '{}' returned a path that does not start on the net's tree "
                           "or leaves the lattice's edges",
                           board_.nets[static_cast<std::size_t>(nets[q])].name));
+        }
+        if (reached < kBlocked / 2 && check && !priced_as_searched(nets[q], path)) {
+          ++stale_paths_;
+          continue;  // searched again in the next round, against the copper placed now
         }
         if (reached < kBlocked / 2) {
           add_path(nets[q], path);
@@ -631,6 +647,26 @@ class Negotiation {
         }
       }
     }
+  }
+
+  // Whether a path found in this round's searches still costs what it did:
+  // no path placed since changed the counts that price its nodes (a grid
+  // node's or via site's uses, claims and its group's near uses there; a
+  // stub's: the uses of what it claims). Placing copper only raises
+  // prices, so such a path is still a shortest one, and placing it is what
+  // searching again would do, up to ties.
+  bool priced_as_searched(int net, const std::vector<graph::NodeId>& path) const {
+    const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)]);
+    for (const int node : path) {
+      if (lattice_.is_stub(node)) {
+        const auto& claims = lattice_.stub_of(node).claims;
+        if (std::any_of(claims.begin(), claims.end(), [&](int c) { return ledger_.changed_since_mark(c); }))
+          return false;
+      } else if (lattice_.is_grid(node) || lattice_.is_via(node)) {
+        if (ledger_.changed_since_mark(node) || ledger_.near_changed_since_mark(group, node)) return false;
+      }
+    }
+    return true;
   }
 
   // One search per net, each in its window, all against the same counts.
@@ -1026,6 +1062,8 @@ class Negotiation {
   bool forbid_conflicts_ = false;   // route_dropped_nets_around: other nets' copper blocks, not prices
   std::vector<int> nets_;           // the nets routed, in routing order
   std::size_t searches_ = 0;        // path searches so far
+  std::size_t rounds_ = 0;          // launches of searches so far
+  std::size_t stale_paths_ = 0;     // paths found but not placed: copper placed after the search priced them higher
   // Host backends: one per search of a launch, blocked outside its window.
   std::vector<std::vector<graph::Weight>> cost_arrays_;
 };
