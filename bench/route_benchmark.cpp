@@ -449,6 +449,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           router_options.max_iterations = options.max_iterations;
           router_options.concurrent_nets = options.concurrent_nets;
           router_options.checked_batches = !options.nets_apart;
+          router_options.batch_size = options.batch_size;
           router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
           router_options.cleanup_passes = options.cleanup_passes;
           const route::RouteResult result = route::route_board(*board, router_options);
@@ -644,6 +645,7 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       router_options.max_iterations = options.max_iterations;
       router_options.concurrent_nets = options.concurrent_nets;
       router_options.checked_batches = !options.nets_apart;
+      router_options.batch_size = options.batch_size;
       router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
       router_options.cleanup_passes = options.cleanup_passes;
       // The backplane is laid out for its lattice (channels on grid lines):
@@ -744,9 +746,9 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
   const Log log(options.quiet);
   std::vector<std::string>& notes = tables.notes;
   notes.push_back(fmt::format(
-      "PathFinder at most {} iterations, default lattice pitch (wire width + clearance){}{}{}; "
+      "PathFinder at most {} iterations, default lattice pitch (wire width + clearance), batches of {}{}{}{}; "
       "router s: route_board's own time (lattice, negotiation and geometry).",
-      options.max_iterations, options.nets_apart ? ", batches of nets apart" : "",
+      options.max_iterations, options.batch_size, options.nets_apart ? " nets apart" : " nets, checked",
       options.concurrent_nets == 0
           ? std::string()
           : fmt::format(", {} concurrent nets after the first iteration{}", options.concurrent_nets,

@@ -332,6 +332,11 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
                    "their reaches, unchecked (0: off)")
       ->check(CLI::Range(0, 1 << 20))
       ->capture_default_str();
+  route_cmd
+      ->add_option("--batch-size", route->options.batch_size,
+                   "Nets searched together at most (the router's --batch-size)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   route_cmd->add_flag("--nets-apart", route->options.nets_apart,
                       "After the first iteration, batch only nets whose reaches do not overlap (the routes of one "
                       "net after another), not checked batches");

@@ -2,9 +2,11 @@
 // window locally (grid nodes and via sites of the box on every plane, the
 // midpoints of the box's grid edges, the net's pins, pads and stubs),
 // prices those nodes from the counts as Negotiation::fill_costs does, runs
-// label-correcting rounds over a queue of improved nodes until nothing
-// improves (any order of relaxations reaches the least fixed point of the
-// Bellman equations, Dijkstra's distances), counts hops breadth-first over
+// label-correcting rounds over a queue of improved nodes, band by band of
+// estimates (distance plus a lower bound on the rest, A*'s order), until
+// nothing that may lie on a shortest path to the target improves (any
+// order of relaxations reaches the least fixed point of the Bellman
+// equations, Dijkstra's distances, there), counts hops breadth-first over
 // the tight edges, and walks the parity rule's parents back from the
 // target. Hops are counted after the distances, not carried beside them:
 // where float rounding absorbs a step, a shorter distance can come with
@@ -75,6 +77,7 @@ struct CountsView {
 
 struct QuerySpec {
   int net, group, row0, row1, column0, column1, target;
+  float target_column, target_row;  // the target's position in grid steps from column 0, row 0
   int sources_begin, sources_end, uses_begin, uses_end, claims_begin, claims_end;
   long long scratch;  // byte offset of the query's local arrays in global memory; -1: in shared memory
 };
@@ -210,12 +213,13 @@ struct Scratch {
   int* near_adjust;          // per box node: the net's own uses near it, negated
   int* queue[2];             // by round parity: the nodes to expand
   unsigned* queued[2];       // by round parity: bitmaps of the queues
+  unsigned* far;             // bitmap: improved beyond the threshold, expanded in a later band
   int words;
 };
 
 __host__ __device__ inline long long scratch_bytes(long long locals, long long box) {
   const long long words = (locals + 31) / 32;
-  return ((locals * 8 + locals * 4 + 2 * box * 4 + 2 * locals * 4 + 2 * words * 4) + 15) / 16 * 16;
+  return ((locals * 8 + locals * 4 + 2 * box * 4 + 2 * locals * 4 + 3 * words * 4) + 15) / 16 * 16;
 }
 
 __device__ Scratch carve(unsigned char* base, int locals, int box) {
@@ -229,6 +233,7 @@ __device__ Scratch carve(unsigned char* base, int locals, int box) {
   s.words = (locals + 31) / 32;
   s.queued[0] = reinterpret_cast<unsigned*>(s.queue[1] + locals);
   s.queued[1] = s.queued[0] + s.words;
+  s.far = s.queued[1] + s.words;
   return s;
 }
 
@@ -270,6 +275,30 @@ __device__ void for_each_watcher(const LatticeView& l, int group, int u, Visit&&
     }
   }
 }
+
+// A lower bound on the cost from a local node to the target: its straight
+// distance in grid steps for a grid node or via site, 0 for the others.
+// Every edge costs at least the distance between its ends' positions in
+// grid steps (a grid step 1 or more, half of it to a midpoint, a stub its
+// length from the pin's position, a via and the way in and out of a pad
+// nothing), and no node costs less than nothing, so no path is shorter.
+__device__ __forceinline__ float distance_to_target(const QuerySpec& q, const Window& w, int local) {
+  if (local >= w.box) return 0.0f;
+  const int rest = local % w.plane_size;
+  const float rows = static_cast<float>(q.row0 + rest / w.box_columns) - q.target_row;
+  const float columns = static_cast<float>(q.column0 + rest % w.box_columns) - q.target_column;
+  return sqrtf(rows * rows + columns * columns);
+}
+
+// Nodes whose distance plus distance_to_target exceeds the target's
+// distance so far by this factor are not expanded: no path through them
+// is a shortest path to the target. The factor covers the rounding of the
+// float sums along a path (relative error under 2^-24 a step, so well
+// under this for paths of fewer than 10,000 steps) and of the bound.
+constexpr float kBoundSlack = 1.0f + 1.0f / 1024.0f;
+
+// The width of a band of estimates expanded together (grid steps).
+constexpr float kBandWidth = 8.0f;
 
 // The cost of entering a local node (Negotiation::fill_costs).
 __device__ float local_cost(const LatticeView& l, const CountsView& counts, const QuerySpec& q, const Window& w,
@@ -316,6 +345,8 @@ __global__ void __launch_bounds__(kThreads)
   const Scratch s = carve(q.scratch < 0 ? shared_scratch : scratch_base + q.scratch, w.locals, w.box);
   __shared__ int lengths[3];  // queue lengths by round % 3
   __shared__ int target_local;
+  __shared__ float threshold;     // the band's upper end: nodes of larger estimate wait in s.far
+  __shared__ unsigned next_band;  // the least estimate waiting, as float bits (non-negative floats order as bits)
 
   // Clean slate, the net's own copper marked, its near uses taken out.
   for (int i = threadIdx.x; i < w.locals; i += blockDim.x) s.keys[i] = kUnset;
@@ -323,7 +354,7 @@ __global__ void __launch_bounds__(kThreads)
     s.own[i] = 0;
     s.near_adjust[i] = 0;
   }
-  for (int i = threadIdx.x; i < 2 * s.words; i += blockDim.x) s.queued[0][i] = 0;
+  for (int i = threadIdx.x; i < 3 * s.words; i += blockDim.x) s.queued[0][i] = 0;
   if (threadIdx.x == 0) {
     lengths[0] = lengths[1] = lengths[2] = 0;
     target_local = w.local_of(q.target);
@@ -402,23 +433,84 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   __syncthreads();
-  expand_rounds([&](int round, int u) {
-    const float d = distance_of(load_relaxed(&s.keys[u]));
-    const float bound = target_local >= 0 ? distance_of(load_relaxed(&s.keys[target_local])) : INFINITY;
-    if (d > bound) return;  // nothing through it reaches the target as cheaply
-    const int node = w.node_of(u);
-    for (long long e = l.out_offsets[node]; e < l.out_offsets[node + 1]; ++e) {
-      const int v = w.local_of(l.heads[e]);
-      if (v < 0) continue;
-      const float c = s.cost[v];
-      if (c == kBlockedCost) continue;
-      const float reached = __fadd_rn(d, __fadd_rn(l.out_weights[e], c));
-      if (reached > bound) continue;
-      const unsigned long long candidate = pack(reached, 0);
-      if (candidate >= load_relaxed(&s.keys[v])) continue;
-      if (candidate < atomicMin(&s.keys[v], candidate)) push(round + 1, v);
+  // Bands (near-far): a node is expanded only while its estimate (its
+  // distance plus distance_to_target) is within the band; one improved to
+  // an estimate beyond it waits in s.far. When the band's rounds leave
+  // nothing queued, the next band starts at the least estimate waiting.
+  // Nodes go roughly in A*'s order, so the target's distance is found
+  // early and bounds the rest. Only nodes that may lie on a shortest path
+  // to the target are expanded or relaxed (the others keep labels above
+  // their distances, which no tight chain from a source to the target can
+  // pass: the hop count and the parents below see the same shortest
+  // paths); the labels of the rest reach the least fixed point, as any
+  // order of relaxations does.
+  if (threadIdx.x == 0) threshold = kBandWidth;
+  __syncthreads();
+  for (;;) {
+    expand_rounds([&](int round, int u) {
+      const float d = distance_of(load_relaxed(&s.keys[u]));
+      const float bound = target_local >= 0 ? distance_of(load_relaxed(&s.keys[target_local])) : INFINITY;
+      if (d > bound) return;  // nothing through it reaches the target as cheaply
+      const float limit = bound * kBoundSlack;
+      if (d + distance_to_target(q, w, u) > limit) return;
+      const int node = w.node_of(u);
+      for (long long e = l.out_offsets[node]; e < l.out_offsets[node + 1]; ++e) {
+        const int v = w.local_of(l.heads[e]);
+        if (v < 0) continue;
+        const float c = s.cost[v];
+        if (c == kBlockedCost) continue;
+        const float reached = __fadd_rn(d, __fadd_rn(l.out_weights[e], c));
+        const float estimate = reached + distance_to_target(q, w, v);
+        if (reached > bound || estimate > limit) continue;
+        const unsigned long long candidate = pack(reached, 0);
+        if (candidate >= load_relaxed(&s.keys[v])) continue;
+        if (candidate < atomicMin(&s.keys[v], candidate)) {
+          if (estimate <= threshold)
+            push(round + 1, v);
+          else
+            atomicOr(&s.far[v / 32], 1u << (v % 32));
+        }
+      }
+    });
+    // The next band: from the least estimate waiting that may still lead
+    // to the target.
+    if (threadIdx.x == 0) next_band = __float_as_uint(INFINITY);
+    __syncthreads();
+    const float bound = target_local >= 0 ? distance_of(s.keys[target_local]) : INFINITY;
+    const float limit = bound * kBoundSlack;
+    for (int word = threadIdx.x; word < s.words; word += blockDim.x) {
+      unsigned bits = s.far[word];
+      while (bits != 0) {
+        const int v = word * 32 + __ffs(bits) - 1;
+        bits &= bits - 1;
+        const float d = distance_of(s.keys[v]);
+        const float estimate = d + distance_to_target(q, w, v);
+        if (d > bound || estimate > limit)
+          s.far[word] &= ~(1u << (v % 32));  // no shortest path to the target through it
+        else
+          atomicMin(&next_band, __float_as_uint(estimate));
+      }
     }
-  });
+    __syncthreads();
+    if (next_band == __float_as_uint(INFINITY)) break;
+    if (threadIdx.x == 0) {
+      threshold = __uint_as_float(next_band) + kBandWidth;
+      lengths[0] = lengths[1] = lengths[2] = 0;
+    }
+    __syncthreads();
+    for (int word = threadIdx.x; word < s.words; word += blockDim.x) {
+      unsigned bits = s.far[word];
+      while (bits != 0) {
+        const int v = word * 32 + __ffs(bits) - 1;
+        bits &= bits - 1;
+        if (distance_of(s.keys[v]) + distance_to_target(q, w, v) <= threshold) {
+          s.far[word] &= ~(1u << (v % 32));
+          push(0, v);
+        }
+      }
+    }
+    __syncthreads();
+  }
 
   // Hops: breadth-first over the tight edges among the nodes no farther than
   // the target, from the sources (the parity rule's fewest hops).
@@ -796,6 +888,10 @@ std::vector<graph::SsspPath> WindowSearch::paths(std::span<const WindowQuery> qu
     spec.column0 = query.box.column0;
     spec.column1 = query.box.column1;
     spec.target = query.target;
+    const Point at = l.position[static_cast<std::size_t>(query.target)];
+    const auto pitch = static_cast<double>(l.pitch);
+    spec.target_column = static_cast<float>(static_cast<double>(at.x - l.origin.x) / pitch);
+    spec.target_row = static_cast<float>(static_cast<double>(at.y - l.origin.y) / pitch);
     const auto append = [&](std::span<const int> list, int& begin, int& end) {
       begin = static_cast<int>(pool.size());
       pool.insert(pool.end(), list.begin(), list.end());
