@@ -23,15 +23,11 @@ CongestionLedger::CongestionLedger(const Lattice& lattice, bool record_changes)
 void CongestionLedger::add(const std::vector<int>& uses, const std::vector<int>& claims, int sign) {
   for (const int node : uses) {
     uses_[static_cast<std::size_t>(node)] += sign;
-    node_stamp_[static_cast<std::size_t>(node)] = epoch_;
+    note_node_change(node);
   }
   for (const int node : claims) {
     claims_[static_cast<std::size_t>(node)] += sign;
-    node_stamp_[static_cast<std::size_t>(node)] = epoch_;
-  }
-  if (record_changes_) {
-    for (const int node : uses) note_node_change(node);
-    for (const int node : claims) note_node_change(node);
+    note_node_change(node);
   }
   add_near(uses, sign, std::nullopt);
 }
@@ -40,12 +36,10 @@ void CongestionLedger::add_near(const std::vector<int>& nodes, int sign, std::op
   for (std::size_t group = 0; group < near_uses_.size(); ++group) {
     if (only_group && group != *only_group) continue;
     std::vector<int>& near = near_uses_[group];
-    std::vector<std::uint32_t>& stamp = near_stamp_[group];
     for (const int u : nodes) {
       for_each_watcher(group, u, [&](int v) {
         near[static_cast<std::size_t>(v)] += sign;
-        stamp[static_cast<std::size_t>(v)] = epoch_;
-        if (record_changes_) note_near_change(group, v);
+        note_near_change(group, v);
       });
     }
   }
@@ -89,12 +83,16 @@ CountChanges CongestionLedger::take_changes() {
 }
 
 void CongestionLedger::note_node_change(int node) {
+  node_stamp_[static_cast<std::size_t>(node)] = epoch_;
+  if (!record_changes_) return;
   char& changed = node_changed_[static_cast<std::size_t>(node)];
   if (changed == 0) changes_.nodes.push_back(node);
   changed = 1;
 }
 
 void CongestionLedger::note_near_change(std::size_t group, int node) {
+  near_stamp_[group][static_cast<std::size_t>(node)] = epoch_;
+  if (!record_changes_) return;
   const std::size_t at = group * static_cast<std::size_t>(lattice_.pad_base) + static_cast<std::size_t>(node);
   if (near_changed_[at] == 0) changes_.near.push_back(static_cast<int>(at));
   near_changed_[at] = 1;

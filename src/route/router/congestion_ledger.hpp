@@ -71,6 +71,7 @@ class CongestionLedger {
   void for_each_watcher(std::size_t group, int u, Visit&& visit) const;
 
  private:
+  // Stamp a change with the current mark, and list it when recording.
   void note_node_change(int node);
   void note_near_change(std::size_t group, int node);
 
