@@ -449,6 +449,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           router_options.max_iterations = options.max_iterations;
           router_options.concurrent_nets = options.concurrent_nets;
           router_options.checked_batches = !options.nets_apart;
+          router_options.device_round_min = options.device_round_min;
           router_options.batch_size = options.batch_size;
           router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
           router_options.cleanup_passes = options.cleanup_passes;
@@ -646,6 +647,7 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       router_options.concurrent_nets = options.concurrent_nets;
       router_options.checked_batches = !options.nets_apart;
       router_options.batch_size = options.batch_size;
+      router_options.device_round_min = options.device_round_min;
       router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
       router_options.cleanup_passes = options.cleanup_passes;
       // The backplane is laid out for its lattice (channels on grid lines):

@@ -37,6 +37,7 @@ struct RouteBenchmarkOptions {
   int max_iterations = 50;                   // PathFinder iterations at most, boards and backplane
   int concurrent_nets = 0;                   // RouterOptions::concurrent_nets, boards and backplane
   bool nets_apart = false;                   // RouterOptions::checked_batches off, boards and backplane
+  int device_round_min = 0;                  // RouterOptions::device_round_min, boards and backplane
   int batch_size = 64;                       // RouterOptions::batch_size, boards and backplane
   bool concurrency_follows_overuse = false;  // RouterOptions::concurrency_follows_overuse
   int cleanup_passes = 1;                    // RouterOptions::cleanup_passes, boards and backplane

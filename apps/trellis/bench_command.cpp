@@ -337,6 +337,12 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
                    "Nets searched together at most (the router's --batch-size)")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  route_cmd
+      ->add_option("--device-round-min", route->options.device_round_min,
+                   "With --backend cuda: rounds of fewer searches run on the host's cores (the router's "
+                   "--device-round-min; 0: more than the host's threads)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
   route_cmd->add_flag("--nets-apart", route->options.nets_apart,
                       "After the first iteration, batch only nets whose reaches do not overlap (the routes of one "
                       "net after another), not checked batches");

@@ -167,6 +167,12 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
                    "before it left its price as searched, else searched again")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
+  route
+      ->add_option("--device-round-min", command->device_round_min,
+                   "With --backend cuda: a round of fewer searches than this runs on the host's cores (the "
+                   "same paths); 0: more than the host's threads; 1: every round on the device")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
   route->add_flag("--nets-apart", command->nets_apart,
                   "After the first iteration, batch only nets whose reaches do not overlap (one net after "
                   "another's routes at any batch size)");

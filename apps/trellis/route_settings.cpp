@@ -37,6 +37,7 @@ route::RouterOptions router_options(const RouteSettings& settings, Backend backe
   options.concurrent_nets = settings.concurrent_nets;
   options.batch_size = settings.batch_size;
   options.checked_batches = !settings.nets_apart;
+  options.device_round_min = settings.device_round_min;
   options.concurrency_follows_overuse = settings.concurrency_follows_overuse;
   options.overuse_per_concurrent_net = settings.overuse_per_concurrent_net;
   options.cleanup_passes = settings.cleanup_passes;

@@ -21,6 +21,7 @@ struct RouteSettings {
   int concurrent_nets = 0;
   int batch_size = route::RouterOptions{}.batch_size;
   bool nets_apart = false;  // batches of nets whose reaches are apart, not checked batches
+  int device_round_min = route::RouterOptions{}.device_round_min;
   bool concurrency_follows_overuse = false;
   int overuse_per_concurrent_net = 8;
   int cleanup_passes = route::RouterOptions{}.cleanup_passes;

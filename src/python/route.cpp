@@ -133,6 +133,7 @@ void bind_route(nb::module_& m) {
       .def_rw("concurrent_nets", &RouteSettings::concurrent_nets)
       .def_rw("batch_size", &RouteSettings::batch_size)
       .def_rw("nets_apart", &RouteSettings::nets_apart)
+      .def_rw("device_round_min", &RouteSettings::device_round_min)
       .def_rw("concurrency_follows_overuse", &RouteSettings::concurrency_follows_overuse)
       .def_rw("overuse_per_concurrent_net", &RouteSettings::overuse_per_concurrent_net)
       .def_rw("cleanup_passes", &RouteSettings::cleanup_passes)

@@ -71,7 +71,8 @@
 //
 // Backends. Backend::automatic routes on cpu: a search on one multiprocessor
 // takes longer than a Dijkstra on a host core (bench/results/NOTES.md);
-// cuda is there when asked for.
+// cuda is there when asked for, and runs rounds of few searches on the
+// host's cores (device_round_min).
 // Contract: for the same board and options every backend gives the same
 // routes, byte for byte. The searches of the host backends run on cost
 // arrays Negotiation fills; the cuda searches price their windows on the
@@ -150,6 +151,12 @@ struct RouterOptions {
   // it is placed, as one net after another would have it (true). Otherwise
   // a batch holds only nets whose reaches do not overlap (false).
   bool checked_batches = true;
+  // On cuda: a round of fewer searches than this runs on the host's cores
+  // instead (the same searches, so the same paths): a search on one
+  // multiprocessor takes longer than on a host core, so only a round of
+  // more searches than the host has threads may gain from the device.
+  // 0: that many (the OpenMP threads plus one); 1: every round on the device.
+  int device_round_min = 0;
   // After the first iteration a batch holds only nets whose reaches do not
   // overlap, so routing them at once gives what routing them one by one
   // would (0). Otherwise the next concurrent_nets nets in routing order

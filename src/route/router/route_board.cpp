@@ -70,6 +70,10 @@ void check_options(const RouterOptions& o) {
   if (o.box_margin < 1)
     throw UsageError(fmt::format("the box margin must be at least 1 grid step, got {}", o.box_margin));
   if (o.batch_size < 1) throw UsageError(fmt::format("the batch size must be at least 1, got {}", o.batch_size));
+  if (o.device_round_min < 0) {
+    throw UsageError(fmt::format("the fewest searches of a round on the device must be 0 (automatic) or more, got {}",
+                                 o.device_round_min));
+  }
   if (o.overuse_per_concurrent_net < 1) {
     throw UsageError(
         fmt::format("overused nodes per concurrent net must be at least 1, got {}", o.overuse_per_concurrent_net));
@@ -137,12 +141,13 @@ class Negotiation {
       // the counts on the device (window_search.hpp).
       device_search_ = std::make_unique<router_detail::WindowSearch>(
           lattice_, static_cast<float>(options.via_cost), static_cast<float>(options.pour_cost), ledger_.counts());
-    } else {
-      graph::SsspOptions search_options;
-      search_options.backend = backend_;
-      search_options.parents = true;
-      search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, search_options);
     }
+    // On cuda, rounds of few searches run here (RouterOptions::device_round_min).
+    device_round_min_ = options.device_round_min > 0 ? options.device_round_min : omp_get_max_threads() + 1;
+    graph::SsspOptions search_options;
+    search_options.backend = backend_ == Backend::cuda ? Backend::cpu : backend_;
+    search_options.parents = true;
+    search_ = std::make_unique<graph::ShortestPaths>(lattice_.graph, search_options);
     const std::vector<bool> in_scope = nets_in_scope(board, options);
     for (std::size_t n = 0; n < board.nets.size(); ++n) {
       if (lattice_.group_of_net[n] >= 0 && in_scope[n]) nets_.push_back(static_cast<int>(n));
@@ -672,7 +677,7 @@ class Negotiation {
   // One search per net, each in its window, all against the same counts.
   std::vector<graph::SsspPath> search(const std::vector<int>& nets, const std::vector<int>& targets,
                                       const std::vector<Window>& windows, float present) {
-    if (device_search_) {
+    if (device_search_ && std::cmp_greater_equal(nets.size(), device_round_min_)) {
       device_search_->update(ledger_.counts(), ledger_.take_changes());
       std::vector<router_detail::WindowQuery> queries(nets.size());
       for (std::size_t q = 0; q < nets.size(); ++q) {
@@ -1056,7 +1061,8 @@ class Negotiation {
   int concurrent_now_ = 0;                        // nets sharing a batch whatever their reaches (this iteration)
   std::unique_ptr<graph::ShortestPaths> search_;  // host backends
   std::unique_ptr<router_detail::WindowSearch> device_search_;  // cuda
-  std::vector<NetRoute> routes_;                                // per board net
+  int device_round_min_ = 1;        // on cuda: the fewest searches of a round sent to the device
+  std::vector<NetRoute> routes_;    // per board net
   std::vector<unsigned char> own_;  // kOwnUse / kOwnClaim on the copper of the net whose costs are being filled
   std::vector<int> margins_;        // per board net: the box margin its searches start from
   bool forbid_conflicts_ = false;   // route_dropped_nets_around: other nets' copper blocks, not prices
