@@ -226,9 +226,23 @@ Marker mark(const Mesh& mesh, std::string name, const std::function<bool(const P
 }
 
 Marker boundary_marker(const Mesh& mesh, std::string name) {
+  // Line by line along axis 0 (node order): a line on a face of the other
+  // axes lies wholly on the boundary, any other line only at its two ends.
+  // Visiting the surface, not every node, keeps this off a setup's clock.
   Marker marker{std::move(name), {}};
-  for (std::int32_t node = 0; node < mesh.nodes(); ++node) {
-    if (mesh.on_boundary(node)) marker.nodes.push_back(node);
+  const std::int32_t length = mesh.extent(0);
+  const std::int32_t lines = mesh.nodes() / length;
+  const auto on_face = [&](int a, std::int32_t index) {
+    return a < mesh.dim() && (index == 0 || index == mesh.extent(a) - 1);
+  };
+  for (std::int32_t line = 0; line < lines; ++line) {
+    const std::int32_t first = line * length;
+    if (on_face(1, line % mesh.extent(1)) || on_face(2, line / mesh.extent(1))) {
+      for (std::int32_t i = 0; i < length; ++i) marker.nodes.push_back(first + i);
+    } else {
+      marker.nodes.push_back(first);
+      if (length > 1) marker.nodes.push_back(first + length - 1);
+    }
   }
   return marker;
 }

@@ -222,6 +222,21 @@ TEST(Marker, BoundaryMarkerHoldsTheBoundaryAscending) {
   EXPECT_TRUE(std::is_sorted(boundary.nodes.begin(), boundary.nodes.end()));
   for (std::int32_t node : boundary.nodes) EXPECT_TRUE(mesh.on_boundary(node));
   EXPECT_EQ(boundary_marker(Mesh({Mesh1D::uniform(0, 1, 1)}), "ends").nodes, (std::vector<std::int32_t>{0, 1}));
+  // Exactly the nodes on_boundary names, in 1 to 3 dimensions, one cell along an axis too.
+  const std::vector<Mesh> meshes = {
+      Mesh({Mesh1D::uniform(0, 1, 6)}),
+      Mesh({Mesh1D::random(0, 1, 3, 7), Mesh1D::uniform(0, 1, 1)}),
+      Mesh({Mesh1D::uniform(0, 1, 1), Mesh1D::uniform(0, 1, 4)}),
+      Mesh({Mesh1D::uniform(0, 1, 2), Mesh1D::uniform(0, 1, 1), Mesh1D::uniform(0, 1, 3)}),
+      Mesh({Mesh1D::uniform(0, 1, 5), Mesh1D::uniform(0, 1, 4), Mesh1D::uniform(0, 1, 1)}),
+      Mesh::cube(Mesh1D::uniform(0, 1, 6), 3)};
+  for (const Mesh& m : meshes) {
+    std::vector<std::int32_t> scanned;
+    for (std::int32_t node = 0; node < m.nodes(); ++node) {
+      if (m.on_boundary(node)) scanned.push_back(node);
+    }
+    EXPECT_EQ(boundary_marker(m).nodes, scanned) << m.dim() << "-D, " << m.nodes() << " nodes";
+  }
 }
 
 TEST(Mesh, RequireSameMesh) {
