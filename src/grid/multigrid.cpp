@@ -424,9 +424,7 @@ void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::u
   for (std::size_t l = 0; l < levels.size(); ++l) {
     Level<T>& level = levels[l];
     const auto n = static_cast<std::size_t>(level.mesh.nodes());
-    for (std::int32_t node = 0; node < level.mesh.nodes(); ++node) {
-      if (level.constrained[static_cast<std::size_t>(node)]) level.constrained_nodes.push_back(node);
-    }
+    level.constrained_nodes = detail::flagged_nodes(level.constrained);
     if (backend == Backend::cuda) continue;  // the device levels hold the work vectors
     if (l > 0) level.b.assign(n, T(0)), level.x.assign(n, T(0));
     level.residual.assign(n, T(0));

@@ -3,6 +3,7 @@
 #include "multigrid_transfer.hpp"
 
 #include <array>
+#include <cstring>
 
 namespace trellis::grid::detail {
 
@@ -52,15 +53,39 @@ Mesh coarsened(const Mesh& mesh) {
 
 std::vector<std::uint8_t> coarse_constraints(const Mesh& fine, const Mesh& coarse,
                                              const std::vector<std::uint8_t>& fine_constrained) {
+  // Line by line along axis 0: each coarse line reads one fine line, every
+  // node or every other node of it (no multi-index per node).
+  std::array<std::int32_t, 3> step{};
+  for (int a = 0; a < 3; ++a) step[static_cast<std::size_t>(a)] = coarse.extent(a) != fine.extent(a) ? 2 : 1;
   std::vector<std::uint8_t> constrained(static_cast<std::size_t>(coarse.nodes()), 0);
-  for (std::int32_t node = 0; node < coarse.nodes(); ++node) {
-    MultiIndex at = coarse.multi_index(node);
-    for (int a = 0; a < coarse.dim(); ++a) {
-      if (coarse.extent(a) != fine.extent(a)) at[static_cast<std::size_t>(a)] *= 2;
+  const std::int32_t length = coarse.extent(0);
+  std::size_t at = 0;
+  for (std::int32_t k = 0; k < coarse.extent(2); ++k) {
+    for (std::int32_t j = 0; j < coarse.extent(1); ++j) {
+      const std::uint8_t* line = fine_constrained.data() + fine.index({0, j * step[1], k * step[2]});
+      for (std::int32_t i = 0; i < length; ++i) constrained[at++] = line[static_cast<std::ptrdiff_t>(i) * step[0]];
     }
-    constrained[static_cast<std::size_t>(node)] = fine_constrained[static_cast<std::size_t>(fine.index(at))];
   }
   return constrained;
+}
+
+std::vector<std::int32_t> flagged_nodes(const std::vector<std::uint8_t>& flags) {
+  // Eight flags a word: most words of a mesh's flags are zero.
+  std::vector<std::int32_t> nodes;
+  const std::size_t n = flags.size();
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, flags.data() + i, sizeof(word));
+    if (word == 0) continue;
+    for (std::size_t b = i; b < i + 8; ++b) {
+      if (flags[b] != 0) nodes.push_back(static_cast<std::int32_t>(b));
+    }
+  }
+  for (; i < n; ++i) {
+    if (flags[i] != 0) nodes.push_back(static_cast<std::int32_t>(i));
+  }
+  return nodes;
 }
 
 template <typename T>

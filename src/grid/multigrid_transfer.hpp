@@ -35,6 +35,9 @@ std::vector<AxisWeights> axis_interpolation(const Mesh1D& fine, bool halved);
 std::vector<std::uint8_t> coarse_constraints(const Mesh& fine, const Mesh& coarse,
                                              const std::vector<std::uint8_t>& fine_constrained);
 
+// The indices of the non-zero flags, ascending.
+std::vector<std::int32_t> flagged_nodes(const std::vector<std::uint8_t>& flags);
+
 // P: fine nodes x coarse nodes, linear interpolation by coordinates along
 // halved axes, without rows of constrained fine nodes or columns of
 // constrained coarse nodes.
