@@ -2,7 +2,7 @@
 // [--svg FILE] [--png FILE] [--report FILE.json] [--max-iterations N]
 // [--pitch MM] [--via-cost STEPS] [--corners 45|90] [--directions
 // board|alternate|none] [--against-cost STEPS] [--pour-cost STEPS]
-// [--cleanup-passes N]`: routes every net of a board with PathFinder on the
+// [--cleanup-passes N] [--cleanup-via-cost STEPS]`: routes every net of a board with PathFinder on the
 // routing lattice, checks the result with the independent
 // design-rule check, and writes what was asked for. Everything is computed
 // before the first file is written, and each file appears whole or not at
@@ -196,6 +196,11 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
                    "copper, kept where cheaper (fewer steps and vias); 0: none")
       ->capture_default_str()
       ->check(CLI::Range(0, 100));
+  route
+      ->add_option("--cleanup-via-cost", command->cleanup_via_cost,
+                   "What a via costs in the clean-up, in grid steps (--via-cost where that is more)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e6));
   route
       ->add_option("--neck-down-width", command->neck_down_width_mm,
                    "Width in mm a wire may narrow to between a pad and the lattice where no wire of its net's "

@@ -137,6 +137,7 @@ void bind_route(nb::module_& m) {
       .def_rw("concurrency_follows_overuse", &RouteSettings::concurrency_follows_overuse)
       .def_rw("overuse_per_concurrent_net", &RouteSettings::overuse_per_concurrent_net)
       .def_rw("cleanup_passes", &RouteSettings::cleanup_passes)
+      .def_rw("cleanup_via_cost", &RouteSettings::cleanup_via_cost)
       .def_rw("neck_down_width_mm", &RouteSettings::neck_down_width_mm)
       .def_rw("nets", &RouteSettings::nets);
   m.def("route", &route_file, nb::arg("board"), nb::arg("out"), nb::arg("backend"), nb::arg("settings"),

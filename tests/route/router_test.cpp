@@ -586,6 +586,7 @@ TEST(Router, OptionsOutOfRangeAreUsageErrors) {
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.concurrent_nets = -1; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.cleanup_passes = -1; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.device_round_min = -1; })), UsageError);
+  EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.cleanup_via_cost = NAN; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.against_direction_cost = 0.5; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.against_direction_cost = INFINITY; })), UsageError);
   EXPECT_THROW(route_board(board, with([](RouterOptions& o) { o.pitch = 1; })), UsageError) << "a lattice too large";
@@ -868,11 +869,11 @@ TEST(Router, ACongestedNetSearchesOnlyItsConnectionsInConflict) {
 }
 
 // The clean-up after the negotiation: each complete net routed again alone
-// round the others' final copper, kept where the lattice prices it lower.
-// With right-angle wires (no corners cut) the lattice's price of a routing
-// is its wire in grid steps plus via_cost a via, so on every board that sum
-// may only fall, and over these dense random boards it does; no net is
-// lost, and the copper stays clean.
+// round the others' final copper, kept where it costs less. With
+// right-angle wires (no corners cut) the clean-up's price of a routing is
+// its wire in grid steps plus cleanup_via_cost a via, so on every board
+// that sum may only fall, and over these dense random boards it does; no
+// net is lost, and the copper stays clean.
 TEST(Router, TheCleanUpShortensRoutesAndLosesNoNet) {
   double before_total = 0;
   double after_total = 0;
@@ -888,7 +889,7 @@ TEST(Router, TheCleanUpShortensRoutesAndLosesNoNet) {
     const RouteResult after = route_board(board, options);
     const auto price = [&](const RouteResult& r) {
       return static_cast<double>(r.wire_length) / static_cast<double>(r.lattice.pitch) +
-             options.via_cost * static_cast<double>(r.via_count);
+             std::max(options.via_cost, options.cleanup_via_cost) * static_cast<double>(r.via_count);
     };
     EXPECT_LE(after.unrouted_nets.size(), before.unrouted_nets.size());
     for (const int net : after.unrouted_nets) {
@@ -904,6 +905,32 @@ TEST(Router, TheCleanUpShortensRoutesAndLosesNoNet) {
     EXPECT_EQ(drc.unconnected.size(), after.unrouted_nets.size());
   }
   EXPECT_LT(after_total, before_total * 0.999) << "the clean-up should shorten some routing";
+}
+
+// A via priced higher in the clean-up than in the negotiation: layer
+// changes traded for longer ways round where the others' copper leaves
+// room. Over these boards the vias fall, no net is lost, and the copper
+// stays clean.
+TEST(Router, TheCleanUpTradesViasForWire) {
+  std::size_t plain_vias = 0;
+  std::size_t priced_vias = 0;
+  for (const unsigned seed : {1u, 2u, 3u, 5u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Board board = random_board(seed, 16, 2 + static_cast<int>(seed % 2), seed > 4);
+    RouterOptions options;
+    options.backend = Backend::cpu;
+    options.cleanup_via_cost = options.via_cost;
+    const RouteResult plain = route_board(board, options);
+    options.cleanup_via_cost = 4 * options.via_cost;
+    const RouteResult priced = route_board(board, options);
+    EXPECT_EQ(priced.unrouted_nets, plain.unrouted_nets);
+    plain_vias += plain.via_count;
+    priced_vias += priced.via_count;
+    const DrcReport drc = check(board, priced);
+    EXPECT_TRUE(drc.routing.empty());
+    EXPECT_EQ(drc.unconnected.size(), priced.unrouted_nets.size());
+  }
+  EXPECT_LT(priced_vias, plain_vias);
 }
 
 TEST(Router, SameInputSameRoutes) {

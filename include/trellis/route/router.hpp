@@ -63,11 +63,12 @@
 // most; all of it stays only if every net involved completes without
 // conflict. Then the clean-up (cleanup_passes): each complete net routed
 // once more alone, round the others' final copper with no congestion or
-// history priced, where that is cheaper; it drops the detours and layer
-// changes the negotiation left, and the nets still unrouted get another
-// chance (round the others, then making room). The clean-up does not see
-// pours: on a board with some, the routing before it is kept where its
-// copper and the pours leave fewer nets, then fewer connections, apart.
+// history priced and a via at cleanup_via_cost, where that is cheaper; it
+// drops the detours and layer changes the negotiation left, and the nets
+// still unrouted get another chance (round the others, then making room).
+// The clean-up does not see pours: on a board with some, the routing before
+// it is kept where its copper and the pours leave fewer nets, then fewer
+// connections, apart.
 //
 // Backends. Backend::automatic routes on cpu: a search on one multiprocessor
 // takes longer than a Dijkstra on a host core (bench/results/NOTES.md);
@@ -200,6 +201,10 @@ struct RouterOptions {
   // after each pass the nets still unrouted are tried again in the room it
   // freed. Passes stop early when one changes nothing; 0: none.
   int cleanup_passes = 1;
+  // In the clean-up a via costs this many grid steps (via_cost where that
+  // is more): with nothing left to negotiate, a layer change is worth a
+  // longer way round, as human routings have it.
+  double cleanup_via_cost = 25;
   // A pin that no wire of its net's width can leave (its pads too close to
   // others, as on fine-pitch parts) gets wires narrowed to this width
   // between its pads and the lattice, as human routings neck down. Empty:

@@ -11,6 +11,6 @@ WindowSearch::WindowSearch(const Lattice&, float, float, const CongestionCounts&
 }
 WindowSearch::~WindowSearch() = default;
 void WindowSearch::update(const CongestionCounts&, const CountChanges&) {}
-std::vector<graph::SsspPath> WindowSearch::paths(std::span<const WindowQuery>, float, bool) { return {}; }
+std::vector<graph::SsspPath> WindowSearch::paths(std::span<const WindowQuery>, float, bool, float) { return {}; }
 
 }  // namespace trellis::route::router_detail

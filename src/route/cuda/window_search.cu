@@ -302,7 +302,8 @@ constexpr float kBandWidth = 8.0f;
 
 // The cost of entering a local node (Negotiation::fill_costs).
 __device__ float local_cost(const LatticeView& l, const CountsView& counts, const QuerySpec& q, const Window& w,
-                            const Scratch& s, const int* pool, int local, float present, bool forbid) {
+                            const Scratch& s, const int* pool, int local, float present, bool forbid,
+                            float via_premium) {
   const int node = w.node_of(local);
   if (node < 0) return kBlockedCost;
   const int who = l.owner[static_cast<long long>(q.group) * l.node_count + node];
@@ -318,6 +319,7 @@ __device__ float local_cost(const LatticeView& l, const CountsView& counts, cons
       const int pour = l.pour_net[node];
       if (pour != kNoPour && pour != q.net) cost = __fadd_rn(cost, l.pour_cost);
     }
+    if (local >= w.grid_box && via_premium != 0.0f) cost = __fadd_rn(cost, via_premium);
     return allowed && !(forbid && others > 0) ? cost : kBlockedCost;
   }
   if (local < w.extras_base) return allowed ? 0.0f : kBlockedCost;  // a midpoint
@@ -337,8 +339,8 @@ __device__ float local_cost(const LatticeView& l, const CountsView& counts, cons
 
 __global__ void __launch_bounds__(kThreads)
     search_windows(LatticeView l, CountsView counts, const QuerySpec* queries, const int* pool,
-                   unsigned char* scratch_base, float present, int forbid, QueryResult* results, int* paths,
-                   int* path_fill) {
+                   unsigned char* scratch_base, float present, int forbid, float via_premium, QueryResult* results,
+                   int* paths, int* path_fill) {
   const QuerySpec& q = queries[blockIdx.x];
   const Window w(l, q);
   extern __shared__ __align__(16) unsigned char shared_scratch[];
@@ -386,7 +388,7 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   const bool forbid_conflicts = forbid != 0;
   for (int i = threadIdx.x; i < w.locals; i += blockDim.x) {
-    s.cost[i] = local_cost(l, counts, q, w, s, pool, i, present, forbid_conflicts);
+    s.cost[i] = local_cost(l, counts, q, w, s, pool, i, present, forbid_conflicts, via_premium);
   }
   __syncthreads();
 
@@ -868,7 +870,7 @@ void WindowSearch::update(const CongestionCounts& counts, const CountChanges& ch
 }
 
 std::vector<graph::SsspPath> WindowSearch::paths(std::span<const WindowQuery> queries, float present,
-                                                 bool forbid_conflicts) {
+                                                 bool forbid_conflicts, float via_premium) {
   State& s = *state_;
   const Stream stream = s.stream.get();
   std::vector<graph::SsspPath> found(queries.size());
@@ -927,8 +929,8 @@ std::vector<graph::SsspPath> WindowSearch::paths(std::span<const WindowQuery> qu
   device::fill_zero(s.paths.data() + fill_at, sizeof(int), stream);
   TRELLIS_LAUNCH(search_windows, static_cast<unsigned>(queries.size()), kThreads, static_cast<std::size_t>(shared),
                  stream, s.view, CountsView{s.uses.data(), s.claims.data(), s.near.data(), s.history.data()},
-                 s.queries.data(), s.pool.data(), s.scratch.data(), present, forbid_conflicts ? 1 : 0, s.results.data(),
-                 s.paths.data(), s.paths.data() + fill_at);
+                 s.queries.data(), s.pool.data(), s.scratch.data(), present, forbid_conflicts ? 1 : 0, via_premium,
+                 s.results.data(), s.paths.data(), s.paths.data() + fill_at);
   std::vector<QueryResult> results(queries.size());
   int filled = 0;
   device::copy_to_host(results.data(), s.results.data(), results.size() * sizeof(QueryResult), stream);

@@ -78,6 +78,10 @@ void check_options(const RouterOptions& o) {
     throw UsageError(
         fmt::format("overused nodes per concurrent net must be at least 1, got {}", o.overuse_per_concurrent_net));
   }
+  if (!finite_non_negative(o.cleanup_via_cost)) {
+    throw UsageError(
+        fmt::format("the clean-up's via cost must be finite and non-negative, got {}", o.cleanup_via_cost));
+  }
   if (o.cleanup_passes < 0) {
     throw UsageError(fmt::format("clean-up passes must be 0 (none) or more, got {}", o.cleanup_passes));
   }
@@ -463,7 +467,8 @@ class Negotiation {
     const float base = lattice_.is_via(node)    ? static_cast<float>(options_.via_cost)
                        : lattice_.is_stub(node) ? 0.0f
                                                 : 1.0f;
-    return congestion_cost(base, others, ledger_.history()[static_cast<std::size_t>(node)], present);
+    const float cost = congestion_cost(base, others, ledger_.history()[static_cast<std::size_t>(node)], present);
+    return lattice_.is_via(node) && via_premium_ != 0 ? cost + via_premium_ : cost;
   }
 
   // node_cost() of `count` consecutive grid nodes or via sites from `first`
@@ -558,6 +563,12 @@ class Negotiation {
     for_each_window_row(w, [&](int first, bool via_sites) {
       if (via_sites) {
         fill_run(costs, net, group, first, count, present, static_cast<float>(options_.via_cost));
+        if (via_premium_ != 0) {
+          for (int i = first; i < first + count; ++i) {
+            auto& cost = costs[static_cast<std::size_t>(i)];
+            if (cost != kBlocked) cost += via_premium_;
+          }
+        }
         return;
       }
       fill_run(costs, net, group, first, count, present, 1.0f);
@@ -686,7 +697,7 @@ class Negotiation {
         queries[q] = {nets[q],     {w.row0, w.row1, w.column0, w.column1}, targets[q], route.tree, route.uses,
                       route.claims};
       }
-      return device_search_->paths(queries, present, forbid_conflicts_);
+      return device_search_->paths(queries, present, forbid_conflicts_, via_premium_);
     }
     // As many graph-sized cost arrays as searches run side by side: a
     // batch goes in chunks of that many (the same searches, so the same paths).
@@ -991,6 +1002,9 @@ class Negotiation {
         const auto* at = std::find(first, last, path[i + 1]);
         cost += static_cast<double>(csr.values[at - csr.col_indices]);
       }
+      for (std::size_t i = 1; i < path.size(); ++i) {
+        if (lattice_.is_via(path[i])) cost += via_premium_;
+      }
     }
     return cost;
   }
@@ -1007,6 +1021,7 @@ class Negotiation {
     if (ledger_.count_overused() != 0) return false;
     ledger_.clear_history();
     forbid_conflicts_ = true;
+    via_premium_ = static_cast<float>(std::max(0.0, options_.cleanup_via_cost - options_.via_cost));
     bool changed = false;
     for (const int net : nets_) {
       NetRoute& route = routes_[static_cast<std::size_t>(net)];
@@ -1024,6 +1039,7 @@ class Negotiation {
       count(route, +1);
     }
     forbid_conflicts_ = false;
+    via_premium_ = 0;
     return changed;
   }
 
@@ -1066,6 +1082,7 @@ class Negotiation {
   std::vector<unsigned char> own_;  // kOwnUse / kOwnClaim on the copper of the net whose costs are being filled
   std::vector<int> margins_;        // per board net: the box margin its searches start from
   bool forbid_conflicts_ = false;   // route_dropped_nets_around: other nets' copper blocks, not prices
+  float via_premium_ = 0;           // the clean-up: added to a via site's price (cleanup_via_cost)
   std::vector<int> nets_;           // the nets routed, in routing order
   std::size_t searches_ = 0;        // path searches so far
   std::size_t rounds_ = 0;          // launches of searches so far

@@ -62,9 +62,10 @@ class WindowSearch {
 
   void update(const CongestionCounts& counts, const CountChanges& changes);
 
-  // One launch for the whole batch. Unreachable targets give kUnreachable
-  // and an empty path.
-  std::vector<graph::SsspPath> paths(std::span<const WindowQuery> queries, float present, bool forbid_conflicts);
+  // One launch for the whole batch; via_premium is added to a via site's
+  // price. Unreachable targets give kUnreachable and an empty path.
+  std::vector<graph::SsspPath> paths(std::span<const WindowQuery> queries, float present, bool forbid_conflicts,
+                                     float via_premium);
 
  private:
   struct State;
