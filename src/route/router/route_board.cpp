@@ -1075,7 +1075,7 @@ class Negotiation {
   router_detail::CongestionLedger ledger_;
   int claim_reach_ = 0;                           // grid steps a net's claims reach beyond its copper
   int concurrent_now_ = 0;                        // nets sharing a batch whatever their reaches (this iteration)
-  std::unique_ptr<graph::ShortestPaths> search_;  // host backends
+  std::unique_ptr<graph::ShortestPaths> search_;  // host backends, and cuda's rounds of few searches
   std::unique_ptr<router_detail::WindowSearch> device_search_;  // cuda
   int device_round_min_ = 1;        // on cuda: the fewest searches of a round sent to the device
   std::vector<NetRoute> routes_;    // per board net
