@@ -995,15 +995,13 @@ class Negotiation {
     for (const std::vector<int>& path : route.paths) {
       for (std::size_t i = 1; i < path.size(); ++i) {  // the first node is on the tree already
         if (lattice_.on_other_pour(net, path[i])) cost += options_.pour_cost;
+        if (lattice_.is_via(path[i])) cost += via_premium_;
       }
       for (std::size_t i = 0; i + 1 < path.size(); ++i) {
         const auto* first = csr.col_indices + csr.row_offsets[path[i]];
         const auto* last = csr.col_indices + csr.row_offsets[path[i] + 1];
         const auto* at = std::find(first, last, path[i + 1]);
         cost += static_cast<double>(csr.values[at - csr.col_indices]);
-      }
-      for (std::size_t i = 1; i < path.size(); ++i) {
-        if (lattice_.is_via(path[i])) cost += via_premium_;
       }
     }
     return cost;
