@@ -16,6 +16,7 @@
 #include "trellis/core/timer.hpp"
 #include "trellis/grid/spmv.hpp"
 #include "trellis/grid/stencil.hpp"
+#include "trellis/grid/vulkan_spmv.hpp"
 
 namespace trellis::bench {
 namespace {
@@ -69,9 +70,13 @@ void run_precision(const SpmvBenchmarkOptions& options, const std::string& preci
            std::find(options.backends.begin(), options.backends.end(), b) != options.backends.end();
   };
   const bool with_cuda = cuda_usable() && wants(Backend::cuda);
+  // Only when asked for (--backend vulkan): auto never picks vulkan.
+  const bool with_vulkan =
+      std::find(options.backends.begin(), options.backends.end(), Backend::vulkan) != options.backends.end();
   std::size_t steps = 1 + (wants(Backend::reference) ? host_repeats - 1 : 0) +
                       (wants(Backend::cpu) ? host_repeats : 0) +
-                      (with_cuda ? 2 * static_cast<std::size_t>(options.repeats) : 0);
+                      (with_cuda ? 2 * static_cast<std::size_t>(options.repeats) : 0) +
+                      (with_vulkan ? static_cast<std::size_t>(options.repeats) : 0);
   Progress progress(fmt::format("spmv {} {}^3", precision, n), steps, options.quiet);
 
   // The reference result is the truth every other row is checked against.
@@ -115,6 +120,24 @@ void run_precision(const SpmvBenchmarkOptions& options, const std::string& preci
     rows.push_back({"cuda", median(times), trellis_bytes(a), max_relative_error(a, x, device_y.to_host(), y_ref)});
   }
 
+  if (with_vulkan) {
+    // Resident matrix and vectors: each timed product is one submission
+    // (recorded, submitted, waited for), host wall clock.
+    grid::VulkanSpmv<T> device_a(a);
+    device_a.set_x(x);
+    for (int r = 0; r < kWarmups; ++r) device_a.run(T(1), T(0));
+    times.clear();
+    for (int r = 0; r < options.repeats; ++r) {
+      SteadyTimer timer;
+      device_a.run(T(1), T(0));
+      times.push_back(timer.elapsed_ms());
+      progress.advance();
+    }
+    std::vector<T> y(static_cast<std::size_t>(a.rows));
+    device_a.get_y(y);
+    rows.push_back({"vulkan", median(times), trellis_bytes(a), max_relative_error(a, x, y, y_ref)});
+  }
+
   if (with_cuda && cusparse_available()) {
     CusparseSpmv<T> anchor(a, x);
     for (int r = 0; r < kWarmups; ++r) anchor.run_ms();
@@ -143,8 +166,8 @@ Table run_spmv_benchmark(const SpmvBenchmarkOptions& options) {
   if (options.size <= 0) throw UsageError(fmt::format("--size must be positive, got {}", options.size));
   if (options.repeats <= 0) throw UsageError(fmt::format("--repeats must be positive, got {}", options.repeats));
   for (Backend b : options.backends) {
-    // A clear error now, not a silently missing row (vulkan has no benchmark row yet).
-    if (b == Backend::cuda || b == Backend::vulkan) resolve(b);
+    // A clear error now, not a silently missing row.
+    if (b == Backend::cuda || b == Backend::vulkan) resolve_with_vulkan(b);
   }
   Table table(
       {"backend", "precision", "grid", "nnz", "time ms (median)", "GFLOP/s", "GB/s", "% of copy BW", "max rel. error"});

@@ -43,6 +43,7 @@ void print_info() {
     fmt::print("  [{}] {} ({}): Vulkan {}, subgroup size {}, {} KiB shared memory, fp64 {}{}\n", d.index, d.name,
                d.type, d.api_version, d.subgroup_size, d.shared_memory >> 10, d.float64 ? "yes" : "no",
                d.driver.empty() ? "" : ", driver " + d.driver);
+    if (!d.memory.empty()) fmt::print("      memory: {}\n", d.memory);
   }
 }
 

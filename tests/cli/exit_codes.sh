@@ -38,6 +38,9 @@ if "$trellis" info | grep -q 'backends usable now: .*cuda'; then
 else
   expect 2 'cuda backend was requested' -- "$trellis" --backend cuda bench spmv --size 8
 fi
+if "$trellis" info | grep -q 'backends usable now: .*vulkan'; then
+  expect 0 'vulkan' -- "$trellis" --quiet --backend vulkan bench spmv --size 8 --repeats 2
+fi
 
 # Finite differences: a study, its VTK output, and refused options.
 expect 0 'fitted order: normh' -- "$trellis" --quiet grid poisson --dim 2 --n 4 --levels 2 --mesh nonuniform --vtk "$scratch/u.vtk"

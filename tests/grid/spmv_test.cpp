@@ -16,6 +16,7 @@
 #include "trellis/core/error.hpp"
 #include "trellis/grid/spmv.hpp"
 #include "trellis/grid/stencil.hpp"
+#include "trellis/grid/vulkan_spmv.hpp"
 
 namespace trellis::grid {
 namespace {
@@ -162,6 +163,46 @@ INSTANTIATE_TEST_SUITE_P(Backends, SpmvIsEquivalentToRef, ::testing::ValuesIn(te
 // drivers may flush fp32 denormals and need not match the reference's
 // order elsewhere: the same per-row bound as cuda.
 INSTANTIATE_TEST_SUITE_P(Vulkan, SpmvIsEquivalentToRef, ::testing::Values(Backend::vulkan), testing::backend_test_name);
+
+// The resident product runs spmv's vulkan shader: the same bits as
+// spmv(..., Backend::vulkan) on host data, product after product on the
+// device's y.
+template <typename T>
+void expect_resident_matches_vulkan(const CsrMatrix<T>& a, std::uint64_t seed) {
+  const std::vector<T> x = testing::random_vector<T>(static_cast<std::size_t>(a.cols), seed);
+  const std::vector<T> y0 = testing::random_vector<T>(static_cast<std::size_t>(a.rows), seed + 1);
+  std::vector<T> expected = y0;
+  spmv<T>(T(1.5), a, x, T(0), expected, Backend::vulkan);
+  spmv<T>(T(-0.5), a, x, T(2), expected, Backend::vulkan);
+
+  VulkanSpmv<T> resident(a);
+  resident.set_x(x);
+  resident.set_y(y0);
+  resident.run(T(1.5), T(0));
+  resident.run(T(-0.5), T(2));
+  std::vector<T> actual(y0.size());
+  resident.get_y(actual);
+  for (std::size_t row = 0; row < actual.size(); ++row) {
+    ASSERT_EQ(testing::bits(actual[row]), testing::bits(expected[row])) << "row " << row;
+  }
+  EXPECT_THROW(resident.set_x(std::vector<T>(x.size() + 1)), UsageError);
+  EXPECT_THROW(resident.set_y(std::vector<T>(y0.size() + 1)), UsageError);
+}
+
+TEST(VulkanSpmv, ResidentProductsMatchSpmvOnHostData) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(Backend::vulkan);
+  RandomCsrShape shape;
+  shape.rows = 3001;
+  shape.cols = 2003;
+  shape.mean_entries_per_row = 6;
+  expect_resident_matches_vulkan(testing::random_csr<float>(shape, 5), 11);
+  expect_resident_matches_vulkan(laplacian_7point<float>(17, 13, 11), 12);
+}
+
+TEST(VulkanSpmv, ResidentProductsMatchSpmvOnHostDataFp64) {
+  TRELLIS_SKIP_UNLESS_FLOAT64(Backend::vulkan);
+  expect_resident_matches_vulkan(laplacian_7point<double>(17, 13, 11), 13);
+}
 
 TEST(Spmv, ReferenceComputesKnownProduct) {
   // [[2, 0, -1], [0, 0, 0], [1, 3, 0]] * [1, 2, 3] = [-1, 0, 7]

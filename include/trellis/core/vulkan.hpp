@@ -22,6 +22,9 @@ struct VulkanDeviceInfo {
   std::uint32_t subgroup_size = 0;  // subgroup (warp) width in invocations
   std::size_t shared_memory = 0;    // bytes of workgroup (shared) memory
   bool float64 = false;             // shaderFloat64: fp64 kernels can run
+  // Memory heaps and types, e.g. "heap 0 (80 GiB, device-local): device-local; heap 1 (...): host-visible
+  // coherent, ...": which memory the backend's buffers and staging copies can use.
+  std::string memory;
 };
 
 // Devices with a compute queue and Vulkan 1.1, in the loader's order; the

@@ -19,8 +19,8 @@ namespace trellis::align::vulkan {
 class SubjectsOnDevice {
  public:
   // Keeps a reference to `subjects`, which must outlive it. scratch_bytes
-  // bounds the scratch of one dispatch (0: 2^27, the storage-buffer range
-  // every Vulkan device offers); more subjects than it holds take several
+  // bounds the scratch of one dispatch (0: the device's storage-buffer
+  // range, at most 1 GiB); more subjects than it holds take several
   // dispatches in turn, and a query too long for one workgroup's worth gets
   // that much all the same.
   explicit SubjectsOnDevice(const SequenceSet& subjects, const Scoring& scoring, std::size_t scratch_bytes = 0);

@@ -33,9 +33,11 @@ constexpr std::int32_t kPaddingScore = -(1 << 30);
 // The packed pass's ceiling: a score there may have been saturated.
 constexpr std::int32_t kPackedCeiling = 65535;
 
-// One dispatch's scratch by default: the storage-buffer range every Vulkan
-// device offers (maxStorageBufferRange is at least 2^27 bytes).
-constexpr std::size_t kDefaultScratchBytes = std::size_t{1} << 27;
+// One dispatch's scratch by default: the device's storage-buffer range
+// (maxStorageBufferRange, at least 2^27 bytes), at most this much. A long
+// query needs a scratch row per residue for each subject in flight, so a
+// small scratch leaves most of a large GPU idle.
+constexpr std::size_t kMostScratchBytes = std::size_t{1} << 30;
 // Each dispatch takes a descriptor set from the context's pool.
 constexpr std::size_t kDispatchesPerSubmission = 128;
 
@@ -53,7 +55,7 @@ struct SubjectsOnDevice::State {
   State(const SequenceSet& subjects_in, const Scoring& scoring_in, std::size_t scratch_bytes)
       : subjects(subjects_in),
         scoring(scoring_in),
-        scratch_limit(scratch_bytes != 0 ? scratch_bytes : kDefaultScratchBytes) {}
+        scratch_limit(scratch_bytes != 0 ? scratch_bytes : kMostScratchBytes) {}
 
   const SequenceSet& subjects;
   Scoring scoring;
@@ -178,18 +180,18 @@ void SubjectsOnDevice::scores(std::span<const Residue> query, std::span<std::int
   vk::Context& context = vk::Context::get();
   const vk::Kernel& packed = context.kernel("align/sw_scores_packed", kPackedPass, 7, sizeof(Arguments));
   s.run_pass(packed, *query_rows, *s.by_length, scores.size(), query.size(), sizeof(std::uint32_t));
+  s.scores->download(scores);
 
-  const std::int32_t* device_scores = s.scores->as<std::int32_t>();
   std::vector<std::uint32_t> saturated;
   for (std::size_t k = 0; k < scores.size(); ++k) {
-    if (device_scores[k] >= kPackedCeiling) saturated.push_back(static_cast<std::uint32_t>(k));
+    if (scores[k] >= kPackedCeiling) saturated.push_back(static_cast<std::uint32_t>(k));
   }
   if (!saturated.empty()) {
     const vk::Kernel& exact = context.kernel("align/sw_scores_exact", kExactPass, 7, sizeof(Arguments));
     const auto order = vk::Buffer::from<std::uint32_t>(saturated);
     s.run_pass(exact, *query_rows, *order, saturated.size(), query.size(), 2 * sizeof(std::int32_t));
+    s.scores->download(scores);
   }
-  std::copy_n(device_scores, scores.size(), scores.begin());
 }
 
 }  // namespace trellis::align::vulkan

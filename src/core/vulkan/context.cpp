@@ -87,6 +87,30 @@ int preference(VkPhysicalDeviceType type) {
   }
 }
 
+std::string describe_memory(VkPhysicalDevice device) {
+  VkPhysicalDeviceMemoryProperties memory;
+  functions().vkGetPhysicalDeviceMemoryProperties(device, &memory);
+  std::string text;
+  for (std::uint32_t h = 0; h < memory.memoryHeapCount; ++h) {
+    const VkMemoryHeap& heap = memory.memoryHeaps[h];
+    std::string types;
+    for (std::uint32_t t = 0; t < memory.memoryTypeCount; ++t) {
+      if (memory.memoryTypes[t].heapIndex != h) continue;
+      const VkMemoryPropertyFlags flags = memory.memoryTypes[t].propertyFlags;
+      std::string type;
+      if ((flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0) type += " device-local";
+      if ((flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0) type += " host-visible";
+      if ((flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0) type += " coherent";
+      if ((flags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0) type += " cached";
+      types += fmt::format("{}[{}]{}", types.empty() ? "" : ",", t, type.empty() ? " -" : type);
+    }
+    text += fmt::format("{}heap {} ({} MiB{}): {}", text.empty() ? "" : "; ", h, heap.size >> 20,
+                        (heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0 ? ", device-local" : "",
+                        types.empty() ? "no types" : types);
+  }
+  return text;
+}
+
 // Required where the driver is a portability implementation (MoltenVK).
 constexpr const char* kPortabilityEnumeration = "VK_KHR_portability_enumeration";
 constexpr const char* kPortabilitySubset = "VK_KHR_portability_subset";
@@ -202,6 +226,7 @@ std::vector<Candidate> compute_devices(const Instance& instance) {
     candidate.info.subgroup_size = subgroup.subgroupSize;
     candidate.info.shared_memory = properties.limits.maxComputeSharedMemorySize;
     candidate.info.float64 = features.shaderFloat64 == VK_TRUE;
+    candidate.info.memory = describe_memory(device);
     found.emplace_back(preference(properties.deviceType), std::move(candidate));
   }
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -215,14 +240,14 @@ std::vector<Candidate> compute_devices(const Instance& instance) {
 
 namespace {
 
-bool validation_asked() {
-  const char* value = std::getenv("TRELLIS_VULKAN_VALIDATION");
+bool environment_flag(const char* name) {
+  const char* value = std::getenv(name);
   return value != nullptr && std::string_view(value) != "" && std::string_view(value) != "0";
 }
 
 }  // namespace
 
-Context::Context() : instance_(validation_asked()) {
+Context::Context() : instance_(environment_flag("TRELLIS_VULKAN_VALIDATION")) {
   const Functions& f = functions();
   std::vector<Candidate> candidates = compute_devices(instance_);
   if (candidates.empty()) throw BackendUnavailable("no Vulkan device with a compute queue and Vulkan 1.1");
@@ -262,6 +287,7 @@ Context::Context() : instance_(validation_asked()) {
   f.vkGetPhysicalDeviceProperties(physical_, &properties);
   max_groups_x_ = properties.limits.maxComputeWorkGroupCount[0];
   max_storage_buffer_bytes_ = properties.limits.maxStorageBufferRange;
+  always_stage_ = environment_flag("TRELLIS_VULKAN_STAGING");
 
   auto pool = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -339,6 +365,7 @@ void Context::run(const std::function<void(Recorder&)>& record) {
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   TRELLIS_VK_CHECK(f.vkBeginCommandBuffer(commands_, &begin));
   Recorder recorder(*this);
+  sets_.clear();
   try {
     record(recorder);
   } catch (...) {
@@ -348,7 +375,7 @@ void Context::run(const std::function<void(Recorder&)>& record) {
   // Device writes made visible to the host reads that follow the wait.
   auto to_host = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
   to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT;
   f.vkCmdPipelineBarrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                          VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0, nullptr);
   TRELLIS_VK_CHECK(f.vkEndCommandBuffer(commands_));
@@ -360,33 +387,46 @@ void Context::run(const std::function<void(Recorder&)>& record) {
   TRELLIS_VK_CHECK(f.vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX));
 }
 
-VkDeviceMemory Context::allocate(const VkMemoryRequirements& requirements, std::size_t bytes) {
+Allocation Context::allocate(const VkMemoryRequirements& requirements, std::size_t bytes, Memory kind) {
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  // Device-local and host-visible first (unified memory, resizable BAR),
-  // then plain host memory the device reads over the bus: a small BAR heap
-  // that is full falls back rather than failing.
+  // In order of preference; a heap that is full falls through to the next.
+  // Device memory: device-local (on a discrete GPU the first such type is
+  // the one the host cannot map), then any. Host memory: cached (fast host
+  // reads of what the device wrote), then any host-visible coherent.
+  std::vector<VkMemoryPropertyFlags> wanted;
+  if (kind == Memory::device) {
+    wanted = {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0};
+  } else {
+    wanted = {host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host};
+  }
   VkResult last = VK_ERROR_OUT_OF_DEVICE_MEMORY;
   VkDeviceSize heap = 0;
-  std::uint32_t tried = memory_.memoryTypeCount;
-  for (const VkMemoryPropertyFlags wanted : {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host}) {
+  std::vector<bool> tried(memory_.memoryTypeCount, false);
+  bool any = false;
+  for (const VkMemoryPropertyFlags flags : wanted) {
     for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
-      if ((requirements.memoryTypeBits & (1u << i)) == 0 || (memory_.memoryTypes[i].propertyFlags & wanted) != wanted ||
-          i == tried) {
+      if ((requirements.memoryTypeBits & (1u << i)) == 0 || (memory_.memoryTypes[i].propertyFlags & flags) != flags ||
+          tried[i]) {
         continue;
       }
+      any = true;
       auto allocate = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
       allocate.allocationSize = requirements.size;
       allocate.memoryTypeIndex = i;
       VkDeviceMemory memory = VK_NULL_HANDLE;
       last = functions().vkAllocateMemory(device_, &allocate, nullptr, &memory);
-      if (last == VK_SUCCESS) return memory;
+      if (last == VK_SUCCESS) {
+        const VkMemoryPropertyFlags got = memory_.memoryTypes[i].propertyFlags;
+        const bool mappable = (got & host) == host && !(kind == Memory::device && always_stage_);
+        return {memory, mappable};
+      }
       if (last != VK_ERROR_OUT_OF_DEVICE_MEMORY && last != VK_ERROR_OUT_OF_HOST_MEMORY) TRELLIS_VK_CHECK(last);
-      tried = i;
+      tried[i] = true;
       heap = memory_.memoryHeaps[memory_.memoryTypes[i].heapIndex].size;
       break;
     }
   }
-  if (tried == memory_.memoryTypeCount) throw DeviceError("the Vulkan device has no host-visible coherent memory");
+  if (!any) throw DeviceError("the Vulkan device has no memory type for a buffer of this kind");
   throw DeviceError(fmt::format("Vulkan out of memory: asked for {} bytes in a heap of {} bytes ({})", bytes, heap,
                                 result_name(last)));
 }

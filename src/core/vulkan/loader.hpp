@@ -61,6 +61,9 @@ namespace trellis::vk {
   X(vkCmdBindDescriptorSets)                  \
   X(vkCmdPushConstants)                       \
   X(vkCmdDispatch)                            \
+  X(vkCmdDispatchIndirect)                    \
+  X(vkCmdCopyBuffer)                          \
+  X(vkCmdUpdateBuffer)                        \
   X(vkCmdPipelineBarrier)                     \
   X(vkCmdFillBuffer)                          \
   X(vkQueueSubmit)                            \

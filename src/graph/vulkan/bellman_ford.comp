@@ -1,10 +1,18 @@
-// One round of frontier Bellman-Ford: every node in the frontier relaxes its
-// out-edges; a head whose distance drops joins the next frontier. Distances
-// are the float bits as uint: non-negative floats order as their bits, so
-// atomicMin on the bits is the float minimum, and the least fixpoint of
-// d[v] = min fl(d[u] + w'(u,v)) comes out bit for bit as Dijkstra's
-// (include/trellis/graph/sssp.hpp). A distance read while another invocation
-// lowers it is only stale: the lowering puts the node back in the frontier.
+// One round of frontier Bellman-Ford: each node of this round's frontier
+// list relaxes its out-edges; a head whose distance drops is appended to the
+// next round's list, once. Distances are the float bits as uint:
+// non-negative floats order as their bits, so atomicMin on the bits is the
+// float minimum, and the least fixpoint of d[v] = min fl(d[u] + w'(u,v))
+// comes out bit for bit as Dijkstra's (include/trellis/graph/sssp.hpp). A
+// distance read while another invocation lowers it is only stale: the
+// lowering puts the node in the next list.
+//
+// Three lists rotate: round r reads list r % 3, appends to the next, and
+// empties the one after (read by the previous round), so consecutive rounds
+// need no step between them. The dispatch is indirect: appending grows the
+// next list's workgroup count, which starts at 1, so every round runs at
+// least one workgroup (the one that empties a list) and rounds past the
+// fixpoint cost one workgroup each.
 #version 450
 
 layout(local_size_x = 256) in;
@@ -14,38 +22,71 @@ layout(std430, binding = 1) readonly buffer Heads { int heads[]; };
 layout(std430, binding = 2) readonly buffer Weights { float weights[]; };
 layout(std430, binding = 3) readonly buffer NodeCost { float node_cost[]; };
 layout(std430, binding = 4) buffer Distance { uint distance[]; };
-layout(std430, binding = 5) buffer Frontier { uint frontier[]; };
-layout(std430, binding = 6) buffer NextFrontier { uint next_frontier[]; };
-// counters[2 * slot]: heads lowered this round; counters[2 * slot + 1]:
-// edges relaxed this round.
-layout(std430, binding = 7) buffer Counters { uint counters[]; };
+// queued[v]: the last round v was appended for (0: none this search).
+layout(std430, binding = 5) buffer Queued { uint queued[]; };
+// Three lists of up to `nodes` entries: list l at l * nodes.
+layout(std430, binding = 6) buffer Frontiers { uint frontiers[]; };
+// bellman_ford.cpp's state words: [4 l, 4 l + 3) list l's workgroup counts
+// (the indirect dispatch's), [12 + l] list l's length, [16 + 2 slot] the
+// nodes appended in round slot of this submission, [17 + 2 slot] the edges
+// it relaxed.
+layout(std430, binding = 7) buffer State { uint state[]; };
 
 layout(push_constant) uniform Arguments {
   uint nodes;
   uint has_cost;
-  uint slot;
+  uint round;  // of the search, from 1: round 1's list holds the sources
+  uint slot;   // of the round in this submission
+  uint max_groups_x;
 } args;
 
+shared uint relaxed_here;
+shared uint appended_here;
+
 void main() {
-  const uint u = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 256 + gl_LocalInvocationID.x;
-  if (u >= args.nodes || frontier[u] == 0) return;
-  frontier[u] = 0;  // this buffer is the round after next's output
-  const float from = uintBitsToFloat(distance[u]);
-  const uint begin = row_offsets[u];
-  const uint end = row_offsets[u + 1];
-  atomicAdd(counters[2 * args.slot + 1], end - begin);
-  uint lowered = 0;
-  for (uint k = begin; k < end; ++k) {
-    const int v = heads[k];
-    // precise: w' = fl(w + cost[v]) and fl(d[u] + w'), each rounded on its own.
-    precise float w = weights[k];
-    if (args.has_cost != 0) w = w + node_cost[v];
-    precise float candidate = from + w;
-    const uint bits = floatBitsToUint(candidate);
-    if (bits < distance[v] && atomicMin(distance[v], bits) > bits) {
-      next_frontier[v] = 1;
-      ++lowered;
+  const uint list = (args.round - 1) % 3;
+  const uint next = (list + 1) % 3;
+  const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (gl_LocalInvocationIndex == 0) {
+    relaxed_here = 0;
+    appended_here = 0;
+    if (group == 0) {
+      const uint emptied = (list + 2) % 3;
+      state[12 + emptied] = 0;
+      state[4 * emptied] = 1;
     }
   }
-  if (lowered != 0) atomicAdd(counters[2 * args.slot], lowered);
+  barrier();
+  const uint count = state[12 + list];
+  const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * 256;
+  for (uint i = group * 256 + gl_LocalInvocationID.x; i < count; i += stride) {
+    const uint u = frontiers[list * args.nodes + i];
+    // The sources start at 0 (the distances start unreachable).
+    if (args.round == 1) atomicMin(distance[u], 0u);
+    const float from = args.round == 1 ? 0.0 : uintBitsToFloat(distance[u]);
+    const uint begin = row_offsets[u];
+    const uint end = row_offsets[u + 1];
+    atomicAdd(relaxed_here, end - begin);
+    for (uint k = begin; k < end; ++k) {
+      const int v = heads[k];
+      // precise: w' = fl(w + cost[v]) and fl(d[u] + w'), each rounded on its own.
+      precise float w = weights[k];
+      if (args.has_cost != 0) w = w + node_cost[v];
+      precise float candidate = from + w;
+      const uint bits = floatBitsToUint(candidate);
+      if (bits < distance[v] && atomicMin(distance[v], bits) > bits &&
+          atomicExchange(queued[v], args.round + 1) != args.round + 1) {
+        const uint at = atomicAdd(state[12 + next], 1);
+        frontiers[next * args.nodes + at] = v;
+        // Entry `at` opens a new block of 256: one more workgroup next round.
+        if (at % 256 == 0 && at != 0 && at / 256 < args.max_groups_x) atomicAdd(state[4 * next], 1);
+        atomicAdd(appended_here, 1);
+      }
+    }
+  }
+  barrier();
+  if (gl_LocalInvocationIndex == 0) {
+    if (appended_here != 0) atomicAdd(state[16 + 2 * args.slot], appended_here);
+    if (relaxed_here != 0) atomicAdd(state[17 + 2 * args.slot], relaxed_here);
+  }
 }

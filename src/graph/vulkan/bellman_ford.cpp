@@ -1,7 +1,11 @@
-// Frontier Bellman-Ford on the Vulkan device: rounds of bellman_ford.comp,
-// kRoundsPerSubmission to a submission, until a round lowers no distance.
+// Frontier Bellman-Ford on the Vulkan device: rounds of bellman_ford.comp
+// over frontier lists, each sizing the next round's indirect dispatch on the
+// device. The host records a batch of rounds to a submission and reads after
+// it how many nodes each round appended; rounds past the fixpoint run one
+// workgroup each.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 #include <vector>
@@ -17,14 +21,25 @@ constexpr std::uint32_t kBellmanFord[] =
 #include "graph/vulkan/bellman_ford.spv.inc"
     ;
 
-// Rounds recorded per submission: the host reads the counters once per
-// batch, and rounds after the frontier empties cost one early return per node.
-constexpr std::uint32_t kRoundsPerSubmission = 16;
+// Rounds recorded in the first submission, doubled in each next one up to
+// the most: few submissions on a graph of many rounds, few idle rounds
+// after the fixpoint on one of few.
+constexpr std::uint32_t kFirstRounds = 16;
+constexpr std::uint32_t kMostRounds = 256;
+
+// The state buffer (bellman_ford.comp's `state`), in uints: per list its
+// indirect workgroup counts (x, y, z, unused), per list its length, then
+// per round of a submission the nodes it appended and the edges it relaxed.
+constexpr std::size_t kLists = 3;
+constexpr std::size_t kRoundStats = 16;
+constexpr std::size_t kStateWords = kRoundStats + 2 * kMostRounds;
 
 struct RoundArguments {
   std::uint32_t nodes;
   std::uint32_t has_cost;
+  std::uint32_t round;
   std::uint32_t slot;
+  std::uint32_t max_groups_x;
 };
 
 }  // namespace
@@ -32,14 +47,17 @@ struct RoundArguments {
 struct GraphOnDevice::State {
   std::uint32_t nodes = 0;
   std::unique_ptr<vk::Buffer> row_offsets, heads, weights;
-  std::unique_ptr<vk::Buffer> node_cost, distance, frontier, next_frontier, counters;
+  std::unique_ptr<vk::Buffer> node_cost, distance, queued, frontiers, state;
+  std::unique_ptr<vk::Buffer> readback;  // host memory: the round statistics after a submission
 };
 
 GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>& csr) : state_(std::make_unique<State>()) {
   const CsrView<Weight> g = csr.view();
-  if (g.nnz > static_cast<RowOffset>(std::numeric_limits<std::uint32_t>::max())) {
-    throw BackendUnavailable(
-        fmt::format("the vulkan backend takes graphs of up to 2^32 - 1 edges, this one has {}", g.nnz));
+  if (g.nnz > static_cast<RowOffset>(std::numeric_limits<std::uint32_t>::max()) ||
+      static_cast<std::uint64_t>(g.rows) * kLists > std::numeric_limits<std::uint32_t>::max()) {
+    throw BackendUnavailable(fmt::format(
+        "the vulkan backend takes graphs of up to 2^32 / 3 nodes and 2^32 - 1 edges, this one has {} and {}", g.rows,
+        g.nnz));
   }
   State& s = *state_;
   s.nodes = static_cast<std::uint32_t>(g.rows);
@@ -52,9 +70,10 @@ GraphOnDevice::GraphOnDevice(const CsrMatrix<Weight>& csr) : state_(std::make_un
   s.weights = vk::Buffer::from<Weight>({g.values, edges});
   s.node_cost = std::make_unique<vk::Buffer>(n * sizeof(Weight));
   s.distance = std::make_unique<vk::Buffer>(n * sizeof(std::uint32_t));
-  s.frontier = std::make_unique<vk::Buffer>(n * sizeof(std::uint32_t));
-  s.next_frontier = std::make_unique<vk::Buffer>(n * sizeof(std::uint32_t));
-  s.counters = std::make_unique<vk::Buffer>(2 * kRoundsPerSubmission * sizeof(std::uint32_t));
+  s.queued = std::make_unique<vk::Buffer>(n * sizeof(std::uint32_t));
+  s.frontiers = std::make_unique<vk::Buffer>(kLists * n * sizeof(std::uint32_t));
+  s.state = std::make_unique<vk::Buffer>(kStateWords * sizeof(std::uint32_t));
+  s.readback = std::make_unique<vk::Buffer>(kStateWords * sizeof(std::uint32_t), vk::Memory::host);
 }
 
 GraphOnDevice::~GraphOnDevice() = default;
@@ -62,50 +81,58 @@ GraphOnDevice::~GraphOnDevice() = default;
 std::int64_t GraphOnDevice::search(const SearchSpec& search, std::span<Weight> distance) {
   State& s = *state_;
   vk::Context& context = vk::Context::get();
-  const vk::Kernel& round = context.kernel("graph/bellman_ford", kBellmanFord, 8, sizeof(RoundArguments));
+  const vk::Kernel& relax = context.kernel("graph/bellman_ford", kBellmanFord, 8, sizeof(RoundArguments));
   const std::size_t n = s.nodes;
-  std::uint32_t* labels = s.distance->as<std::uint32_t>();
-  std::uint32_t* frontier = s.frontier->as<std::uint32_t>();
-  std::fill_n(labels, n, std::bit_cast<std::uint32_t>(kUnreachable));
-  std::fill_n(frontier, n, 0u);
-  std::fill_n(s.next_frontier->as<std::uint32_t>(), n, 0u);
-  for (const NodeId source : search.sources) {
-    labels[source] = std::bit_cast<std::uint32_t>(Weight(0));
-    frontier[source] = 1;
+  std::vector<std::uint32_t> sources(search.sources.begin(), search.sources.end());
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  if (sources.empty()) {
+    std::fill(distance.begin(), distance.end(), kUnreachable);
+    return 0;
   }
   const bool has_cost = !search.node_cost.empty();
-  if (has_cost) std::copy(search.node_cost.begin(), search.node_cost.end(), s.node_cost->as<Weight>());
+  if (has_cost) s.node_cost->upload(search.node_cost);
 
+  // List 0 holds the sources; the others are empty and start at one workgroup.
+  const std::uint32_t max_x = context.max_groups_x();
+  const auto first_groups = static_cast<std::uint32_t>(
+      std::min<std::size_t>((sources.size() + vk::kWorkgroupSize - 1) / vk::kWorkgroupSize, max_x));
+  const std::uint32_t header[kRoundStats] = {
+      first_groups, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, static_cast<std::uint32_t>(sources.size()), 0, 0, 0};
   std::int64_t relaxed = 0;
-  std::uint64_t rounds = 0;
-  for (bool frontier_empty = false; !frontier_empty;) {
+  std::uint32_t round = 1;  // the search's next round
+  bool settled = false;
+  for (std::uint32_t batch = kFirstRounds; !settled; batch = std::min(2 * batch, kMostRounds)) {
     context.run([&](vk::Recorder& recorder) {
-      recorder.fill(*s.counters, 0);
+      if (round == 1) {
+        recorder.fill(*s.distance, std::bit_cast<std::uint32_t>(kUnreachable));
+        recorder.fill(*s.queued, 0);
+        recorder.update(*s.frontiers, 0, sources.data(), sources.size() * sizeof(std::uint32_t));
+        recorder.update(*s.state, 0, header, sizeof(header));
+      }
+      recorder.fill(*s.state, 0, kRoundStats * sizeof(std::uint32_t), 2 * batch * sizeof(std::uint32_t));
       recorder.barrier();
-      for (std::uint32_t slot = 0; slot < kRoundsPerSubmission; ++slot) {
-        const bool even = (rounds + slot) % 2 == 0;
-        const RoundArguments arguments{s.nodes, has_cost ? 1u : 0u, slot};
-        recorder.dispatch(round,
-                          {s.row_offsets.get(), s.heads.get(), s.weights.get(), s.node_cost.get(), s.distance.get(),
-                           even ? s.frontier.get() : s.next_frontier.get(),
-                           even ? s.next_frontier.get() : s.frontier.get(), s.counters.get()},
-                          &arguments, sizeof(arguments), n);
+      for (std::uint32_t slot = 0; slot < batch; ++slot, ++round) {
+        const RoundArguments arguments{s.nodes, has_cost ? 1u : 0u, round, slot, max_x};
+        const std::size_t list = (round - 1) % kLists;
+        recorder.dispatch_indirect(relax,
+                                   {s.row_offsets.get(), s.heads.get(), s.weights.get(), s.node_cost.get(),
+                                    s.distance.get(), s.queued.get(), s.frontiers.get(), s.state.get()},
+                                   &arguments, sizeof(arguments), *s.state, 4 * list * sizeof(std::uint32_t));
         recorder.barrier();
       }
+      recorder.copy(*s.state, 0, *s.readback, 0, (kRoundStats + 2 * batch) * sizeof(std::uint32_t));
     });
-    const std::uint32_t* counters = s.counters->as<std::uint32_t>();
-    for (std::uint32_t slot = 0; slot < kRoundsPerSubmission; ++slot) {
-      relaxed += counters[2 * slot + 1];
-      if (counters[2 * slot] == 0) frontier_empty = true;
-    }
-    rounds += kRoundsPerSubmission;
+    const std::uint32_t* stats = s.readback->as<std::uint32_t>() + kRoundStats;
+    for (std::uint32_t slot = 0; slot < batch; ++slot) relaxed += stats[2 * slot + 1];
+    settled = stats[2 * (batch - 1)] == 0;
     // Each round lowers some node's distance to a value it never had, and
     // the distances are floats: far more rounds than nodes means a fault.
-    if (!frontier_empty && rounds > 64 * (n + 1) + 1024) {
-      throw Error(fmt::format("vulkan bellman-ford did not settle after {} rounds on {} nodes", rounds, n));
+    if (!settled && round > 64 * (n + 1) + 1024) {
+      throw Error(fmt::format("vulkan bellman-ford did not settle after {} rounds on {} nodes", round - 1, n));
     }
   }
-  for (std::size_t v = 0; v < n; ++v) distance[v] = std::bit_cast<Weight>(labels[v]);
+  s.distance->download(distance);
   return relaxed;
 }
 

@@ -59,12 +59,18 @@ struct Vectors {
         q(std::make_unique<vk::Buffer>(n * sizeof(T))),
         x(vk::Buffer::from<T>({x_host, n})),
         partials(std::make_unique<vk::Buffer>(groups * 3 * sizeof(T))),
+        partials_host(std::make_unique<vk::Buffer>(groups * 3 * sizeof(T), vk::Memory::host)),
         has_diagonal(!diagonal_host.empty()) {}
 
-  // The first count partial sums of the last reduction, each added in group
-  // order in double.
+  // The partial sums copied to the host at the end of a submission, for sums.
+  void record_readback(vk::Recorder& recorder) const {
+    recorder.barrier();
+    recorder.copy(*partials, 0, *partials_host, 0, partials->bytes());
+  }
+  // The first count partial sums of the last reduction read back, each added
+  // in group order in double.
   void sums(double* out, int count) const {
-    const T* values = partials->as<T>();
+    const T* values = partials_host->as<T>();
     for (int k = 0; k < count; ++k) {
       double sum = 0;
       for (std::size_t g = 0; g < groups; ++g) sum += static_cast<double>(values[g * 3 + k]);
@@ -92,7 +98,7 @@ struct Vectors {
   std::size_t n;
   std::size_t groups;
   RecordApply record_apply;
-  std::unique_ptr<vk::Buffer> b, diagonal, r, p, q, x, partials;
+  std::unique_ptr<vk::Buffer> b, diagonal, r, p, q, x, partials, partials_host;
   bool has_diagonal;
 };
 
@@ -115,6 +121,7 @@ struct VulkanCgSteps {
       v.record_residual_product(recorder);
       recorder.barrier();
       v.record(recorder, Step::initial_residual);  // r = b - A x, p = z
+      v.record_readback(recorder);
     });
     v.sums(sums, 3);
   }
@@ -124,13 +131,17 @@ struct VulkanCgSteps {
       v.record_direction_product(recorder);
       recorder.barrier();
       v.record(recorder, Step::dot);
+      v.record_readback(recorder);
     });
     double pq = 0;
     v.sums(&pq, 1);
     return pq;
   }
   void update_residual(double alpha, double* sums) {
-    context.run([&](vk::Recorder& recorder) { v.record(recorder, Step::update_residual, alpha); });
+    context.run([&](vk::Recorder& recorder) {
+      v.record(recorder, Step::update_residual, alpha);
+      v.record_readback(recorder);
+    });
     v.sums(sums, 2);
   }
   void axpy(double alpha) {
@@ -138,12 +149,16 @@ struct VulkanCgSteps {
   }
   void step(double alpha, double beta) { pending_step = {alpha, beta}; }
   double finish(SolverStop stop) {
-    if (stop == SolverStop::zero_rhs) std::fill_n(v.x->template as<T>(), v.n, T(0));
     context.run([&](vk::Recorder& recorder) {
+      if (stop == SolverStop::zero_rhs) {
+        recorder.fill(*v.x, 0);  // all-zero bits: +0.0
+        recorder.barrier();
+      }
       record_pending(recorder);
       v.record_residual_product(recorder);
       recorder.barrier();
       v.record(recorder, Step::initial_residual);  // r = b - A x: its r.r
+      v.record_readback(recorder);
     });
     double rr = 0;
     v.sums(&rr, 1);
@@ -158,7 +173,7 @@ SolveResult cg_of(std::size_t n, RecordApply apply, const T* b, T* x, std::span<
   Vectors<T> v(n, std::move(apply), b, x, diagonal);
   VulkanCgSteps<T> steps{vk::Context::get(), v, std::nullopt};
   SolveResult result = run_cg(steps, diagonal_usable, options);
-  std::copy_n(v.x->template as<T>(), v.n, x);
+  v.x->download(std::span<T>{x, v.n});
   return result;
 }
 

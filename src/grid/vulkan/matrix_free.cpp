@@ -117,7 +117,7 @@ void matrix_free_apply_of(const detail::FormView<T>& form, const T* x, T* y) {
   const auto x_buffer = vk::Buffer::from<T>({x, n});
   vk::Buffer y_buffer(n * sizeof(T));
   vk::Context::get().run([&](vk::Recorder& recorder) { record_matrix_free_apply(recorder, a, *x_buffer, y_buffer); });
-  std::copy_n(y_buffer.as<T>(), n, y);
+  y_buffer.download(std::span<T>{y, n});
 }
 
 template struct SeparableOnDevice<float>;

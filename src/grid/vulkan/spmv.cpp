@@ -7,6 +7,7 @@
 #include "csr_on_device.hpp"
 #include "kernels.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/grid/vulkan_spmv.hpp"
 
 namespace trellis::grid::vulkan {
 namespace {
@@ -82,7 +83,7 @@ void spmv_of(T alpha, const CsrView<T>& a, const T* x, T beta, T* y) {
       beta != T(0) ? vk::Buffer::from<T>({y, rows}) : std::make_unique<vk::Buffer>(rows * sizeof(T));
   vk::Context::get().run(
       [&](vk::Recorder& recorder) { record_spmv(recorder, device_a, alpha, *device_x, beta, *device_y); });
-  std::copy_n(device_y->as<T>(), rows, y);
+  device_y->download(std::span<T>{y, rows});
 }
 
 TRELLIS_GRID_DECLARE_VULKAN_SPMV(float) { spmv_of(alpha, a, x, beta, y); }
@@ -98,3 +99,62 @@ template void check_precision<float>(const char*);
 template void check_precision<double>(const char*);
 
 }  // namespace trellis::grid::vulkan
+
+namespace trellis::grid {
+
+template <typename T>
+struct VulkanSpmv<T>::State {
+  explicit State(const CsrMatrix<T>& a)
+      : matrix(a.view()),
+        cols(static_cast<std::size_t>(a.cols)),
+        x(static_cast<std::size_t>(a.cols) * sizeof(T)),
+        y(static_cast<std::size_t>(a.rows) * sizeof(T)) {}
+  vulkan::CsrOnDevice<T> matrix;
+  std::size_t cols;
+  vk::Buffer x, y;
+
+  void check(const char* what, std::size_t got, std::size_t want) const {
+    if (got != want)
+      throw UsageError(fmt::format("VulkanSpmv: {} has {} entries, the matrix needs {}", what, got, want));
+  }
+};
+
+template <typename T>
+VulkanSpmv<T>::VulkanSpmv(const CsrMatrix<T>& a) {
+  vulkan::check_precision<T>("spmv");
+  state_ = std::make_unique<State>(a);
+}
+
+template <typename T>
+VulkanSpmv<T>::~VulkanSpmv() = default;
+
+template <typename T>
+void VulkanSpmv<T>::set_x(std::span<const T> x) {
+  state_->check("x", x.size(), state_->cols);
+  state_->x.upload(x);
+}
+
+template <typename T>
+void VulkanSpmv<T>::set_y(std::span<const T> y) {
+  state_->check("y", y.size(), static_cast<std::size_t>(state_->matrix.rows));
+  state_->y.upload(y);
+}
+
+template <typename T>
+void VulkanSpmv<T>::run(T alpha, T beta) {
+  State& s = *state_;
+  if (s.matrix.rows == 0) return;
+  vk::Context::get().run(
+      [&](vk::Recorder& recorder) { vulkan::record_spmv(recorder, s.matrix, alpha, s.x, beta, s.y); });
+}
+
+template <typename T>
+void VulkanSpmv<T>::get_y(std::span<T> y) const {
+  state_->check("y", y.size(), static_cast<std::size_t>(state_->matrix.rows));
+  state_->y.download(y);
+}
+
+template class VulkanSpmv<float>;
+template class VulkanSpmv<double>;
+
+}  // namespace trellis::grid

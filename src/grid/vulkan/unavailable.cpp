@@ -1,6 +1,7 @@
 // The grid module's vulkan kernels in a build without Vulkan.
 #include "kernels.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/grid/vulkan_spmv.hpp"
 
 namespace trellis::grid::vulkan {
 namespace {
@@ -33,3 +34,28 @@ SolveResult cg(const detail::FormView<double>&, const double*, double*, std::spa
 }
 
 }  // namespace trellis::grid::vulkan
+
+namespace trellis::grid {
+
+template <typename T>
+struct VulkanSpmv<T>::State {};
+
+template <typename T>
+VulkanSpmv<T>::VulkanSpmv(const CsrMatrix<T>&) {
+  vulkan::unavailable();
+}
+template <typename T>
+VulkanSpmv<T>::~VulkanSpmv() = default;
+template <typename T>
+void VulkanSpmv<T>::set_x(std::span<const T>) {}
+template <typename T>
+void VulkanSpmv<T>::set_y(std::span<const T>) {}
+template <typename T>
+void VulkanSpmv<T>::run(T, T) {}
+template <typename T>
+void VulkanSpmv<T>::get_y(std::span<T>) const {}
+
+template class VulkanSpmv<float>;
+template class VulkanSpmv<double>;
+
+}  // namespace trellis::grid
