@@ -38,7 +38,7 @@ constexpr std::int32_t kPackedCeiling = 65535;
 // query needs a scratch row per residue for each subject in flight, so a
 // small scratch leaves most of a large GPU idle.
 constexpr std::size_t kMostScratchBytes = std::size_t{1} << 30;
-// Each dispatch takes a descriptor set from the context's pool.
+// Dispatches recorded per submission.
 constexpr std::size_t kDispatchesPerSubmission = 128;
 
 struct Arguments {

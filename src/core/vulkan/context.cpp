@@ -300,8 +300,9 @@ Context::Context() : instance_(environment_flag("TRELLIS_VULKAN_VALIDATION")) {
   TRELLIS_VK_CHECK(f.vkAllocateCommandBuffers(device_, &allocate, &commands_));
   auto fence = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
   TRELLIS_VK_CHECK(f.vkCreateFence(device_, &fence, nullptr, &fence_));
-  // Sized for the longest recording (a batch of shortest-path rounds, a
-  // CG iteration): a few hundred dispatches of at most 8 buffers each.
+  // Sized for the most distinct dispatches one recording makes (a
+  // dispatch repeated with the same buffers reuses its set): a few hundred
+  // of at most 8 buffers each.
   VkDescriptorPoolSize sizes{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4096};
   auto descriptors = make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
   descriptors.maxSets = 512;
