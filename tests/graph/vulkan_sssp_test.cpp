@@ -81,6 +81,23 @@ TEST_P(VulkanSsspIsEquivalentToRef, LatticesWithObstacles) {
   }
 }
 
+// More sources than one workgroup takes (the first round's list spans
+// several), repeated ones among them, with node costs.
+TEST_P(VulkanSsspIsEquivalentToRef, ManySourcesSpanSeveralWorkgroups) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  const Graph graph = random_graph(6000, 24000, 9, EdgeWeights::reals);
+  ShortestPaths engine(graph, {GetParam(), SsspAlgorithm::bellman_ford});
+  std::mt19937_64 rng(9);
+  std::uniform_int_distribution<NodeId> node(0, 5999);
+  SsspQuery query;
+  for (int k = 0; k < 1100; ++k) query.sources.push_back(node(rng));
+  std::vector<Weight> cost(6000);
+  std::uniform_real_distribution<float> c(0.0f, 1.0f);
+  for (Weight& w : cost) w = c(rng);
+  query.node_cost = cost;
+  expect_same_result(reference_run(graph, query), engine.run(query));
+}
+
 TEST_P(VulkanSsspIsEquivalentToRef, BatchesAndPathsOnOneResidentGraph) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
   const Graph graph = random_graph(2000, 7000, 5, EdgeWeights::ties);
