@@ -199,7 +199,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       "spmv",
       "CSR SpMV y = A x on a 3-D 7-point Laplacian: reference, cpu, cuda and cuSPARSE; median time, GFLOP/s, "
       "GB/s and the error against reference. With --backend other than auto, only that backend (and the "
-      "reference result it is checked against).");
+      "reference result it is checked against); --backend vulkan times the product on resident data "
+      "(grid::VulkanSpmv), one submission each.");
   cmd->add_option("--size", spmv->options.size, "Grid points per dimension (size^3 unknowns)")->capture_default_str();
   cmd->add_option("--precision", spmv->precision, "double, float or both")
       ->check(CLI::IsMember({"double", "float", "both"}))
