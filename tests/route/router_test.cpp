@@ -434,10 +434,11 @@ TEST(Router, FinePitchPadsLeaveAlongTheirAxisAndTurn) {
   }
   RouterOptions options;
   options.backend = Backend::reference;
-  // One net after another: the order in which N5's wire takes a bent stub
-  // (other orders route every pin as well, by straight stubs or bends
-  // that pulling tight then cuts).
+  // One net after another, and the lattice's right angles kept: pulling
+  // tight may cut a bent stub's corner, and some orders take straight stubs
+  // where they fit.
   options.checked_batches = false;
+  options.miter_corners = false;
   const RouteResult result = route_board(b.board, options);
   EXPECT_TRUE(result.warnings.empty()) << result.warnings.front();
   expect_complete_and_clean(b.board, result);
@@ -931,6 +932,31 @@ TEST(Router, TheCleanUpTradesViasForWire) {
     EXPECT_EQ(drc.unconnected.size(), priced.unrouted_nets.size());
   }
   EXPECT_LT(priced_vias, plain_vias);
+}
+
+// Three wires between through-hole pins, each free to run on either layer,
+// and a net between two front pads across all of them. With one iteration
+// the net, in conflict with all three, is dropped and routed round them
+// with vias; rerouting any one net alone keeps those vias, so the clean-up
+// routes the net through the wires in its way and then those wires round
+// it: the vias go, and the copper stays clean.
+TEST(Router, TheCleanUpMovesWiresOffTheLayerAnotherNetCrosses) {
+  BoardBuilder b;
+  for (const auto& [name, x] : {std::pair{"B1", 6.0}, {"B2", 10.0}, {"B3", 14.0}}) {
+    b.net(name, {b.part(b.through, {mm(x), mm(1.5)}), b.part(b.through, {mm(x), mm(18.5)})});
+  }
+  b.net("A", {b.part(b.smd, {mm(1), mm(10)}), b.part(b.smd, {mm(19), mm(10)})});
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  options.max_iterations = 1;
+  options.cleanup_passes = 0;
+  const RouteResult negotiated = route_board(b.board, options);
+  ASSERT_TRUE(negotiated.unrouted_nets.empty());
+  ASSERT_GT(negotiated.via_count, 0u) << "the net no longer has to pass the wires";
+  options.cleanup_passes = 1;
+  const RouteResult cleaned = route_board(b.board, options);
+  expect_complete_and_clean(b.board, cleaned);
+  EXPECT_EQ(cleaned.via_count, 0u);
 }
 
 TEST(Router, SameInputSameRoutes) {

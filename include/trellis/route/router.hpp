@@ -64,8 +64,13 @@
 // conflict. Then the clean-up (cleanup_passes): each complete net routed
 // once more alone, round the others' final copper with no congestion or
 // history priced and a via at cleanup_via_cost, where that is cheaper; it
-// drops the detours and layer changes the negotiation left, and the nets
-// still unrouted get another chance (round the others, then making room).
+// drops the detours and layer changes the negotiation left. Then each
+// complete net with vias is routed through the others' copper (a conflict
+// priced at a quarter of a via) and the nets it crosses (three at most)
+// again round it: that stays where all of them complete and cost less in
+// all, so a net passes a wire that could as well take the other layer
+// without the two vias it took. After each part the nets still unrouted
+// get another chance (round the others, then making room).
 // The clean-up does not see pours: on a board with some, the routing before
 // it is kept where its copper and the pours leave fewer nets, then fewer
 // connections, apart.
@@ -198,8 +203,10 @@ struct RouterOptions {
   // copper as it is then (conflicts forbidden, the history of overuse
   // forgotten), its new routing kept where the lattice's edge weights
   // (grid steps, vias, steps against a layer's direction) sum to less;
-  // after each pass the nets still unrouted are tried again in the room it
-  // freed. Passes stop early when one changes nothing; 0: none.
+  // then each net with vias routed across the wires in its way, which move
+  // round it, kept where that costs less in all (see above); after each
+  // part the nets still unrouted are tried again in the room it freed.
+  // Passes stop early when one changes nothing; 0: none.
   int cleanup_passes = 1;
   // In the clean-up a via costs this many grid steps (via_cost where that
   // is more): with nothing left to negotiate, a layer change is worth a

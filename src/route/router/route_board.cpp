@@ -223,14 +223,21 @@ class Negotiation {
       before_cleanup = result;
       finish(before_cleanup);
     }
-    // Each pass that changes some net gives the nets still dropped another
-    // chance in the room it freed; the nets placed so are cleaned up by
-    // the next pass.
+    // Each part of a pass that changes some net gives the nets still
+    // dropped another chance in the room it freed (so a pass never ends
+    // with fewer nets than its first part left); the nets placed so are
+    // cleaned up by the next pass.
     bool cleaned = false;
-    for (int pass = 0; pass < options_.cleanup_passes && clean_up(); ++pass) {
+    for (int pass = 0; pass < options_.cleanup_passes; ++pass) {
+      bool changed = false;
+      for (const bool crossing : {false, true}) {
+        if (!(crossing ? untangle_vias() : clean_up())) continue;
+        changed = true;
+        route_dropped_nets_around();
+        repair_dropped_nets();
+      }
+      if (!changed) break;
       cleaned = true;
-      route_dropped_nets_around();
-      repair_dropped_nets();
     }
     finish(result);
     if (uncleaned && cleaned) *uncleaned = std::move(before_cleanup);
@@ -977,12 +984,17 @@ class Negotiation {
       rip_up(net);
       std::vector<int> placed;
       if (route_making_room(net, 2, placed, journal)) continue;
-      for (const int changed : journal.nets) count(routes_[static_cast<std::size_t>(changed)], -1);
-      for (std::size_t i = 0; i < journal.nets.size(); ++i) {
-        NetRoute& route = routes_[static_cast<std::size_t>(journal.nets[i])];
-        route = journal.routes[i];
-        count(route, +1);
-      }
+      put_back(journal);
+    }
+  }
+
+  // Restores the routes a journal saved, whatever their nets hold now.
+  void put_back(const Journal& journal) {
+    for (const int changed : journal.nets) count(routes_[static_cast<std::size_t>(changed)], -1);
+    for (std::size_t i = 0; i < journal.nets.size(); ++i) {
+      NetRoute& route = routes_[static_cast<std::size_t>(journal.nets[i])];
+      route = journal.routes[i];
+      count(route, +1);
     }
   }
 
@@ -1007,7 +1019,7 @@ class Negotiation {
     return cost;
   }
 
-  // One pass of the clean-up after the negotiation, with nothing overused
+  // The first part of a clean-up pass after the negotiation, with nothing overused
   // (RouterOptions::cleanup_passes): each complete net, in routing order,
   // is ripped up and routed again alone round the others' copper as it is
   // now (conflicts forbidden, history cleared, its searches starting from
@@ -1039,6 +1051,78 @@ class Negotiation {
     forbid_conflicts_ = false;
     via_premium_ = 0;
     return changed;
+  }
+
+  // The clean-up's second part: cross_instead_of_vias for each complete net
+  // with vias, in routing order; true if some routing changed.
+  bool untangle_vias() {
+    if (ledger_.count_overused() != 0) return false;
+    forbid_conflicts_ = true;
+    via_premium_ = static_cast<float>(std::max(0.0, options_.cleanup_via_cost - options_.via_cost));
+    bool changed = false;
+    for (const int net : nets_) {
+      const NetRoute& route = routes_[static_cast<std::size_t>(net)];
+      if (route.failed.empty() && route.pending.empty() && has_vias(route) && cross_instead_of_vias(net)) {
+        changed = true;
+      }
+    }
+    forbid_conflicts_ = false;
+    via_premium_ = 0;
+    return changed;
+  }
+
+  bool has_vias(const NetRoute& route) const {
+    return std::any_of(route.uses.begin(), route.uses.end(), [&](int node) { return lattice_.is_via(node); });
+  }
+
+  // A net often changes layers twice to pass another net's wire that could
+  // as well run on the other layer (between two through-hole pins, say),
+  // which rerouting either net alone never finds. So the clean-up routes
+  // the net again through the others' copper, a conflict priced at a
+  // quarter of a via, and then the few nets it crossed again round it,
+  // conflicts forbidden. The change stays only where every net involved
+  // completes, nothing is overused, and their routes cost less in all
+  // (vias at the clean-up's price); otherwise all is put back.
+  bool cross_instead_of_vias(int net) {
+    constexpr std::size_t kMostCrossed = 3;
+    const auto crossing_price = static_cast<float>(std::max(options_.cleanup_via_cost, options_.via_cost) / 4);
+    Journal journal;
+    NetRoute& route = routes_[static_cast<std::size_t>(net)];
+    journal.save(net, route);
+    double before = route_cost(net, route);
+    rip_up(net);
+    route.margin = options_.box_margin;
+    forbid_conflicts_ = false;
+    const bool routed = route_whole(net, crossing_price);
+    forbid_conflicts_ = true;
+    bool better = false;
+    if (routed) {
+      double after = route_cost(net, route);
+      std::vector<int> crossed;
+      for (const int other : nets_) {
+        if (other != net && touches_overuse(routes_[static_cast<std::size_t>(other)])) crossed.push_back(other);
+      }
+      if (crossed.size() <= kMostCrossed) {
+        for (const int other : crossed) {
+          NetRoute& moved = routes_[static_cast<std::size_t>(other)];
+          before += route_cost(other, moved);
+          journal.save(other, moved);
+          rip_up(other);
+          moved.margin = options_.box_margin;
+        }
+        better = true;
+        for (const int other : crossed) {
+          if (!route_whole(other, 0.0f)) {
+            better = false;
+            break;
+          }
+          after += route_cost(other, routes_[static_cast<std::size_t>(other)]);
+        }
+        better = better && ledger_.count_overused() == 0 && after < before;
+      }
+    }
+    if (!better) put_back(journal);
+    return better;
   }
 
   // Whatever overuse is left when the iterations run out: remove the net
