@@ -14,17 +14,19 @@
 
 namespace trellis::grid {
 
+// A CSR matrix and its x and y on the vulkan device (see above).
 template <typename T>
 class VulkanSpmv {
  public:
+  // Uploads a; set x, and y where run's beta is not 0, before a product.
   explicit VulkanSpmv(const CsrMatrix<T>& a);
   ~VulkanSpmv();
   VulkanSpmv(const VulkanSpmv&) = delete;
   VulkanSpmv& operator=(const VulkanSpmv&) = delete;
 
-  // The device's x (a.cols entries) and y (a.rows entries) from the host;
-  // UsageError on another length.
+  // The device's x (a.cols entries) from the host; UsageError on another length.
   void set_x(std::span<const T> x);
+  // The device's y (a.rows entries) from the host; UsageError on another length.
   void set_y(std::span<const T> y);
   // y = alpha * A * x + beta * y on the device (y unread when beta is 0).
   void run(T alpha, T beta);
