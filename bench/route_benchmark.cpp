@@ -755,7 +755,9 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
           ? std::string()
           : fmt::format(", {} concurrent nets after the first iteration{}", options.concurrent_nets,
                         options.concurrency_follows_overuse ? " (fewer as overuse falls)" : ""),
-      options.cleanup_passes == 1 ? std::string() : fmt::format(", {} clean-up passes", options.cleanup_passes)));
+      options.cleanup_passes == route::RouterOptions{}.cleanup_passes
+          ? std::string()
+          : fmt::format(", {} clean-up passes", options.cleanup_passes)));
   if (!boards.empty()) {
     route_boards(boards, backends, options, log, tables);
     notes.push_back(fmt::format("Boards from {}.", dir.string()));

@@ -26,6 +26,7 @@
 
 #include "trellis/core/backend.hpp"
 #include "trellis/core/table.hpp"
+#include "trellis/route/router.hpp"
 
 namespace trellis::bench {
 
@@ -40,7 +41,7 @@ struct RouteBenchmarkOptions {
   int device_round_min = 0;                  // RouterOptions::device_round_min, boards and backplane
   int batch_size = 64;                       // RouterOptions::batch_size, boards and backplane
   bool concurrency_follows_overuse = false;  // RouterOptions::concurrency_follows_overuse
-  int cleanup_passes = 1;                    // RouterOptions::cleanup_passes, boards and backplane
+  int cleanup_passes = route::RouterOptions{}.cleanup_passes;  // boards and backplane
   // Board filters: case-insensitive substrings of SUITE/BOARD (such as
   // "pcbench/tdstat_TDstatv2"); empty: all boards. The backplane runs either
   // way; filters that all match "backplane" run it alone.

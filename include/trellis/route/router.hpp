@@ -207,7 +207,7 @@ struct RouterOptions {
   // round it, kept where that costs less in all (see above); after each
   // part the nets still unrouted are tried again in the room it freed.
   // Passes stop early when one changes nothing; 0: none.
-  int cleanup_passes = 1;
+  int cleanup_passes = 2;
   // In the clean-up a via costs this many grid steps (via_cost where that
   // is more): with nothing left to negotiate, a layer change is worth a
   // longer way round, as human routings have it.
