@@ -45,6 +45,11 @@ Buffer::~Buffer() {
   f.vkDestroyBuffer(device, buffer_, nullptr);
 }
 
+Buffer& Context::staging_buffer() {
+  if (!staging_) staging_ = std::make_unique<Buffer>(kStagingBytes, Memory::host);
+  return *staging_;
+}
+
 void Context::upload(Buffer& to, std::size_t offset, const void* data, std::size_t bytes) {
   if (bytes == 0) return;
   if (to.data() != nullptr) {
@@ -52,11 +57,11 @@ void Context::upload(Buffer& to, std::size_t offset, const void* data, std::size
     return;
   }
   std::lock_guard lock(staging_mutex_);
-  if (!staging_) staging_ = std::make_unique<Buffer>(kStagingBytes, Memory::host);
+  Buffer& staging = staging_buffer();
   for (std::size_t done = 0; done < bytes;) {
     const std::size_t chunk = std::min(kStagingBytes, bytes - done);
-    std::memcpy(staging_->data(), static_cast<const char*>(data) + done, chunk);
-    run([&](Recorder& recorder) { recorder.copy(*staging_, 0, to, offset + done, chunk); });
+    std::memcpy(staging.data(), static_cast<const char*>(data) + done, chunk);
+    run([&](Recorder& recorder) { recorder.copy(staging, 0, to, offset + done, chunk); });
     done += chunk;
   }
 }
@@ -68,11 +73,11 @@ void Context::download(const Buffer& from, std::size_t offset, void* data, std::
     return;
   }
   std::lock_guard lock(staging_mutex_);
-  if (!staging_) staging_ = std::make_unique<Buffer>(kStagingBytes, Memory::host);
+  Buffer& staging = staging_buffer();
   for (std::size_t done = 0; done < bytes;) {
     const std::size_t chunk = std::min(kStagingBytes, bytes - done);
-    run([&](Recorder& recorder) { recorder.copy(from, offset + done, *staging_, 0, chunk); });
-    std::memcpy(static_cast<char*>(data) + done, staging_->data(), chunk);
+    run([&](Recorder& recorder) { recorder.copy(from, offset + done, staging, 0, chunk); });
+    std::memcpy(static_cast<char*>(data) + done, staging.data(), chunk);
     done += chunk;
   }
 }

@@ -109,6 +109,8 @@ class Recorder {
  private:
   friend class Context;
   explicit Recorder(Context& context) : context_(context) {}
+  // The kernel's pipeline, a descriptor set for buffers and the push
+  // constants; the caller has checked them against the kernel.
   void bind(const Kernel& kernel, std::initializer_list<const Buffer*> buffers, const void* push,
             std::uint32_t push_bytes);
   Context& context_;
@@ -168,6 +170,7 @@ class Context {
   std::map<std::pair<const Kernel*, std::vector<VkBuffer>>, VkDescriptorSet> sets_;
   std::mutex staging_mutex_;  // one staging buffer, one copy through it at a time
   std::unique_ptr<Buffer> staging_;
+  Buffer& staging_buffer();   // made on first use; the caller holds staging_mutex_
   std::mutex mutex_;          // one recording and submission at a time
   std::mutex kernels_mutex_;  // apart: kernels are looked up while recording
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;

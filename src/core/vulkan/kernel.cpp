@@ -23,7 +23,6 @@ void check_arguments(const Kernel& kernel, std::size_t buffers, std::uint32_t pu
 
 void Recorder::bind(const Kernel& kernel, std::initializer_list<const Buffer*> buffers, const void* push,
                     std::uint32_t push_bytes) {
-  check_arguments(kernel, buffers.size(), push_bytes);
   const Functions& f = functions();
   const VkDevice device = context_.device_;
   std::pair<const Kernel*, std::vector<VkBuffer>> key{&kernel, {}};
@@ -68,6 +67,7 @@ void Recorder::dispatch(const Kernel& kernel, std::initializer_list<const Buffer
 
 void Recorder::dispatch_indirect(const Kernel& kernel, std::initializer_list<const Buffer*> buffers, const void* push,
                                  std::uint32_t push_bytes, const Buffer& groups, std::size_t groups_offset) {
+  check_arguments(kernel, buffers.size(), push_bytes);
   bind(kernel, buffers, push, push_bytes);
   functions().vkCmdDispatchIndirect(context_.commands_, groups.get(), groups_offset);
 }

@@ -1030,8 +1030,7 @@ class Negotiation {
   bool clean_up() {
     if (ledger_.count_overused() != 0) return false;
     ledger_.clear_history();
-    forbid_conflicts_ = true;
-    via_premium_ = static_cast<float>(std::max(0.0, options_.cleanup_via_cost - options_.via_cost));
+    clean_up_prices(true);
     bool changed = false;
     for (const int net : nets_) {
       NetRoute& route = routes_[static_cast<std::size_t>(net)];
@@ -1048,8 +1047,7 @@ class Negotiation {
       route = std::move(before);
       count(route, +1);
     }
-    forbid_conflicts_ = false;
-    via_premium_ = 0;
+    clean_up_prices(false);
     return changed;
   }
 
@@ -1057,8 +1055,7 @@ class Negotiation {
   // with vias, in routing order; true if some routing changed.
   bool untangle_vias() {
     if (ledger_.count_overused() != 0) return false;
-    forbid_conflicts_ = true;
-    via_premium_ = static_cast<float>(std::max(0.0, options_.cleanup_via_cost - options_.via_cost));
+    clean_up_prices(true);
     bool changed = false;
     for (const int net : nets_) {
       const NetRoute& route = routes_[static_cast<std::size_t>(net)];
@@ -1066,9 +1063,15 @@ class Negotiation {
         changed = true;
       }
     }
-    forbid_conflicts_ = false;
-    via_premium_ = 0;
+    clean_up_prices(false);
     return changed;
+  }
+
+  // The clean-up's prices (other nets' copper forbidden, a via at
+  // cleanup_via_cost), or back to the negotiation's.
+  void clean_up_prices(bool on) {
+    forbid_conflicts_ = on;
+    via_premium_ = on ? static_cast<float>(std::max(0.0, options_.cleanup_via_cost - options_.via_cost)) : 0.0f;
   }
 
   bool has_vias(const NetRoute& route) const {
