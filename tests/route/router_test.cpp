@@ -1112,7 +1112,8 @@ TEST(Router, WiresNeckDownToLeaveFinePitchPads) {
 // grid node between the pins at the default pitch (wire plus clearance)
 // when nets are routed one after another in routing order (checked
 // batches place them in another order, in which both fit); on a lattice
-// of 3/4 that pitch both find their way.
+// of 3/4 that pitch both find their way. The clean-up, whose crossings
+// also find the second way at the default pitch, is left out here.
 TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   std::string why_not;
   const std::filesystem::path file = pcbench_board("kitspace_Minisumo_V2.1", why_not);
@@ -1121,6 +1122,7 @@ TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   RouterOptions options;
   options.backend = Backend::cpu;
   options.checked_batches = false;
+  options.cleanup_passes = 0;
   options.refine_pitch = false;
   const RouteResult coarse = route_board(board, options);
   ASSERT_FALSE(coarse.unrouted_nets.empty()) << "the default pitch should leave a net unrouted here";
