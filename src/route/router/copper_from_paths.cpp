@@ -72,14 +72,18 @@ Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vec
         // A bent stub (between a pad and its stub node) turns on the way.
         const int stub = lattice.is_stub(a) ? a : lattice.is_stub(b) ? b : -1;
         const bool stub_wire = stub >= 0 && (lattice.is_pad(a) || lattice.is_pad(b));
-        const std::optional<Point> bend = stub_wire ? lattice.stub_of(stub).bend : std::nullopt;
+        std::vector<Point> bends;
+        if (stub_wire) {
+          bends = lattice.stub_of(stub).bends;  // from the pad on
+          if (lattice.is_pad(b)) std::reverse(bends.begin(), bends.end());
+        }
         if (stub_wire && lattice.stub_of(stub).width != group.width) {
           // A necked-down stub is a wire of its own width between the pad
           // and the lattice.
           flush();
           line_slot = slot_a;
           std::vector<Point> neck{from};
-          if (bend) neck.push_back(*bend);
+          neck.insert(neck.end(), bends.begin(), bends.end());
           neck.push_back(to);
           emit(neck, lattice.stub_of(stub).width);
           line.push_back(to);
@@ -89,7 +93,7 @@ Coord add_net_copper(const Lattice& lattice, int net, const std::vector<std::vec
           line.push_back(from);
           line_slot = slot_a;
         }
-        if (bend) line.push_back(*bend);
+        line.insert(line.end(), bends.begin(), bends.end());
         line.push_back(to);
         continue;
       }

@@ -43,10 +43,27 @@ struct Obstacle {
 
 using geometry::distance;
 
-// A stub's wire of half-width `radius` as capsules: one, or two with a bend.
-std::vector<Primitive> stub_segments(Point from, std::optional<Point> bend, Point to, double radius) {
-  if (!bend) return {geometry::capsule(from, to, radius)};
-  return {geometry::capsule(from, *bend, radius), geometry::capsule(*bend, to, radius)};
+// A stub's wire of half-width `radius` as capsules, one a segment.
+std::vector<Primitive> stub_segments(Point from, const std::vector<Point>& bends, Point to, double radius) {
+  std::vector<Primitive> segments;
+  Point at = from;
+  for (const Point bend : bends) {
+    segments.push_back(geometry::capsule(at, bend, radius));
+    at = bend;
+  }
+  segments.push_back(geometry::capsule(at, to, radius));
+  return segments;
+}
+
+// The length of a stub's wire.
+double stub_length(Point from, const std::vector<Point>& bends, Point to) {
+  double length = 0;
+  Point at = from;
+  for (const Point bend : bends) {
+    length += distance(at, bend);
+    at = bend;
+  }
+  return length + distance(at, to);
 }
 
 using geometry::grown;
@@ -692,6 +709,73 @@ class Builder {
     }
   }
 
+  // The corners a stub from `centre` to `end` may take, simplest first: out
+  // along one axis, then square; out along one axis, then at 45 degrees;
+  // out along one axis for some way (in steps of `step`), then at 45
+  // degrees and square or straight on. The last fit a diagonal into the
+  // gap between a neighbour's corner and a part in front at any pitch.
+  static std::vector<std::vector<Point>> stub_shapes(Point centre, Point end, Coord step) {
+    std::vector<std::vector<Point>> shapes;
+    const auto add = [&](std::vector<Point> corners) {
+      for (const Point corner : corners) {
+        if (corner == centre || corner == end) return;
+      }
+      shapes.push_back(std::move(corners));
+    };
+    add({{end.x, centre.y}});
+    add({{centre.x, end.y}});
+    // Along x first (`along_x`), or along y: written for x, with y mirrored.
+    for (const bool along_x : {true, false}) {
+      const auto point = [&](Coord along, Coord across) {
+        return along_x ? Point{along, across} : Point{across, along};
+      };
+      const Coord c_along = along_x ? centre.x : centre.y, c_across = along_x ? centre.y : centre.x;
+      const Coord e_along = along_x ? end.x : end.y, e_across = along_x ? end.y : end.x;
+      const Coord d_along = std::abs(e_along - c_along), d_across = std::abs(e_across - c_across);
+      const Coord s_along = e_along > c_along ? 1 : -1, s_across = e_across > c_across ? 1 : -1;
+      if (d_across == 0 || d_along == 0) continue;
+      if (d_along > d_across) add({point(e_along - s_along * d_across, c_across)});
+      for (Coord t = step; t < d_along; t += step) {
+        const Coord diagonal = d_along - t;  // to end's column, then square
+        if (diagonal < d_across) {
+          add({point(c_along + s_along * t, c_across), point(e_along, c_across + s_across * diagonal)});
+        }
+        if (t + d_across < d_along) {  // across to end's row, then straight on
+          add({point(c_along + s_along * t, c_across), point(c_along + s_along * (t + d_across), e_across)});
+        }
+      }
+    }
+    return shapes;
+  }
+
+  // Whether the grid nodes a pad's straight stubs reach are shut in: the
+  // nodes `net` may use on the slot, joined side by side, never lead out
+  // of the pad's box grown by a few pitches (an escape by via counts as a
+  // way out). A pad in a ring of other nets' claims with a part in front
+  // of it then gets bent stubs too.
+  bool trapped(const std::vector<std::array<int, 2>>& starts, const Box& pad_box, int slot, int net,
+               const std::vector<int>& owner) const {
+    const GridRange box = grid_range(grown(pad_box, 4.0 * static_cast<double>(lattice_.pitch)));
+    const auto usable = [&](std::size_t node) { return owner[node] == kAnyNet || owner[node] == net; };
+    std::vector<std::array<int, 2>> stack = starts;
+    std::vector<std::array<int, 2>> seen = starts;
+    while (!stack.empty()) {
+      const auto [r, c] = stack.back();
+      stack.pop_back();
+      if (r <= box.r0 || r >= box.r1 || c <= box.c0 || c >= box.c1) return false;
+      for (const int k : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
+        if (usable(static_cast<std::size_t>(lattice_.via_site(k, r, c)))) return false;
+      }
+      for (const auto [r2, c2] : {std::array<int, 2>{r + 1, c}, {r - 1, c}, {r, c + 1}, {r, c - 1}}) {
+        if (!usable(static_cast<std::size_t>(lattice_.grid_node(slot, r2, c2)))) continue;
+        if (std::find(seen.begin(), seen.end(), std::array<int, 2>{r2, c2}) != seen.end()) continue;
+        seen.push_back({r2, c2});
+        stack.push_back({r2, c2});
+      }
+    }
+    return true;
+  }
+
   // Whether a stub of `net` keeps its clearance from everything not its own.
   bool stub_clear(const Primitive& stub, int net, int slot) {
     bool clear = true;
@@ -738,9 +822,9 @@ class Builder {
       // within a distance d of the stub only if one of its nodes comes
       // within sqrt(d^2 + (p/2)^2).
       const double near_wire = std::hypot(half_width + claim_wire, static_cast<double>(lattice_.pitch) / 2);
-      const auto add_stub = [&](int r, int c, std::optional<Point> bend) {
-        Stub stub{pad_node, lattice_.grid_node(slot, r, c), bend, width, {}};
-        for (const Primitive& reach_wire : stub_segments(centre, bend, grid_point(r, c), 0)) {
+      const auto add_stub = [&](int r, int c, const std::vector<Point>& corners) {
+        Stub stub{pad_node, lattice_.grid_node(slot, r, c), corners, width, {}};
+        for (const Primitive& reach_wire : stub_segments(centre, corners, grid_point(r, c), 0)) {
           const double reach = std::max(near_wire, half_width + claim_via);
           for_grid_points_near_segment(reach_wire.core.front(), reach_wire.core.back(), reach, [&](int r2, int c2) {
             const double d = geometry::separation(grid_point(r2, c2), reach_wire).distance;
@@ -760,8 +844,8 @@ class Builder {
         const int who = owner[static_cast<std::size_t>(lattice_.grid_node(slot, r, c))];
         return who == kAnyNet || who == pad.net;
       };
-      const auto clear = [&](std::optional<Point> bend, Point end) {
-        for (const Primitive& wire : stub_segments(centre, bend, end, half_width)) {
+      const auto clear = [&](const std::vector<Point>& corners, Point end) {
+        for (const Primitive& wire : stub_segments(centre, corners, end, half_width)) {
           if (!stub_clear(wire, pad.net, slot)) return false;
         }
         return true;
@@ -770,22 +854,24 @@ class Builder {
         tried_width[pin] = width;
         centre_clear[pin] = false;
       }
-      if (!centre_clear[pin]) centre_clear[pin] = clear(std::nullopt, centre);
-      bool straight = false;
+      if (!centre_clear[pin]) centre_clear[pin] = clear({}, centre);
+      std::vector<std::array<int, 2>> straight;
       for_grid_points_near(around, pitches * static_cast<double>(lattice_.pitch), [&](int r, int c) {
-        if (!usable(r, c) || !clear(std::nullopt, grid_point(r, c))) return;
-        add_stub(r, c, std::nullopt);
-        straight = true;
+        if (!usable(r, c) || !clear({}, grid_point(r, c))) return;
+        add_stub(r, c, {});
+        straight.push_back({r, c});
       });
-      if (straight) return;
+      if (!straight.empty() && !trapped(straight, around, slot, pad.net, owner)) return;
       // Fine-pitch pads often have no straight way out between their
       // neighbours: leave along the pad's axis first, then turn.
+      const Coord step = std::max<Coord>(1, lattice_.pitch / 16);
       for_grid_points_near(around, (pitches + 1) * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c)) return;
         const Point end = grid_point(r, c);
-        for (const Point bend : {Point{end.x, centre.y}, Point{centre.x, end.y}}) {
-          if (bend == centre || bend == end || !clear(bend, end)) continue;
-          add_stub(r, c, bend);
+        if (std::find(straight.begin(), straight.end(), std::array<int, 2>{r, c}) != straight.end()) return;
+        for (const std::vector<Point>& corners : stub_shapes(centre, end, step)) {
+          if (!clear(corners, end)) continue;
+          add_stub(r, c, corners);
           return;
         }
       });
@@ -850,7 +936,7 @@ class Builder {
     for (std::size_t i = 0; i < count; ++i) {
       const Stub& stub = lattice_.stubs[i];
       nets[i] = lattice_.owner.front()[static_cast<std::size_t>(stub.pad_node)];
-      wires[i] = stub_segments(lattice_.position[static_cast<std::size_t>(stub.pad_node)], stub.bend,
+      wires[i] = stub_segments(lattice_.position[static_cast<std::size_t>(stub.pad_node)], stub.bends,
                                lattice_.position[static_cast<std::size_t>(stub.grid_node)],
                                static_cast<double>(stub.width) / 2);
       boxes[i] = wires[i].front().box;
@@ -1008,8 +1094,7 @@ class Builder {
       const int node = lattice_.stub_base + static_cast<int>(i);
       const Point from = lattice_.position[static_cast<std::size_t>(stub.pad_node)];
       const Point to = lattice_.position[static_cast<std::size_t>(stub.grid_node)];
-      const double length = stub.bend ? distance(from, *stub.bend) + distance(*stub.bend, to) : distance(from, to);
-      link(stub.pad_node, node, length / static_cast<double>(lattice_.pitch));
+      link(stub.pad_node, node, stub_length(from, stub.bends, to) / static_cast<double>(lattice_.pitch));
       link(node, stub.grid_node, 0.0);
     }
     lattice_.graph = graph::graph_from_edges(lattice_.node_count, tails, heads, weights);

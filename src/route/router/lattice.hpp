@@ -46,8 +46,9 @@ struct Offset {
 };
 
 // A wire from a pad's centre to a grid node on the pad's layer: straight,
-// or with one bend (out of the pad along one axis, then along the other to
-// the grid node) where no straight wire keeps its clearance. It is a node
+// or where no straight wire keeps its clearance, out of the pad along one
+// axis and on to the grid node square, at 45 degrees, or at 45 degrees and
+// then square. It is a node
 // of its own between the two (at the grid node's position), so that its
 // cost can count the copper of other nets near the whole wire. Its width
 // is its net's, or the group's neck width for a pin that no wire of the
@@ -55,7 +56,7 @@ struct Offset {
 struct Stub {
   int pad_node = 0;
   int grid_node = 0;
-  std::optional<Point> bend;
+  std::vector<Point> bends;  // its corners from the pad's centre on (none: straight)
   Coord width = 0;
   std::vector<int> claims;  // grid nodes and via sites another net could not use with it
 };
