@@ -472,6 +472,14 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           row.router_seconds = result.seconds;
           row.speed_up = row.freerouting.router_seconds / result.seconds;
           if (!result.warnings.empty()) notes.push_back(fmt::format("{} router warnings", result.warnings.size()));
+          // The nets the router finds blocked by their own rules, with the pins and the rule.
+          for (const int net : result.blocked_nets) {
+            const std::string prefix =
+                fmt::format("net '{}' is blocked", board->nets[static_cast<std::size_t>(net)].name);
+            for (const std::string& warning : result.warnings) {
+              if (warning.starts_with(prefix)) notes.push_back(warning);
+            }
+          }
           if (!result.converged && result.overused_nodes > 0) {
             notes.push_back(fmt::format("not converged: {} overused nodes", result.overused_nodes));
           }

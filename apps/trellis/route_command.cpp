@@ -12,6 +12,7 @@
 // 2 for bad input or options.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -107,7 +108,9 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
                     result.lattice.layers, millimetres(static_cast<double>(result.lattice.pitch)), result.seconds)
             .c_str());
     for (const int net : result.unrouted_nets) {
-      std::fprintf(stderr, "unrouted: %s\n", board.nets[static_cast<std::size_t>(net)].name.c_str());
+      const bool blocked = std::ranges::find(result.blocked_nets, net) != result.blocked_nets.end();
+      std::fprintf(stderr, "unrouted: %s%s\n", board.nets[static_cast<std::size_t>(net)].name.c_str(),
+                   blocked ? " (blocked by its own rules)" : "");
     }
     for (const route::PourIsland& island : result.pour_joins) {
       std::fprintf(

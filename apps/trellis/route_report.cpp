@@ -33,6 +33,8 @@ nlohmann::json route_report_json(const route::Board& board, const route::RouteRe
   }
   nlohmann::json unrouted = nlohmann::json::array();
   for (const int net : result.unrouted_nets) unrouted.push_back(board.nets[static_cast<std::size_t>(net)].name);
+  nlohmann::json blocked = nlohmann::json::array();
+  for (const int net : result.blocked_nets) blocked.push_back(board.nets[static_cast<std::size_t>(net)].name);
   // What the reader noticed in the board, then what the router did.
   std::vector<std::string> warnings = board.warnings;
   warnings.insert(warnings.end(), result.warnings.begin(), result.warnings.end());
@@ -49,6 +51,7 @@ nlohmann::json route_report_json(const route::Board& board, const route::RouteRe
           {"nets_to_route", result.nets_to_route},
           {"nets_routed", result.nets_to_route - result.unrouted_nets.size()},
           {"unrouted_nets", std::move(unrouted)},
+          {"blocked_nets", std::move(blocked)},
           {"pour_joins", pour_joins_json(board, result.pour_joins)},
           {"converged", result.converged},
           {"overused_nodes", result.overused_nodes},

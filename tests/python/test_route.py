@@ -70,6 +70,7 @@ def test_only_the_nets_named(cli, board, tmp_path):
     copper = report.pop("copper")
     assert without_times(report) == without_times(json.loads((tmp_path / "cli.json").read_text()))
     assert report["nets_to_route"] == report["nets_routed"] == 2 and report["unrouted_nets"] == []
+    assert report["blocked_nets"] == []
     assert {wire["net"] for wire in copper["wires"]} == set(names)
     assert report["drc"]["routing_violations"] == 0
     with pytest.raises(trellis.UsageError, match="no net named 'nowhere'"):

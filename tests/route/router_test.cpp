@@ -1047,6 +1047,7 @@ TEST(Router, APinNoWireCanLeaveIsNotRetriedOnAFinerLattice) {
   const RouteResult result =
       route_board(b.board, options, [&](const RouteIteration& it) { pitches.push_back(it.pitch); });
   EXPECT_EQ(result.unrouted_nets.size(), 2u);
+  EXPECT_EQ(result.blocked_nets, result.unrouted_nets);
   ASSERT_EQ(result.warnings.size(), 2u);
   for (const std::string& warning : result.warnings) {
     EXPECT_NE(warning.find("0.25 mm wide"), std::string::npos) << warning;
@@ -1165,14 +1166,13 @@ TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   EXPECT_EQ(route_board(board, options).lattice.pitch, coarse.lattice.pitch);
 }
 
-// Where a connection still finds no way on the finer lattice, a finer one
-// again is tried, and the routing that leaves the fewest nets apart is
-// kept. A pin at the closed end of a channel 5.7 mm long between pads of
-// other nets: a 0.25 mm wire with 0.2 mm clearance fits along it only
-// within 0.05 mm of y = 9.61875 mm, which no row of the 0.45 mm lattice
-// nor of the 0.3375 mm one comes near, and row 38 of the 0.253125 mm
-// one meets (every lattice starts at the board's corner).
-TEST(Router, AFinerLatticeAgainWhileSomePinIsOutOfReach) {
+// A pin at the closed end of a channel 5.7 mm long between pads of other
+// nets: a 0.25 mm wire with 0.2 mm clearance fits along it only within
+// 0.05 mm of y = 9.61875 mm, which no row of the 0.45 mm lattice nor of
+// the 0.3375 mm one comes near, and row 38 of the 0.253125 mm one meets
+// (every lattice starts at the board's corner). Net S joins the pin to a
+// pad beyond the channel's open end.
+Board channel_board() {
   BoardBuilder b;
   const Coord axis = mm(9.61875);
   const Coord inner = mm(0.375);  // from the axis to each wall: the wire's 0.325 mm and 0.05 mm to spare
@@ -1183,20 +1183,63 @@ TEST(Router, AFinerLatticeAgainWhileSomePinIsOutOfReach) {
   b.net("bottom", {b.part(wall, {mm(12.7), axis - inner - mm(0.25)})});
   b.net("end", {b.part(end, {mm(9.15), axis})});
   b.net("S", {b.part(pin, {mm(9.8), axis}), b.part(b.smd, {mm(17), axis})});
+  return b.board;
+}
+
+// Where a connection still finds no way on the finer lattice, a finer one
+// again is tried, and the routing that leaves the fewest nets apart is
+// kept.
+TEST(Router, AFinerLatticeAgainWhileSomePinIsOutOfReach) {
+  const Board board = channel_board();
   RouterOptions options;
   options.backend = Backend::reference;
-  const RouteResult refined = route_board(b.board, options);
+  const RouteResult refined = route_board(board, options);
   options.refine_pitch = false;
-  const RouteResult coarse = route_board(b.board, options);
+  const RouteResult coarse = route_board(board, options);
   EXPECT_EQ(coarse.lattice.pitch, mm(0.45));
   options.pitch = coarse.lattice.pitch * 3 / 4;
-  const RouteResult once = route_board(b.board, options);
+  const RouteResult once = route_board(board, options);
   ASSERT_FALSE(once.unrouted_nets.empty()) << "one finer lattice should leave the net unrouted here";
   EXPECT_TRUE(refined.unrouted_nets.empty());
   EXPECT_EQ(refined.lattice.pitch, mm(0.253125));
-  const DrcReport drc = check(b.board, refined);
+  const DrcReport drc = check(board, refined);
   EXPECT_TRUE(drc.routing.empty());
   EXPECT_TRUE(drc.unconnected.empty());
+}
+
+// An unrouted net that the lattice leaves apart even with no other net
+// routed is named as blocked by its own rules, with its pins and its wire
+// and clearance; one that only lacks room others took is not.
+TEST(Router, NetsBlockedByTheirOwnRulesAreNamed) {
+  const Board channel = channel_board();
+  RouterOptions options;
+  options.backend = Backend::reference;
+  options.refine_pitch = false;
+  const RouteResult blocked = route_board(channel, options);
+  ASSERT_EQ(blocked.unrouted_nets.size(), 1u);
+  EXPECT_EQ(blocked.blocked_nets, blocked.unrouted_nets);
+  const auto named = std::find_if(blocked.warnings.begin(), blocked.warnings.end(), [](const std::string& w) {
+    return w.starts_with("net 'S' is blocked by its own rules");
+  });
+  ASSERT_NE(named, blocked.warnings.end());
+  EXPECT_NE(named->find("the lattice of 0.45 mm"), std::string::npos) << *named;
+  EXPECT_NE(named->find("0.25 mm wire with 0.2 mm clearance from pin P4-1 to pin P5-1"), std::string::npos) << *named;
+
+  // A wall across the board, on both layers, with a gap for one wire a
+  // layer (0.8 mm: two would need 1.1 mm), centred on a row of the 0.45 mm
+  // lattice. Three nets must pass it; each alone could.
+  BoardBuilder b;
+  const int wall =
+      b.padstack("wall", {{0, rect({mm(-0.5), 0}, {mm(0.5), mm(10)})}, {1, rect({mm(-0.5), 0}, {mm(0.5), mm(10)})}});
+  b.net("lower wall", {b.part(wall, {mm(10), mm(-0.5)})});
+  b.net("upper wall", {b.part(wall, {mm(10), mm(10.3)})});
+  b.net("A", {b.part(b.smd, {mm(5), mm(8)}), b.part(b.smd, {mm(15), mm(8)})});
+  b.net("B", {b.part(b.smd, {mm(5), mm(12)}), b.part(b.smd, {mm(15), mm(12)})});
+  b.net("C", {b.part(b.smd, {mm(5), mm(4)}), b.part(b.smd, {mm(15), mm(4)})});
+  options.max_iterations = 10;
+  const RouteResult congested = route_board(b.board, options);
+  EXPECT_EQ(congested.unrouted_nets.size(), 1u);
+  EXPECT_TRUE(congested.blocked_nets.empty());
 }
 
 }  // namespace

@@ -261,11 +261,15 @@ struct RouteResult {
   LatticeSummary lattice;                  // the lattice of the routing kept
   std::size_t nets_to_route = 0;           // nets with two or more pins
   std::vector<int> unrouted_nets;          // nets (Board::nets indices) left without a complete tree
-  std::size_t overused_nodes = 0;          // at the end; 0 when the routing converged
-  bool converged = false;                  // zero overuse and every net complete
-  Coord wire_length = 0;                   // total centre-line length of the new wires (nm)
-  std::size_t via_count = 0;               // number of new vias
-  std::size_t mitred_corners = 0;          // right-angle corners cut at 45 degrees
+  // Of the unrouted nets, those that every lattice tried leaves apart even
+  // with no other net routed: their own wire width and clearance find no
+  // way past the board's fixed copper (a warning names the pins).
+  std::vector<int> blocked_nets;
+  std::size_t overused_nodes = 0;  // at the end; 0 when the routing converged
+  bool converged = false;          // zero overuse and every net complete
+  Coord wire_length = 0;           // total centre-line length of the new wires (nm)
+  std::size_t via_count = 0;       // number of new vias
+  std::size_t mitred_corners = 0;  // right-angle corners cut at 45 degrees
   // Pads joined by their net's copper pour once KiCad refills it, with
   // this copper in place (pour_islands; islands reaching two pads or
   // more): connections the router left to the pours.

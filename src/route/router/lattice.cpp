@@ -1127,4 +1127,31 @@ class Builder {
 
 Lattice build_lattice(const Board& board, const RouterOptions& options) { return Builder(board, options).build(); }
 
+std::vector<int> pins_apart(const Lattice& lattice, int net) {
+  const std::vector<int>& pins = lattice.net_pins[static_cast<std::size_t>(net)];
+  if (pins.size() < 2) return {};
+  const std::vector<int>& owner =
+      lattice.owner[static_cast<std::size_t>(lattice.group_of_net[static_cast<std::size_t>(net)])];
+  const auto csr = lattice.graph.csr.view();
+  std::vector<char> reached(static_cast<std::size_t>(lattice.node_count), 0);
+  std::vector<int> stack{pins.front()};
+  reached[static_cast<std::size_t>(pins.front())] = 1;
+  while (!stack.empty()) {
+    const int node = stack.back();
+    stack.pop_back();
+    for (auto e = csr.row_offsets[node]; e < csr.row_offsets[node + 1]; ++e) {
+      const int next = csr.col_indices[e];
+      const int who = owner[static_cast<std::size_t>(next)];
+      if (reached[static_cast<std::size_t>(next)] || (who != kAnyNet && who != net)) continue;
+      reached[static_cast<std::size_t>(next)] = 1;
+      stack.push_back(next);
+    }
+  }
+  std::vector<int> apart;
+  for (const int pin : pins) {
+    if (!reached[static_cast<std::size_t>(pin)]) apart.push_back(pin);
+  }
+  return apart;
+}
+
 }  // namespace trellis::route::router_detail

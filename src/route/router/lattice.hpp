@@ -151,4 +151,9 @@ struct Lattice {
 // Builds the lattice; throws UsageError as route_board documents.
 Lattice build_lattice(const Board& board, const RouterOptions& options);
 
+// The pin nodes of `net` that no path from its first pin reaches through
+// nodes the net may use: what keeps it apart on this lattice with no other
+// net routed. Empty when the lattice joins them all.
+std::vector<int> pins_apart(const Lattice& lattice, int net);
+
 }  // namespace trellis::route::router_detail

@@ -7,12 +7,14 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "congestion_ledger.hpp"
 #include "copper_from_paths.hpp"
@@ -1183,6 +1185,10 @@ namespace {
 struct Routing {
   RouteResult result;
   bool finer_could_help = false;  // an unrouted net has no pin that no lattice can reach
+  // Unrouted nets the lattice does not join even with no other net routed,
+  // with the rule and the pins it leaves apart ("" where a warning names a
+  // pin no wire of the net leaves at any pitch).
+  std::map<int, std::string> blocked;
 };
 
 // Nets a routing leaves unrouted or that its copper and the pours leave in
@@ -1242,7 +1248,47 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
   const bool finer_could_help = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(), [&](int net) {
     return !built.pin_off_every_lattice[static_cast<std::size_t>(net)];
   });
-  return {std::move(result), finer_could_help};
+  std::map<int, std::string> blocked;
+  for (const int net : result.unrouted_nets) {
+    std::vector<std::string> names;
+    for (const int pin : router_detail::pins_apart(built, net)) {
+      names.push_back(pin_name(board, built.pin_of[static_cast<std::size_t>(pin - built.pin_base)]));
+    }
+    if (names.empty()) continue;
+    if (built.pin_off_every_lattice[static_cast<std::size_t>(net)]) {
+      blocked[net] = "";  // a warning names the pin already
+      continue;
+    }
+    const router_detail::RuleGroup& group =
+        built.groups[static_cast<std::size_t>(built.group_of_net[static_cast<std::size_t>(net)])];
+    const int first = built.net_pins[static_cast<std::size_t>(net)].front();
+    blocked[net] =
+        fmt::format("{} mm wire with {} mm clearance from pin {} to {} {}",
+                    millimetres(static_cast<double>(group.width)), millimetres(static_cast<double>(group.clearance)),
+                    pin_name(board, built.pin_of[static_cast<std::size_t>(first - built.pin_base)]),
+                    names.size() == 1 ? "pin" : "pins", fmt::join(names, ", "));
+  }
+  return {std::move(result), finer_could_help, std::move(blocked)};
+}
+
+// Names the unrouted nets that every lattice tried (finest `finest`,
+// coarsest `coarsest`) left apart with no other net routed: their own
+// width and clearance find no way past the board's fixed copper.
+void report_blocked_nets(const Board& board, const std::map<int, std::string>& blocked, Coord coarsest, Coord finest,
+                         RouteResult& result) {
+  const auto mm = [](Coord pitch) { return millimetres(static_cast<double>(pitch)); };
+  const std::string lattices = coarsest == finest
+                                   ? fmt::format("the lattice of {} mm has no way", mm(finest))
+                                   : fmt::format("no lattice tried ({} to {} mm) has a way", mm(coarsest), mm(finest));
+  for (const int net : result.unrouted_nets) {
+    const auto found = blocked.find(net);
+    if (found == blocked.end()) continue;
+    result.blocked_nets.push_back(net);
+    if (found->second.empty()) continue;
+    result.warnings.push_back(
+        fmt::format("net '{}' is blocked by its own rules: even with no other net routed, {} for a {}",
+                    board.nets[static_cast<std::size_t>(net)].name, lattices, found->second));
+  }
 }
 
 // One routing, and routings on finer lattices where that could help; pins
@@ -1251,7 +1297,14 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
                        const router_detail::PinGroups& poured) {
   Routing latest = route_on_lattice(board, options, progress, poured);
   RouteResult result = latest.result;
-  if (options.pitch || !options.refine_pitch) return result;
+  // Nets every lattice tried so far leaves apart with no other net routed.
+  std::map<int, std::string> blocked = latest.blocked;
+  const Coord coarsest = result.lattice.pitch;
+  Coord finest = coarsest;
+  if (options.pitch || !options.refine_pitch) {
+    report_blocked_nets(board, blocked, coarsest, finest, result);
+    return result;
+  }
   Coord pitch = result.lattice.pitch;
   for (int refinement = 1; refinement <= kMostRefinements && !result.unrouted_nets.empty(); ++refinement) {
     // Wires on a grid of one wire and clearance a step leave no room
@@ -1274,8 +1327,11 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
                       result.unrouted_nets.size()));
       break;
     }
+    finest = pitch;
+    std::erase_if(blocked, [&](const auto& entry) { return !latest.blocked.contains(entry.first); });
     if (latest.result.unrouted_nets.size() < result.unrouted_nets.size()) result = latest.result;
   }
+  report_blocked_nets(board, blocked, coarsest, finest, result);
   return result;
 }
 
