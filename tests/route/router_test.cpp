@@ -1137,21 +1137,31 @@ TEST(Router, WiresNeckDownToLeaveFinePitchPads) {
   }
 }
 
-// Minisumo's two nets leaving neighbouring pins of a TSSOP share the one
-// grid node between the pins at the default pitch (wire plus clearance)
-// when nets are routed one after another in routing order (checked
-// batches place them in another order, in which both fit); on a lattice
-// of 3/4 that pitch both find their way. The clean-up, whose crossings
-// also find the second way at the default pitch, is left out here.
+// A pin at the closed end of a channel 5.7 mm long between pads of other
+// nets: a 0.25 mm wire with 0.2 mm clearance fits along it only within
+// 0.05 mm of its axis, so only a lattice with a row there routes it (every
+// lattice starts at the board's corner). Net S joins the pin to a pad
+// beyond the channel's open end.
+Board channel_board(Coord axis) {
+  BoardBuilder b;
+  const Coord inner = mm(0.375);  // from the axis to each wall: the wire's 0.325 mm and 0.05 mm to spare
+  const int wall = b.padstack("wall", {{0, rect({mm(-3), mm(-0.25)}, {mm(3), mm(0.25)})}});
+  const int end = b.padstack("end", {{0, rect({mm(-0.15), mm(-0.625)}, {mm(0.15), mm(0.625)})}});
+  const int pin = b.padstack("pin", {{0, rect({mm(-0.15), mm(-0.15)}, {mm(0.15), mm(0.15)})}});
+  b.net("top", {b.part(wall, {mm(12.7), axis + inner + mm(0.25)})});
+  b.net("bottom", {b.part(wall, {mm(12.7), axis - inner - mm(0.25)})});
+  b.net("end", {b.part(end, {mm(9.15), axis})});
+  b.net("S", {b.part(pin, {mm(9.8), axis}), b.part(b.smd, {mm(17), axis})});
+  return b.board;
+}
+
+// Where nets stay unrouted, the board is routed again on a lattice of 3/4
+// the pitch: the channel's axis (y = 9.7875 mm) is row 29 of the 0.3375 mm
+// lattice and 0.1125 mm from the nearest row of the 0.45 mm one.
 TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
-  std::string why_not;
-  const std::filesystem::path file = pcbench_board("kitspace_Minisumo_V2.1", why_not);
-  if (file.empty()) GTEST_SKIP() << why_not;
-  const Board board = read_dsn_file(file);
+  const Board board = channel_board(mm(9.7875));
   RouterOptions options;
   options.backend = Backend::cpu;
-  options.checked_batches = false;
-  options.cleanup_passes = 0;
   options.refine_pitch = false;
   const RouteResult coarse = route_board(board, options);
   ASSERT_FALSE(coarse.unrouted_nets.empty()) << "the default pitch should leave a net unrouted here";
@@ -1166,31 +1176,13 @@ TEST(Router, NetsLeftUnroutedAreTriedAgainOnAFinerLattice) {
   EXPECT_EQ(route_board(board, options).lattice.pitch, coarse.lattice.pitch);
 }
 
-// A pin at the closed end of a channel 5.7 mm long between pads of other
-// nets: a 0.25 mm wire with 0.2 mm clearance fits along it only within
-// 0.05 mm of y = 9.61875 mm, which no row of the 0.45 mm lattice nor of
-// the 0.3375 mm one comes near, and row 38 of the 0.253125 mm one meets
-// (every lattice starts at the board's corner). Net S joins the pin to a
-// pad beyond the channel's open end.
-Board channel_board() {
-  BoardBuilder b;
-  const Coord axis = mm(9.61875);
-  const Coord inner = mm(0.375);  // from the axis to each wall: the wire's 0.325 mm and 0.05 mm to spare
-  const int wall = b.padstack("wall", {{0, rect({mm(-3), mm(-0.25)}, {mm(3), mm(0.25)})}});
-  const int end = b.padstack("end", {{0, rect({mm(-0.15), mm(-0.625)}, {mm(0.15), mm(0.625)})}});
-  const int pin = b.padstack("pin", {{0, rect({mm(-0.15), mm(-0.15)}, {mm(0.15), mm(0.15)})}});
-  b.net("top", {b.part(wall, {mm(12.7), axis + inner + mm(0.25)})});
-  b.net("bottom", {b.part(wall, {mm(12.7), axis - inner - mm(0.25)})});
-  b.net("end", {b.part(end, {mm(9.15), axis})});
-  b.net("S", {b.part(pin, {mm(9.8), axis}), b.part(b.smd, {mm(17), axis})});
-  return b.board;
-}
-
 // Where a connection still finds no way on the finer lattice, a finer one
 // again is tried, and the routing that leaves the fewest nets apart is
 // kept.
 TEST(Router, AFinerLatticeAgainWhileSomePinIsOutOfReach) {
-  const Board board = channel_board();
+  // The axis, y = 9.61875 mm, is row 38 of the 0.253125 mm lattice and
+  // 0.169 mm or more from the rows of the 0.45 and 0.3375 mm ones.
+  const Board board = channel_board(mm(9.61875));
   RouterOptions options;
   options.backend = Backend::reference;
   const RouteResult refined = route_board(board, options);
@@ -1211,7 +1203,7 @@ TEST(Router, AFinerLatticeAgainWhileSomePinIsOutOfReach) {
 // routed is named as blocked by its own rules, with its pins and its wire
 // and clearance; one that only lacks room others took is not.
 TEST(Router, NetsBlockedByTheirOwnRulesAreNamed) {
-  const Board channel = channel_board();
+  const Board channel = channel_board(mm(9.61875));
   RouterOptions options;
   options.backend = Backend::reference;
   options.refine_pitch = false;

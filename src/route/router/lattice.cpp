@@ -776,6 +776,27 @@ class Builder {
     return true;
   }
 
+  // Whether a wire `width` wide could not pass between the pad and another
+  // net's copper on its slot: a fine-pitch pad, whose ways out lie only
+  // ahead and aslant.
+  bool tight(const PinCopper& pad, int slot, Coord width) {
+    const double gap = static_cast<double>(width) + 2.0 * static_cast<double>(largest_clearance_);
+    bool close = false;
+    for (const Primitive& part : geometry::primitives_of(pad.shape)) {
+      if (part.core.empty()) continue;
+      for_buckets(grown(part.box, gap), [&](std::vector<int>& bucket) {
+        for (const int i : bucket) {
+          if (close) return;
+          const Obstacle& o = obstacles_[static_cast<std::size_t>(i)];
+          if (o.kind != ObstacleKind::copper || o.net == pad.net) continue;
+          if (o.layer != kAllLayers && slot_of(o.layer) != slot) continue;
+          if (geometry::separation(part, o.shape).distance < gap) close = true;
+        }
+      });
+    }
+    return close;
+  }
+
   // Whether a stub of `net` keeps its clearance from everything not its own.
   bool stub_clear(const Primitive& stub, int net, int slot) {
     bool clear = true;
@@ -861,9 +882,10 @@ class Builder {
         add_stub(r, c, {});
         straight.push_back({r, c});
       });
-      if (!straight.empty() && !trapped(straight, around, slot, pad.net, owner)) return;
       // Fine-pitch pads often have no straight way out between their
-      // neighbours: leave along the pad's axis first, then turn.
+      // neighbours, or few: they also leave along the pad's axis first and
+      // then turn (as a human fan-out does, at 45 degrees).
+      if (!straight.empty() && !tight(pad, slot, width) && !trapped(straight, around, slot, pad.net, owner)) return;
       const Coord step = std::max<Coord>(1, lattice_.pitch / 16);
       for_grid_points_near(around, (pitches + 1) * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c)) return;

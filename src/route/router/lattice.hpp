@@ -46,9 +46,9 @@ struct Offset {
 };
 
 // A wire from a pad's centre to a grid node on the pad's layer: straight,
-// or where no straight wire keeps its clearance, out of the pad along one
-// axis and on to the grid node square, at 45 degrees, or at 45 degrees and
-// then square. It is a node of its own between the two (at the grid node's
+// or (from fine-pitch pads, and where no straight wire keeps its clearance)
+// out of the pad along one axis and on to the grid node square, at 45
+// degrees, or at 45 degrees and then square. It is a node of its own between the two (at the grid node's
 // position), so that its cost can count the copper of other nets near the
 // whole wire. Its width is its net's, or the group's neck width for a pin
 // that no wire of the full width can leave.
