@@ -709,21 +709,21 @@ class Builder {
     }
   }
 
-  // The corners a stub from `centre` to `end` may take, simplest first: out
-  // along one axis, then square; out along one axis, then at 45 degrees;
-  // out along one axis for some way (in steps of `step`), then at 45
-  // degrees and square or straight on. The last fit a diagonal into the
-  // gap between a neighbour's corner and a part in front at any pitch.
-  static std::vector<std::vector<Point>> stub_shapes(Point centre, Point end, Coord step) {
-    std::vector<std::vector<Point>> shapes;
-    const auto add = [&](std::vector<Point> corners) {
+  // Offers `take` the corners a stub from `centre` to `end` may take,
+  // simplest first, until it accepts one: out along one axis, then square;
+  // out along one axis, then at 45 degrees; out along one axis for some way
+  // (in steps of `step`), then at 45 degrees and square or straight on. The
+  // last fit a diagonal into the gap between a neighbour's corner and a
+  // part in front at any pitch. True when `take` accepted some.
+  template <typename Take>
+  static bool try_stub_shapes(Point centre, Point end, Coord step, Take take) {
+    const auto offer = [&](std::initializer_list<Point> corners) {
       for (const Point corner : corners) {
-        if (corner == centre || corner == end) return;
+        if (corner == centre || corner == end) return false;
       }
-      shapes.push_back(std::move(corners));
+      return take(std::vector<Point>(corners));
     };
-    add({{end.x, centre.y}});
-    add({{centre.x, end.y}});
+    if (offer({{end.x, centre.y}}) || offer({{centre.x, end.y}})) return true;
     // Along x first (`along_x`), or along y: written for x, with y mirrored.
     for (const bool along_x : {true, false}) {
       const auto point = [&](Coord along, Coord across) {
@@ -734,18 +734,21 @@ class Builder {
       const Coord d_along = std::abs(e_along - c_along), d_across = std::abs(e_across - c_across);
       const Coord s_along = e_along > c_along ? 1 : -1, s_across = e_across > c_across ? 1 : -1;
       if (d_across == 0 || d_along == 0) continue;
-      if (d_along > d_across) add({point(e_along - s_along * d_across, c_across)});
+      if (d_along > d_across && offer({point(e_along - s_along * d_across, c_across)})) return true;
       for (Coord t = step; t < d_along; t += step) {
         const Coord diagonal = d_along - t;  // to end's column, then square
-        if (diagonal < d_across) {
-          add({point(c_along + s_along * t, c_across), point(e_along, c_across + s_across * diagonal)});
+        if (diagonal < d_across &&
+            offer({point(c_along + s_along * t, c_across), point(e_along, c_across + s_across * diagonal)})) {
+          return true;
         }
-        if (t + d_across < d_along) {  // across to end's row, then straight on
-          add({point(c_along + s_along * t, c_across), point(c_along + s_along * (t + d_across), e_across)});
+        // Across to end's row, then straight on.
+        if (t + d_across < d_along &&
+            offer({point(c_along + s_along * t, c_across), point(c_along + s_along * (t + d_across), e_across)})) {
+          return true;
         }
       }
     }
-    return shapes;
+    return false;
   }
 
   // Whether the grid nodes a pad's straight stubs reach are shut in: the
@@ -757,19 +760,31 @@ class Builder {
                const std::vector<int>& owner) const {
     const GridRange box = grid_range(grown(pad_box, 4.0 * static_cast<double>(lattice_.pitch)));
     const auto usable = [&](std::size_t node) { return owner[node] == kAnyNet || owner[node] == net; };
-    std::vector<std::array<int, 2>> stack = starts;
-    std::vector<std::array<int, 2>> seen = starts;
+    const auto outside = [&](int r, int c) { return r <= box.r0 || r >= box.r1 || c <= box.c0 || c >= box.c1; };
+    // Reached marks over the box: the search stops at its edge.
+    const int width = box.c1 - box.c0 + 1;
+    std::vector<char> seen(static_cast<std::size_t>(width) * static_cast<std::size_t>(box.r1 - box.r0 + 1), 0);
+    const auto mark = [&](int r, int c) {
+      char& at = seen[static_cast<std::size_t>(r - box.r0) * static_cast<std::size_t>(width) +
+                      static_cast<std::size_t>(c - box.c0)];
+      const bool first = at == 0;
+      at = 1;
+      return first;
+    };
+    std::vector<std::array<int, 2>> stack;
+    for (const auto [r, c] : starts) {
+      if (outside(r, c)) return false;
+      if (mark(r, c)) stack.push_back({r, c});
+    }
     while (!stack.empty()) {
       const auto [r, c] = stack.back();
       stack.pop_back();
-      if (r <= box.r0 || r >= box.r1 || c <= box.c0 || c >= box.c1) return false;
+      if (outside(r, c)) return false;
       for (const int k : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
         if (usable(static_cast<std::size_t>(lattice_.via_site(k, r, c)))) return false;
       }
       for (const auto [r2, c2] : {std::array<int, 2>{r + 1, c}, {r - 1, c}, {r, c + 1}, {r, c - 1}}) {
-        if (!usable(static_cast<std::size_t>(lattice_.grid_node(slot, r2, c2)))) continue;
-        if (std::find(seen.begin(), seen.end(), std::array<int, 2>{r2, c2}) != seen.end()) continue;
-        seen.push_back({r2, c2});
+        if (!usable(static_cast<std::size_t>(lattice_.grid_node(slot, r2, c2))) || !mark(r2, c2)) continue;
         stack.push_back({r2, c2});
       }
     }
@@ -891,11 +906,11 @@ class Builder {
         if (!usable(r, c)) return;
         const Point end = grid_point(r, c);
         if (std::find(straight.begin(), straight.end(), std::array<int, 2>{r, c}) != straight.end()) return;
-        for (const std::vector<Point>& corners : stub_shapes(centre, end, step)) {
-          if (!clear(corners, end)) continue;
+        try_stub_shapes(centre, end, step, [&](const std::vector<Point>& corners) {
+          if (!clear(corners, end)) return false;
           add_stub(r, c, corners);
-          return;
-        }
+          return true;
+        });
       });
     };
     const auto group_of_pad = [&](std::size_t i) -> const RuleGroup& {

@@ -1248,25 +1248,25 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
   const bool finer_could_help = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(), [&](int net) {
     return !built.pin_off_every_lattice[static_cast<std::size_t>(net)];
   });
+  const auto name = [&](int pin) {
+    return pin_name(board, built.pin_of[static_cast<std::size_t>(pin - built.pin_base)]);
+  };
   std::map<int, std::string> blocked;
   for (const int net : result.unrouted_nets) {
-    std::vector<std::string> names;
-    for (const int pin : router_detail::pins_apart(built, net)) {
-      names.push_back(pin_name(board, built.pin_of[static_cast<std::size_t>(pin - built.pin_base)]));
-    }
-    if (names.empty()) continue;
+    const std::vector<int> apart = router_detail::pins_apart(built, net);
+    if (apart.empty()) continue;
     if (built.pin_off_every_lattice[static_cast<std::size_t>(net)]) {
       blocked[net] = "";  // a warning names the pin already
       continue;
     }
+    std::vector<std::string> names;
+    for (const int pin : apart) names.push_back(name(pin));
     const router_detail::RuleGroup& group =
         built.groups[static_cast<std::size_t>(built.group_of_net[static_cast<std::size_t>(net)])];
-    const int first = built.net_pins[static_cast<std::size_t>(net)].front();
-    blocked[net] =
-        fmt::format("{} mm wire with {} mm clearance from pin {} to {} {}",
-                    millimetres(static_cast<double>(group.width)), millimetres(static_cast<double>(group.clearance)),
-                    pin_name(board, built.pin_of[static_cast<std::size_t>(first - built.pin_base)]),
-                    names.size() == 1 ? "pin" : "pins", fmt::join(names, ", "));
+    blocked[net] = fmt::format(
+        "{} mm wire with {} mm clearance from pin {} to {} {}", millimetres(static_cast<double>(group.width)),
+        millimetres(static_cast<double>(group.clearance)), name(built.net_pins[static_cast<std::size_t>(net)].front()),
+        names.size() == 1 ? "pin" : "pins", fmt::join(names, ", "));
   }
   return {std::move(result), finer_could_help, std::move(blocked)};
 }
@@ -1300,12 +1300,12 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
   // Nets every lattice tried so far leaves apart with no other net routed.
   std::map<int, std::string> blocked = latest.blocked;
   const Coord coarsest = result.lattice.pitch;
-  Coord finest = coarsest;
+  Coord finest = coarsest;  // of the lattices routed
   if (options.pitch || !options.refine_pitch) {
     report_blocked_nets(board, blocked, coarsest, finest, result);
     return result;
   }
-  Coord pitch = result.lattice.pitch;
+  Coord pitch = coarsest;
   for (int refinement = 1; refinement <= kMostRefinements && !result.unrouted_nets.empty(); ++refinement) {
     // Wires on a grid of one wire and clearance a step leave no room
     // between two neighbours' paths; a finer grid lets a net pass where
