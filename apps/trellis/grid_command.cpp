@@ -29,6 +29,7 @@ struct GridCommand {
   std::string solver = "cg";
   std::string cycle = "V";
   std::string smoother = "chebyshev";
+  std::string coarse = "axes";
   bool json = false;
 };
 
@@ -77,6 +78,7 @@ void run(const std::string& problem, GridCommand& command, const GlobalOptions& 
                                               : grid::LinearSolver::cg;
   options.multigrid.cycle = command.cycle == "F" ? grid::Cycle::f : grid::Cycle::v;
   options.multigrid.smoother = command.smoother == "jacobi" ? grid::Smoother::jacobi : grid::Smoother::chebyshev;
+  options.multigrid.coarse_by_axes = command.coarse == "axes";
   options.rhs = command.rhs == "nodal"     ? grid::RhsProjection::nodal
                 : command.rhs == "average" ? grid::RhsProjection::cell_average
                                            : grid::RhsProjection::automatic;
@@ -137,6 +139,11 @@ void add_problem(CLI::App& grid, const std::string& name, const std::string& des
       ->capture_default_str();
   sub->add_option("--smoother", command->smoother, "Multigrid smoother: chebyshev (degree 3) or jacobi (3 sweeps)")
       ->check(CLI::IsMember({"chebyshev", "jacobi"}))
+      ->capture_default_str();
+  sub->add_option("--coarse", command->coarse,
+                  "Multigrid coarse operators: axes (1-D Galerkin products combined, where the form is separable "
+                  "with constant coefficients; else as products) or products (3-D Galerkin products R A P)")
+      ->check(CLI::IsMember({"axes", "products"}))
       ->capture_default_str();
   sub->add_option("--tolerance", command->options.tolerance, "Relative residual of each linear solve")
       ->capture_default_str();

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "banded_lu.hpp"
+#include "kronecker_levels.hpp"
 #include "multigrid_device.hpp"
 #include "multigrid_kernels.hpp"
 #include "multigrid_smoother.hpp"
@@ -119,8 +120,26 @@ struct Multigrid<T>::State {
   bool coarse_symmetric = true;
   // cuda: the levels on the device, and b and x of a cycle on host vectors.
   std::unique_ptr<cuda::MultigridCycle<T>> device;
+  // The finest operator off the constrained faces as Kronecker products, when
+  // the hierarchy was given a separable constant-coefficient form
+  // (kronecker_levels.hpp); and every level's, while the fill in use matches it.
+  std::optional<detail::KroneckerOperator> separable;
+  std::vector<detail::KroneckerOperator> kronecker;
   std::vector<DeviceArray<std::uint8_t>> device_constrained;  // per level
   mutable DeviceArray<T> staged_b, staged_x;
+
+  // Options, backend, levels and (with a form) the separable operator.
+  void start(const Mesh& mesh, const BilinearForm* form, const std::vector<std::uint8_t>& constrained,
+             const MultigridOptions& o, Backend chosen);
+  // The hierarchy of a host matrix: on the device for cuda, else here.
+  void build(const CsrMatrix<T>& a) {
+    if (backend == Backend::cuda) {
+      build_on_device(DeviceCsr<T>(a));
+      return;
+    }
+    levels.front().a = a;
+    build_operators();
+  }
 
   // The meshes, constraint flags and (host backends) transfers of every level.
   void make_levels(const Mesh& mesh, const std::vector<std::uint8_t>& constrained);
@@ -206,10 +225,16 @@ struct Multigrid<T>::State {
 
   // Coarse operators from level 0's matrix down, then smoothers and the coarse solve.
   void build_operators() {
-    for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
-      Level<T>& coarse = levels[l + 1];
-      coarse.a = kernels.galerkin_product(levels[l].r.view(), levels[l].a.view(), levels[l].p.view());
-      add_constrained_identity(coarse.a, coarse.constrained, coarse.constrained_nodes.size());
+    kronecker.clear();
+    if (separable && backend != Backend::reference && detail::describes(*separable, levels[0].a)) {
+      kronecker_levels();
+      for (std::size_t l = 1; l < levels.size(); ++l) levels[l].a = detail::to_csr<T>(kronecker[l]);
+    } else {
+      for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
+        Level<T>& coarse = levels[l + 1];
+        coarse.a = kernels.galerkin_product(levels[l].r.view(), levels[l].a.view(), levels[l].p.view());
+        add_constrained_identity(coarse.a, coarse.constrained, coarse.constrained_nodes.size());
+      }
     }
     for (std::size_t l = 0; l + 1 < levels.size(); ++l) prepare_smoother(levels[l]);
     prepare_coarse_solve();
@@ -227,21 +252,33 @@ struct Multigrid<T>::State {
     }
     std::vector<detail::DeviceLevelParts<T>> parts(levels.size());
     parts[0].a = std::move(finest);
+    kronecker.clear();
+    if (separable && cuda::kronecker_describes<T>(detail::DeviceKronecker<T>(*separable), parts[0].a.view())) {
+      kronecker_levels();
+    }
     for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
-      const detail::DeviceTransferInput transfer = transfer_input(l);
-      parts[l].p = cuda::interpolation<T>(transfer, false);
-      parts[l].r = cuda::interpolation<T>(transfer, true);
-      std::optional<DeviceCsr<T>> coarse =
-          cuda::galerkin_product<T>(parts[l].r.view(), parts[l].a.view(), parts[l].p.view(),
-                                    extents_of(levels[l + 1].mesh), device_constrained[l + 1].data());
+      parts[l].transfer.emplace(transfer_input(l));
+      if (!kronecker.empty()) {
+        // Below the finest, Kronecker products; the coarsest in CSR for its solve.
+        if (l + 2 == levels.size())
+          parts[l + 1].a = DeviceCsr<T>(detail::to_csr<T>(kronecker[l + 1]));
+        else
+          parts[l + 1].kronecker.emplace(kronecker[l + 1]);
+        continue;
+      }
+      // P and R as matrices only for the product; the cycle applies them without.
+      const DeviceCsr<T> p = cuda::interpolation<T>(*parts[l].transfer, false);
+      const DeviceCsr<T> r = cuda::interpolation<T>(*parts[l].transfer, true);
+      std::optional<DeviceCsr<T>> coarse = cuda::galerkin_product<T>(
+          r.view(), parts[l].a.view(), p.view(), extents_of(levels[l + 1].mesh), device_constrained[l + 1].data());
       if (coarse) {
         parts[l + 1].a = std::move(*coarse);
       } else {
         // A row reaches beyond the device's window: the cpu product.
         const Level<T>& next = levels[l + 1];
-        CsrMatrix<T> product = detail::multigrid_kernels<T>(Backend::cpu)
-                                   .galerkin_product(parts[l].r.to_host().view(), parts[l].a.to_host().view(),
-                                                     parts[l].p.to_host().view());
+        CsrMatrix<T> product =
+            detail::multigrid_kernels<T>(Backend::cpu)
+                .galerkin_product(r.to_host().view(), parts[l].a.to_host().view(), p.to_host().view());
         add_constrained_identity(product, next.constrained, next.constrained_nodes.size());
         parts[l + 1].a = DeviceCsr<T>(product);
       }
@@ -253,20 +290,28 @@ struct Multigrid<T>::State {
       if (l == 0) part.constrained_diagonal = cuda::diagonal_at<T>(part.a.view(), part.constrained_nodes);
       level.a = CsrMatrix<T>{};
       if (l + 1 == levels.size()) break;
-      part.inverse_diagonal = DeviceArray<T>(static_cast<std::size_t>(part.a.rows()));
+      const std::int32_t n = level.mesh.nodes();
+      part.inverse_diagonal = DeviceArray<T>(static_cast<std::size_t>(n));
       const std::int32_t bad_row =
-          cuda::inverse_diagonal<T>(part.a.view(), device_constrained[l].data(), part.inverse_diagonal.data());
+          part.kronecker
+              ? cuda::kronecker_inverse_diagonal<T>(*part.kronecker, part.inverse_diagonal.data())
+              : cuda::inverse_diagonal<T>(part.a.view(), device_constrained[l].data(), part.inverse_diagonal.data());
       if (bad_row >= 0) {
         throw UsageError(
             fmt::format("multigrid: the matrix has a zero or non-finite diagonal entry in free row {} "
                         "of level {} ({} nodes)",
-                        bad_row, l, part.a.rows()));
+                        bad_row, l, n));
       }
       level.lambda_max = 0;
       if (options.smoother == Smoother::chebyshev) {
         std::vector<double> alpha, beta;
-        cuda::lanczos_tridiagonal<T>(part.a.view(), part.inverse_diagonal.data(), options.eigenvalue_steps, alpha,
-                                     beta);
+        if (part.kronecker) {
+          cuda::lanczos_tridiagonal<T>(*part.kronecker, part.inverse_diagonal.data(), options.eigenvalue_steps, alpha,
+                                       beta);
+        } else {
+          cuda::lanczos_tridiagonal<T>(part.a.view(), part.inverse_diagonal.data(), options.eigenvalue_steps, alpha,
+                                       beta);
+        }
         level.lambda_max = alpha.empty() ? 1.0 : largest_tridiagonal_eigenvalue(alpha, beta);
       }
       level.steps = detail::smoothing_schedule(options, level.lambda_max);
@@ -280,22 +325,40 @@ struct Multigrid<T>::State {
 
   static detail::LevelExtents extents_of(const Mesh& mesh) { return {mesh.extent(0), mesh.extent(1), mesh.extent(2)}; }
 
-  // Level l to level l + 1, as the device builds it.
-  detail::DeviceTransferInput transfer_input(std::size_t l) const {
+  // The 1-D interpolations from level l + 1 to level l, per axis.
+  std::array<std::vector<detail::AxisWeights>, 3> interpolation_axes(std::size_t l) const {
     const Mesh& fine = levels[l].mesh;
     const Mesh& coarse = levels[l + 1].mesh;
-    detail::DeviceTransferInput transfer;
-    transfer.fine = extents_of(fine);
-    transfer.coarse = extents_of(coarse);
+    std::array<std::vector<detail::AxisWeights>, 3> axes;
     for (int a = 0; a < 3; ++a) {
-      transfer.axes[static_cast<std::size_t>(a)] =
+      axes[static_cast<std::size_t>(a)] =
           a < fine.dim() ? detail::axis_interpolation(fine.axis(a), coarse.extent(a) != fine.extent(a))
                          : std::vector<detail::AxisWeights>{detail::AxisWeights{{0, 0}, {1, 0}, 1}};
     }
+    return axes;
+  }
+
+  // Every level's Kronecker operator from the finest one down.
+  void kronecker_levels() {
+    kronecker.assign(1, *separable);
+    for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
+      kronecker.push_back(detail::coarsened(kronecker[l], interpolation_axes(l), extents_of(levels[l + 1].mesh)));
+    }
+  }
+
+  // Level l to level l + 1, as the device builds it.
+  detail::DeviceTransferInput transfer_input(std::size_t l) const {
+    detail::DeviceTransferInput transfer;
+    transfer.fine = extents_of(levels[l].mesh);
+    transfer.coarse = extents_of(levels[l + 1].mesh);
+    transfer.axes = interpolation_axes(l);
     transfer.fine_constrained = device_constrained[l].data();
     transfer.coarse_constrained = device_constrained[l + 1].data();
     return transfer;
   }
+
+  // Whether the device holds level l as Kronecker bands (no CSR there).
+  bool kronecker_level(std::size_t l) const { return !kronecker.empty() && l > 0 && l + 1 < levels.size(); }
 
   const cuda::MultigridCycle<T>& device_cycle() const {
     if (!device) {
@@ -437,22 +500,26 @@ void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::u
 }
 
 template <typename T>
+void Multigrid<T>::State::start(const Mesh& mesh, const BilinearForm* form,
+                                const std::vector<std::uint8_t>& constrained, const MultigridOptions& o,
+                                Backend chosen) {
+  options = o;
+  backend = chosen;
+  kernels = detail::multigrid_kernels<T>(backend == Backend::reference ? Backend::reference : Backend::cpu);
+  make_levels(mesh, constrained);
+  if (form != nullptr && options.coarse_by_axes && backend != Backend::reference) {
+    separable = detail::separable_operator(mesh, *form, levels.front().constrained_nodes);
+  }
+}
+
+template <typename T>
 Multigrid<T>::Multigrid(const Mesh& mesh, const CsrMatrix<T>& a, const std::vector<std::uint8_t>& constrained,
                         const MultigridOptions& options, Backend backend)
     : state_(std::make_unique<State>()) {
   check_options(options);
   check_sizes(mesh, a.rows, a.cols, constrained.size());
-  State& s = *state_;
-  s.options = options;
-  s.backend = resolve(backend);
-  s.kernels = detail::multigrid_kernels<T>(s.backend);
-  s.make_levels(mesh, constrained);
-  if (s.backend == Backend::cuda) {
-    s.build_on_device(DeviceCsr<T>(a));
-  } else {
-    s.levels.front().a = a;
-    s.build_operators();
-  }
+  state_->start(mesh, nullptr, constrained, options, resolve(backend));
+  state_->build(a);
 }
 
 template <typename T>
@@ -461,12 +528,28 @@ Multigrid<T>::Multigrid(const Mesh& mesh, const DeviceCsr<T>& a, const std::vect
     : state_(std::make_unique<State>()) {
   check_options(options);
   check_sizes(mesh, a.rows(), a.cols(), constrained.size());
-  State& s = *state_;
-  s.options = options;
-  s.backend = resolve(Backend::cuda);
-  s.kernels = detail::multigrid_kernels<T>(Backend::cpu);
-  s.make_levels(mesh, constrained);
-  s.build_on_device(a.copy());
+  state_->start(mesh, nullptr, constrained, options, resolve(Backend::cuda));
+  state_->build_on_device(a.copy());
+}
+
+template <typename T>
+Multigrid<T>::Multigrid(const Mesh& mesh, const BilinearForm& form, const CsrMatrix<T>& a,
+                        const std::vector<std::uint8_t>& constrained, const MultigridOptions& options, Backend backend)
+    : state_(std::make_unique<State>()) {
+  check_options(options);
+  check_sizes(mesh, a.rows, a.cols, constrained.size());
+  state_->start(mesh, &form, constrained, options, resolve(backend));
+  state_->build(a);
+}
+
+template <typename T>
+Multigrid<T>::Multigrid(const Mesh& mesh, const BilinearForm& form, const DeviceCsr<T>& a,
+                        const std::vector<std::uint8_t>& constrained, const MultigridOptions& options)
+    : state_(std::make_unique<State>()) {
+  check_options(options);
+  check_sizes(mesh, a.rows(), a.cols(), constrained.size());
+  state_->start(mesh, &form, constrained, options, resolve(Backend::cuda));
+  state_->build_on_device(a.copy());
 }
 
 template <typename T>
@@ -483,12 +566,7 @@ void Multigrid<T>::refill(const CsrMatrix<T>& a) {
     throw UsageError(
         fmt::format("multigrid refill: the hierarchy is for {0}x{0} matrices, got {1}x{2}", size(), a.rows, a.cols));
   }
-  if (s.backend == Backend::cuda) {
-    s.build_on_device(DeviceCsr<T>(a));
-    return;
-  }
-  s.levels.front().a = a;
-  s.build_operators();
+  s.build(a);
 }
 
 template <typename T>
@@ -526,10 +604,10 @@ void Multigrid<T>::cycle(const T* b, T* x, Stream stream) const {
 }
 
 template <typename T>
-void Multigrid<T>::precondition(const T* r, T* z, Stream stream) const {
+void Multigrid<T>::precondition(const T* r, T* z, Stream stream, const DeviceLinearOperator<T>* finest) const {
   const cuda::MultigridCycle<T>& device = state_->device_cycle();
   device::fill_zero(z, sizeof(T) * static_cast<std::size_t>(size()), stream);
-  device.cycle(r, z, stream);
+  device.cycle(r, z, stream, finest);
 }
 
 template <typename T>
@@ -554,8 +632,9 @@ std::int32_t Multigrid<T>::levels() const noexcept {
 template <typename T>
 MultigridLevelInfo Multigrid<T>::level(std::int32_t l) const {
   const Level<T>& level = state_->levels.at(static_cast<std::size_t>(l));
-  const std::int64_t nonzeros =
-      state_->device ? state_->device->level_matrix(static_cast<std::size_t>(l)).nnz() : level.a.nnz();
+  const std::int64_t nonzeros = state_->device && !state_->kronecker_level(static_cast<std::size_t>(l))
+                                    ? state_->device->level_matrix(static_cast<std::size_t>(l)).nnz()
+                                    : level_matrix(l).nnz();
   return {{level.mesh.extent(0), level.mesh.extent(1), level.mesh.extent(2)},
           level.mesh.nodes(),
           nonzeros,
@@ -564,9 +643,16 @@ MultigridLevelInfo Multigrid<T>::level(std::int32_t l) const {
 template <typename T>
 const CsrMatrix<T>& Multigrid<T>::level_matrix(std::int32_t l) const {
   const Level<T>& level = state_->levels.at(static_cast<std::size_t>(l));
-  if (state_->device && level.a.rows == 0)
-    level.a = state_->device->level_matrix(static_cast<std::size_t>(l)).to_host();
+  if (state_->device && level.a.rows == 0) {
+    const auto at = static_cast<std::size_t>(l);
+    level.a = state_->kronecker_level(at) ? detail::to_csr<T>(state_->kronecker[at])
+                                          : state_->device->level_matrix(at).to_host();
+  }
   return level.a;
+}
+template <typename T>
+bool Multigrid<T>::coarse_by_axes() const noexcept {
+  return !state_->kronecker.empty();
 }
 template <typename T>
 bool Multigrid<T>::direct_coarse_solve() const noexcept {

@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "banded_lu.hpp"
+#include "kronecker_levels.hpp"
 #include "multigrid_smoother.hpp"
 #include "multigrid_transfer.hpp"
 #include "trellis/core/csr.hpp"
+#include "trellis/core/device.hpp"
 #include "trellis/core/device_array.hpp"
 #include "trellis/core/stream.hpp"
 #include "trellis/grid/multigrid.hpp"
@@ -38,12 +40,87 @@ struct DeviceTransferInput {
   const std::uint8_t* coarse_constrained = nullptr;  // device, one per coarse node
 };
 
-// One level as the device cycle holds it.
+// A Kronecker operator's bands and face flags on the device (kronecker_levels.hpp).
+template <typename T>
+class DeviceKronecker {
+ public:
+  explicit DeviceKronecker(const KroneckerOperator& op) : nodes_(op.nodes()), reach_(op.reach()) {
+    view_.terms = static_cast<std::int32_t>(op.terms.size());
+    for (std::size_t a = 0; a < 3; ++a) {
+      view_.extents[a] = op.extents[a];
+      flags_[a] = DeviceArray<std::uint8_t>::from_host(op.constrained[a]);
+      view_.constrained[a] = flags_[a].data();
+    }
+    for (std::size_t t = 0; t < op.terms.size(); ++t) {
+      for (std::size_t a = 0; a < 3; ++a) {
+        const Band& band = op.terms[t][a];
+        const std::vector<T> values(band.values.begin(), band.values.end());
+        bands_[t][a] = DeviceArray<T>::from_host(values);
+        view_.band[t][a] = bands_[t][a].data();
+        view_.reach[t][a] = band.reach;
+      }
+    }
+    device::synchronize(nullptr);  // the converted values die here
+  }
+  const KroneckerView<T>& view() const { return view_; }
+  std::int32_t nodes() const { return nodes_; }
+  std::int32_t reach() const { return reach_; }
+
+ private:
+  std::int32_t nodes_;
+  std::int32_t reach_;
+  KroneckerView<T> view_;
+  DeviceArray<T> bands_[kMaxKroneckerTerms][3];
+  DeviceArray<std::uint8_t> flags_[3];
+};
+
+// One axis of a transfer as the device reads it: fine index i's coarse indices and weights.
+struct AxisRow {
+  std::int32_t coarse[2];
+  double weight[2];
+  std::int32_t count;
+};
+
+// A transfer's extents, axes and constraint flags (device pointers).
+struct TransferView {
+  std::int32_t fine[3];
+  std::int32_t coarse[3];
+  const AxisRow* axis[3];  // per fine index
+  const std::uint8_t* fine_constrained;
+  const std::uint8_t* coarse_constrained;
+};
+
+// P and R = P^T between a level and the next coarser one, applied without
+// their matrices: each row's entries formed as cuda::interpolation builds
+// them and summed as the device SpMV sums a row, so the results are the
+// SpMV's with those matrices, bit for bit (cuda/multigrid_setup.cu).
+class DeviceTransfer {
+ public:
+  // The flags in transfer must outlive this. Throws BackendUnavailable without CUDA.
+  explicit DeviceTransfer(const DeviceTransferInput& transfer);
+  const TransferView& view() const { return view_; }
+  std::int32_t fine_nodes() const;
+  std::int32_t coarse_nodes() const;
+  // fine += P coarse, on stream.
+  template <typename T>
+  void prolong_add(const T* coarse, T* fine, Stream stream) const;
+  // coarse = R fine, on stream.
+  template <typename T>
+  void restrict_to(const T* fine, T* coarse, Stream stream) const;
+
+ private:
+  TransferView view_{};
+  std::array<DeviceArray<unsigned char>, 3> axes_;
+};
+
+// One level as the device cycle holds it: its matrix in CSR, or (levels
+// between the finest and the coarsest of a separable form) as Kronecker
+// products applied without a matrix.
 template <typename T>
 struct DeviceLevelParts {
   DeviceCsr<T> a;
-  DeviceCsr<T> p;  // from the next coarser level; empty on the coarsest
-  DeviceCsr<T> r;
+  std::optional<DeviceKronecker<T>> kronecker;
+  std::optional<DeviceTransfer> transfer;  // to and from the next coarser level; empty on the coarsest
   DeviceArray<std::int32_t> constrained_nodes;
   DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes; empty below
   DeviceArray<T> inverse_diagonal;      // empty on the coarsest
@@ -59,7 +136,7 @@ namespace trellis::grid::cuda {
 // weights multiplied in the same order (so bitwise equal to the host's P and
 // transposed(P)).
 template <typename T>
-DeviceCsr<T> interpolation(const detail::DeviceTransferInput& transfer, bool transposed);
+DeviceCsr<T> interpolation(const detail::DeviceTransfer& transfer, bool transposed);
 
 // C = R A P with an identity row on each constrained coarse row (coarse
 // extents and flags on the device): each coarse row sums its products in the
@@ -90,16 +167,44 @@ template <typename T>
 void lanczos_tridiagonal(const CsrView<T>& a, const T* inverse_diagonal, std::int32_t steps, std::vector<double>& alpha,
                          std::vector<double>& beta);
 
+// The same for a Kronecker level (the cycle's apply).
+template <typename T>
+void lanczos_tridiagonal(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal, std::int32_t steps,
+                         std::vector<double>& alpha, std::vector<double>& beta);
+
+// Kronecker levels (cuda/kronecker.cu): y = A x with identity rows on the
+// constrained nodes; r = b - A x; 1 / a_ii on free rows and 0 on
+// constrained ones (returns the first free row whose diagonal is zero or
+// not finite, or -1); and whether a (on the device) applied to the probe
+// vector equals op within detail::kDescribesTolerance (detail::describes on
+// the device).
+template <typename T>
+void kronecker_apply(const detail::DeviceKronecker<T>& a, const T* x, T* y, Stream stream);
+template <typename T>
+void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* r, Stream stream);
+template <typename T>
+std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* inverse_diagonal);
+template <typename T>
+bool kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>& a);
+
 // The setup functions' explicit instantiations (cuda/multigrid_setup.cu, or
 // the stand-ins of a build without CUDA).
 #define TRELLIS_GRID_MULTIGRID_SETUP(T)                                                                             \
-  template DeviceCsr<T> interpolation<T>(const detail::DeviceTransferInput&, bool);                                 \
+  template DeviceCsr<T> interpolation<T>(const detail::DeviceTransfer&, bool);                                      \
   template std::optional<DeviceCsr<T>> galerkin_product<T>(const CsrView<T>&, const CsrView<T>&, const CsrView<T>&, \
                                                            const detail::LevelExtents&, const std::uint8_t*);       \
   template std::int32_t inverse_diagonal<T>(const CsrView<T>&, const std::uint8_t*, T*);                            \
   template DeviceArray<T> diagonal_at<T>(const CsrView<T>&, const DeviceArray<std::int32_t>&);                      \
   template void lanczos_tridiagonal<T>(const CsrView<T>&, const T*, std::int32_t, std::vector<double>&,             \
-                                       std::vector<double>&);
+                                       std::vector<double>&);                                                       \
+  template void lanczos_tridiagonal<T>(const detail::DeviceKronecker<T>&, const T*, std::int32_t,                   \
+                                       std::vector<double>&, std::vector<double>&);
+
+#define TRELLIS_GRID_KRONECKER(T)                                                                         \
+  template void kronecker_apply<T>(const detail::DeviceKronecker<T>&, const T*, T*, Stream);              \
+  template void kronecker_residual<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T*, Stream); \
+  template std::int32_t kronecker_inverse_diagonal<T>(const detail::DeviceKronecker<T>&, T*);             \
+  template bool kronecker_describes<T>(const detail::DeviceKronecker<T>&, const CsrView<T>&);
 
 template <typename T>
 class MultigridCycle {
@@ -120,7 +225,8 @@ class MultigridCycle {
   // x <- x + B (b - A x) on device vectors, enqueued on stream; a direct
   // coarse solve waits for the stream once per visit of the coarsest level.
   // Not reentrant (the levels' work vectors are shared).
-  void cycle(const T* b, T* x, Stream stream) const;
+  // finest, when not null, replaces the finest matrix in its residuals.
+  void cycle(const T* b, T* x, Stream stream, const DeviceLinearOperator<T>* finest = nullptr) const;
   // The finest matrix as a device operator, without a diagonal.
   const DeviceLinearOperator<T>& finest_operator() const;
   // Level l's matrix on the device.

@@ -153,7 +153,7 @@ SolveResult mgcg(const DeviceLinearOperator<T>& op, const Multigrid<T>& mg, cons
   check_operator("mgcg", op, mg);
   require_cuda("mgcg", mg);
   SolveResult result = cuda::flexible_cg(
-      op, [&](const T* r, T* z, Stream on) { mg.precondition(r, z, on); }, b, x, options, stream);
+      op, [&](const T* r, T* z, Stream on) { mg.precondition(r, z, on, &op); }, b, x, options, stream);
   finish("mgcg", result.stop, result.final_residual, options, result);
   return result;
 }

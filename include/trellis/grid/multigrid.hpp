@@ -74,6 +74,7 @@
 #include "trellis/core/csr.hpp"
 #include "trellis/core/device_array.hpp"
 #include "trellis/core/stream.hpp"
+#include "trellis/grid/form.hpp"
 #include "trellis/grid/mesh.hpp"
 #include "trellis/grid/solvers.hpp"
 
@@ -111,6 +112,9 @@ struct MultigridOptions {
   std::int32_t max_levels = 30;        // most levels, the finest included
   // The coarsest level is factored when n * lower * upper bandwidth is at most this.
   double direct_solve_flops = 2e8;
+  // With a form (the constructors that take one): form the coarse operators
+  // axis by axis where the form allows; false keeps the 3-D products.
+  bool coarse_by_axes = true;
 };
 
 // "jacobi" or "chebyshev".
@@ -141,6 +145,22 @@ class Multigrid {
   // there, so a may change afterwards); nothing of it passes through the host.
   Multigrid(const Mesh& mesh, const DeviceCsr<T>& a, const std::vector<std::uint8_t>& constrained,
             const MultigridOptions& options = {});
+  // The same for a, the matrix Assembly builds from form on mesh under these
+  // constraints. Where the form is separable with constant coefficients
+  // (every term along one axis, no coefficient slot) and the constrained
+  // nodes are whole faces, the coarse operators are R A P formed axis by
+  // axis, sums of Kronecker products of 1-D Galerkin products, equal to the
+  // 3-D products to rounding; cuda applies them without storing them
+  // (levels between the finest and the coarsest). Each fill is checked
+  // against the form first (a applied to a probe vector); the reference
+  // backend, other forms and fills that fail the check take the 3-D
+  // products as above.
+  Multigrid(const Mesh& mesh, const BilinearForm& form, const CsrMatrix<T>& a,
+            const std::vector<std::uint8_t>& constrained, const MultigridOptions& options = {},
+            Backend backend = Backend::cpu);
+  // The same from the fine matrix on the device (cuda).
+  Multigrid(const Mesh& mesh, const BilinearForm& form, const DeviceCsr<T>& a,
+            const std::vector<std::uint8_t>& constrained, const MultigridOptions& options = {});
   ~Multigrid();  // frees the hierarchy
   // Takes other's hierarchy.
   Multigrid(Multigrid&&) noexcept;
@@ -169,7 +189,10 @@ class Multigrid {
   // another backend.
   void cycle(const T* b, T* x, Stream stream) const;
   // z = B r on device vectors, enqueued on stream (cuda hierarchies).
-  void precondition(const T* r, T* z, Stream stream) const;
+  // finest, when given, computes the cycle's residuals on the finest level
+  // in place of the stored matrix; it must apply that matrix (e.g. the
+  // form's matrix-free apply; mgcg passes its operator).
+  void precondition(const T* r, T* z, Stream stream, const DeviceLinearOperator<T>* finest = nullptr) const;
   // cuda hierarchies: the finest matrix on the device as an operator (no
   // diagonal), valid until the next refill.
   const DeviceLinearOperator<T>& device_operator() const;
@@ -182,6 +205,9 @@ class Multigrid {
   MultigridLevelInfo level(std::int32_t l) const;
   // On cuda copied from the device at the first call after a (re)fill.
   const CsrMatrix<T>& level_matrix(std::int32_t l) const;
+  // True when the last fill's coarse operators were formed axis by axis from
+  // the form (Kronecker products), false for 3-D Galerkin products.
+  bool coarse_by_axes() const noexcept;
   // True when the coarsest level is solved by banded LU, false for a Krylov solve.
   bool direct_coarse_solve() const noexcept;
   // The backend the hierarchy runs on.

@@ -1,10 +1,12 @@
-// The multigrid cycle on the GPU: every level's A, P and R as device CSR
-// (built there, cuda/multigrid_setup.cu), the cycle on device vectors, the
-// host only enqueueing.
+// The multigrid cycle on the GPU: every level's A as device CSR or as
+// Kronecker bands, the transfers applied without matrices (all built there,
+// cuda/multigrid_setup.cu), the cycle on device vectors, the host only
+// enqueueing.
 //
 // A residual is a copy of b and the device SpMV with alpha -1 and beta 1
-// (b - sum, as the reference rounds it); restriction and prolongation are
-// SpMVs with R and with P (beta 1 adds the correction); the smoothing step,
+// (b - sum, as the reference rounds it), or on a Kronecker level one kernel
+// (kronecker.cu); restriction and prolongation are the rows of R and of P
+// summed as the SpMV sums them (DeviceTransfer; the correction is added); the smoothing step,
 // the constrained rows and the coarse correction are the three small kernels
 // here, rounded like the reference's loops (no fused multiply-add). The
 // coarsest level is solved by the host's banded LU factors (the residual
@@ -12,6 +14,7 @@
 // device Krylov solvers.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -56,6 +59,12 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// r = b - r (r holding A x).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) subtract_from(std::int32_t n, const T* __restrict__ b, T* __restrict__ r) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) r[i] = b[i] - r[i];
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads) add_correction(std::int32_t n, const T* __restrict__ e, T* __restrict__ x) {
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) x[i] = add_rn(x[i], e[i]);
@@ -74,8 +83,8 @@ template <typename T>
 struct DeviceLevel {
   std::int32_t n = 0;
   DeviceCsr<T> a;
-  DeviceCsr<T> p;
-  DeviceCsr<T> r;
+  std::optional<detail::DeviceKronecker<T>> kronecker;  // applied instead of a where set
+  std::optional<detail::DeviceTransfer> transfer;       // to and from the next coarser level
   std::int32_t constrained_count = 0;
   DeviceArray<std::int32_t> constrained_nodes;
   DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes
@@ -99,7 +108,19 @@ struct MultigridCycle<T>::Impl {
   DeviceLinearOperator<T> coarsest;
   mutable std::vector<T> host_residual, host_correction;  // the direct coarse solve's staging
 
+  // The finest level's operator for this cycle, or null for its matrix.
+  mutable const DeviceLinearOperator<T>* finest_override = nullptr;
+
   void residual(const DeviceLevel<T>& level, const T* b, const T* x, T* r, Stream stream) const {
+    if (finest_override != nullptr && &level == levels.data()) {
+      finest_override->apply(x, r, stream);
+      TRELLIS_LAUNCH(subtract_from<T>, blocks_for(level.n), kThreads, 0, stream, level.n, b, r);
+      return;
+    }
+    if (level.kronecker) {
+      kronecker_residual<T>(*level.kronecker, b, x, r, stream);
+      return;
+    }
     device::copy_on_device(r, b, sizeof(T) * static_cast<std::size_t>(level.n), stream);
     spmv(T(-1), level.a.view(), x, T(1), r, stream);
   }
@@ -152,11 +173,11 @@ struct MultigridCycle<T>::Impl {
     smooth(level, b, x, stream);
     const DeviceLevel<T>& coarse = levels[l + 1];
     residual(level, b, x, level.residual.data(), stream);
-    spmv(T(1), level.r.view(), level.residual.data(), T(0), coarse.b.data(), stream);
+    level.transfer->template restrict_to<T>(level.residual.data(), coarse.b.data(), stream);
     coarse.x.fill_zero(stream);
     if (cycle_kind == Cycle::f) run(l + 1, Cycle::f, coarse.b.data(), coarse.x.data(), stream);
     run(l + 1, Cycle::v, coarse.b.data(), coarse.x.data(), stream);
-    spmv(T(1), level.p.view(), coarse.x.data(), T(1), x, stream);
+    level.transfer->template prolong_add<T>(static_cast<const T*>(coarse.x.data()), x, stream);
     smooth(level, b, x, stream);
     set(level, b, x, stream);
   }
@@ -171,11 +192,11 @@ MultigridCycle<T>::MultigridCycle(std::vector<detail::DeviceLevelParts<T>> level
   for (std::size_t l = 0; l < levels.size(); ++l) {
     detail::DeviceLevelParts<T>& parts = levels[l];
     DeviceLevel<T>& level = s.levels[l];
-    level.n = parts.a.rows();
+    level.n = parts.kronecker ? parts.kronecker->nodes() : parts.a.rows();
     const auto n = static_cast<std::size_t>(level.n);
     level.a = std::move(parts.a);
-    level.p = std::move(parts.p);
-    level.r = std::move(parts.r);
+    level.kronecker = std::move(parts.kronecker);
+    level.transfer = std::move(parts.transfer);
     level.constrained_count = static_cast<std::int32_t>(parts.constrained_nodes.size());
     level.constrained_nodes = std::move(parts.constrained_nodes);
     level.constrained_diagonal = std::move(parts.constrained_diagonal);
@@ -213,8 +234,10 @@ template <typename T>
 MultigridCycle<T>::~MultigridCycle() = default;
 
 template <typename T>
-void MultigridCycle<T>::cycle(const T* b, T* x, Stream stream) const {
+void MultigridCycle<T>::cycle(const T* b, T* x, Stream stream, const DeviceLinearOperator<T>* finest) const {
+  impl_->finest_override = finest;
   impl_->run(0, impl_->kind, b, x, stream);
+  impl_->finest_override = nullptr;
 }
 
 template <typename T>

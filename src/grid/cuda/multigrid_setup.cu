@@ -116,19 +116,8 @@ DeviceCsr<T> build_csr(std::int32_t rows, std::int32_t cols, const Rows& visitor
 
 // ------------------------------------------------------------ transfers
 
-struct AxisRow {
-  std::int32_t coarse[2];
-  double weight[2];
-  std::int32_t count;
-};
-
-struct TransferView {
-  std::int32_t fine[3];
-  std::int32_t coarse[3];
-  const AxisRow* axis[3];  // per fine index
-  const std::uint8_t* fine_constrained;
-  const std::uint8_t* coarse_constrained;
-};
+using detail::AxisRow;
+using detail::TransferView;
 
 // Row `row` of P: multigrid_transfer.cpp's loop (axis 2 outermost).
 struct ProlongationRows {
@@ -449,28 +438,34 @@ std::vector<AxisRow> axis_rows(const std::vector<detail::AxisWeights>& weights) 
   return rows;
 }
 
+// y = alpha * (row's sum) + beta * y: the device SpMV's sum over the
+// entries the visitor emits, in its order and rounding (spmv.cu).
+template <typename T>
+struct Accumulate {
+  const T* x;
+  T sum;
+  template <typename V>
+  __device__ void operator()(ColumnIndex col, V value) {
+    sum = add_rn(sum, mul_rn(static_cast<T>(value), x[col]));
+  }
+};
+
+template <typename T, typename Rows>
+__global__ void __launch_bounds__(kThreads)
+    apply_rows(std::int32_t rows, Rows visitor, T alpha, const T* __restrict__ x, T beta, T* __restrict__ y) {
+  for (std::int64_t row = first_index(); row < rows; row += grid_stride()) {
+    Accumulate<T> accumulate{x, T(0)};
+    visitor(static_cast<std::int32_t>(row), accumulate);
+    y[row] = beta == T(0) ? mul_rn(alpha, accumulate.sum) : add_rn(mul_rn(alpha, accumulate.sum), mul_rn(beta, y[row]));
+  }
+}
+
 }  // namespace
 
 template <typename T>
-DeviceCsr<T> interpolation(const detail::DeviceTransferInput& transfer, bool transposed) {
-  std::array<DeviceArray<unsigned char>, 3> axes;
-  TransferView view{};
-  for (int a = 0; a < 3; ++a) {
-    view.fine[a] = transfer.fine[static_cast<std::size_t>(a)];
-    view.coarse[a] = transfer.coarse[static_cast<std::size_t>(a)];
-    const std::vector<AxisRow> rows = axis_rows(transfer.axes[static_cast<std::size_t>(a)]);
-    axes[static_cast<std::size_t>(a)] = DeviceArray<unsigned char>(rows.size() * sizeof(AxisRow));
-    device::copy_to_device(axes[static_cast<std::size_t>(a)].data(), rows.data(), rows.size() * sizeof(AxisRow),
-                           nullptr);
-    device::synchronize(nullptr);  // rows dies here
-    view.axis[a] = reinterpret_cast<const AxisRow*>(axes[static_cast<std::size_t>(a)].data());
-  }
-  view.fine_constrained = transfer.fine_constrained;
-  view.coarse_constrained = transfer.coarse_constrained;
-  const std::int32_t fine_nodes = view.fine[0] * view.fine[1] * view.fine[2];
-  const std::int32_t coarse_nodes = view.coarse[0] * view.coarse[1] * view.coarse[2];
-  if (transposed) return build_csr<T>(coarse_nodes, fine_nodes, RestrictionRows{view});
-  return build_csr<T>(fine_nodes, coarse_nodes, ProlongationRows{view});
+DeviceCsr<T> interpolation(const detail::DeviceTransfer& transfer, bool transposed) {
+  if (transposed) return build_csr<T>(transfer.coarse_nodes(), transfer.fine_nodes(), RestrictionRows{transfer.view()});
+  return build_csr<T>(transfer.fine_nodes(), transfer.coarse_nodes(), ProlongationRows{transfer.view()});
 }
 
 template <typename T>
@@ -520,12 +515,14 @@ DeviceArray<T> diagonal_at(const CsrView<T>& a, const DeviceArray<std::int32_t>&
   return out;
 }
 
-template <typename T>
-void lanczos_tridiagonal(const CsrView<T>& a, const T* inverse_diagonal, std::int32_t steps, std::vector<double>& alpha,
-                         std::vector<double>& beta) {
+namespace {
+
+// The Lanczos steps with apply(in, out) as the matrix.
+template <typename T, typename Apply>
+void lanczos_steps(std::int32_t n, const Apply& apply, const T* inverse_diagonal, std::int32_t steps,
+                   std::vector<double>& alpha, std::vector<double>& beta) {
   alpha.clear();
   beta.clear();
-  const std::int32_t n = a.rows;
   const auto size = static_cast<std::size_t>(n);
   DeviceArray<T> scale(size), q(size), q_previous(size), w(size), scaled(size);
   DeviceArray<double> partials(kMaxPartials);
@@ -539,7 +536,7 @@ void lanczos_tridiagonal(const CsrView<T>& a, const T* inverse_diagonal, std::in
   for (std::int32_t step = 0; step < steps; ++step) {
     TRELLIS_LAUNCH(scale_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale.data()),
                    static_cast<const T*>(q.data()), scaled.data());
-    spmv(T(1), a, scaled.data(), T(0), w.data(), nullptr);
+    apply(static_cast<const T*>(scaled.data()), w.data());
     TRELLIS_LAUNCH(lanczos_w<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale.data()),
                    static_cast<T>(beta_previous), static_cast<const T*>(q_previous.data()), w.data());
     const double alpha_step = dot(n, w.data(), q.data(), partials);
@@ -557,7 +554,66 @@ void lanczos_tridiagonal(const CsrView<T>& a, const T* inverse_diagonal, std::in
   beta.resize(alpha.empty() ? 0 : alpha.size() - 1);
 }
 
+}  // namespace
+
+template <typename T>
+void lanczos_tridiagonal(const CsrView<T>& a, const T* inverse_diagonal, std::int32_t steps, std::vector<double>& alpha,
+                         std::vector<double>& beta) {
+  lanczos_steps<T>(
+      a.rows, [&](const T* in, T* out) { spmv(T(1), a, in, T(0), out, nullptr); }, inverse_diagonal, steps, alpha,
+      beta);
+}
+
+template <typename T>
+void lanczos_tridiagonal(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal, std::int32_t steps,
+                         std::vector<double>& alpha, std::vector<double>& beta) {
+  lanczos_steps<T>(
+      a.nodes(), [&](const T* in, T* out) { kronecker_apply<T>(a, in, out, nullptr); }, inverse_diagonal, steps, alpha,
+      beta);
+}
+
 TRELLIS_GRID_MULTIGRID_SETUP(float)
 TRELLIS_GRID_MULTIGRID_SETUP(double)
 
 }  // namespace trellis::grid::cuda
+
+namespace trellis::grid::detail {
+
+DeviceTransfer::DeviceTransfer(const DeviceTransferInput& transfer) {
+  for (int a = 0; a < 3; ++a) {
+    view_.fine[a] = transfer.fine[static_cast<std::size_t>(a)];
+    view_.coarse[a] = transfer.coarse[static_cast<std::size_t>(a)];
+    const std::vector<AxisRow> rows = cuda::axis_rows(transfer.axes[static_cast<std::size_t>(a)]);
+    auto& axis = axes_[static_cast<std::size_t>(a)];
+    axis = DeviceArray<unsigned char>(rows.size() * sizeof(AxisRow));
+    device::copy_to_device(axis.data(), rows.data(), rows.size() * sizeof(AxisRow), nullptr);
+    device::synchronize(nullptr);  // rows dies here
+    view_.axis[a] = reinterpret_cast<const AxisRow*>(axis.data());
+  }
+  view_.fine_constrained = transfer.fine_constrained;
+  view_.coarse_constrained = transfer.coarse_constrained;
+}
+
+std::int32_t DeviceTransfer::fine_nodes() const { return view_.fine[0] * view_.fine[1] * view_.fine[2]; }
+std::int32_t DeviceTransfer::coarse_nodes() const { return view_.coarse[0] * view_.coarse[1] * view_.coarse[2]; }
+
+template <typename T>
+void DeviceTransfer::prolong_add(const T* coarse, T* fine, Stream stream) const {
+  const std::int32_t rows = fine_nodes();
+  TRELLIS_LAUNCH((cuda::apply_rows<T, cuda::ProlongationRows>), cuda::blocks_for(rows), cuda::kThreads, 0, stream, rows,
+                 cuda::ProlongationRows{view_}, T(1), coarse, T(1), fine);
+}
+
+template <typename T>
+void DeviceTransfer::restrict_to(const T* fine, T* coarse, Stream stream) const {
+  const std::int32_t rows = coarse_nodes();
+  TRELLIS_LAUNCH((cuda::apply_rows<T, cuda::RestrictionRows>), cuda::blocks_for(rows), cuda::kThreads, 0, stream, rows,
+                 cuda::RestrictionRows{view_}, T(1), fine, T(0), coarse);
+}
+
+template void DeviceTransfer::prolong_add<float>(const float*, float*, Stream) const;
+template void DeviceTransfer::prolong_add<double>(const double*, double*, Stream) const;
+template void DeviceTransfer::restrict_to<float>(const float*, float*, Stream) const;
+template void DeviceTransfer::restrict_to<double>(const double*, double*, Stream) const;
+
+}  // namespace trellis::grid::detail

@@ -66,7 +66,7 @@ void dia_spmv(double, const DiaView<double>&, const double*, double, double*, St
 
 // The multigrid setup and cycle: each says how to get them.
 template <typename T>
-DeviceCsr<T> interpolation(const detail::DeviceTransferInput&, bool) {
+DeviceCsr<T> interpolation(const detail::DeviceTransfer&, bool) {
   unavailable();
 }
 template <typename T>
@@ -86,8 +86,32 @@ template <typename T>
 void lanczos_tridiagonal(const CsrView<T>&, const T*, std::int32_t, std::vector<double>&, std::vector<double>&) {
   unavailable();
 }
+template <typename T>
+void lanczos_tridiagonal(const detail::DeviceKronecker<T>&, const T*, std::int32_t, std::vector<double>&,
+                         std::vector<double>&) {
+  unavailable();
+}
 TRELLIS_GRID_MULTIGRID_SETUP(float)
 TRELLIS_GRID_MULTIGRID_SETUP(double)
+
+template <typename T>
+void kronecker_apply(const detail::DeviceKronecker<T>&, const T*, T*, Stream) {
+  unavailable();
+}
+template <typename T>
+void kronecker_residual(const detail::DeviceKronecker<T>&, const T*, const T*, T*, Stream) {
+  unavailable();
+}
+template <typename T>
+std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>&, T*) {
+  unavailable();
+}
+template <typename T>
+bool kronecker_describes(const detail::DeviceKronecker<T>&, const CsrView<T>&) {
+  unavailable();
+}
+TRELLIS_GRID_KRONECKER(float)
+TRELLIS_GRID_KRONECKER(double)
 
 template <typename T>
 struct MultigridCycle<T>::Impl {};
@@ -102,7 +126,7 @@ void MultigridCycle<T>::set_coarse_solve(const detail::BandedLu*, bool) {
   unavailable();
 }
 template <typename T>
-void MultigridCycle<T>::cycle(const T*, T*, Stream) const {
+void MultigridCycle<T>::cycle(const T*, T*, Stream, const DeviceLinearOperator<T>*) const {
   unavailable();
 }
 template <typename T>
@@ -127,3 +151,23 @@ DeviceMesh<T>::DeviceMesh(const Mesh& mesh, Stream) : mesh_(mesh) {
 template class DeviceMesh<float>;
 template class DeviceMesh<double>;
 }  // namespace trellis::grid
+
+namespace trellis::grid::detail {
+
+DeviceTransfer::DeviceTransfer(const DeviceTransferInput&) { cuda::unavailable(); }
+std::int32_t DeviceTransfer::fine_nodes() const { cuda::unavailable(); }
+std::int32_t DeviceTransfer::coarse_nodes() const { cuda::unavailable(); }
+template <typename T>
+void DeviceTransfer::prolong_add(const T*, T*, Stream) const {
+  cuda::unavailable();
+}
+template <typename T>
+void DeviceTransfer::restrict_to(const T*, T*, Stream) const {
+  cuda::unavailable();
+}
+template void DeviceTransfer::prolong_add<float>(const float*, float*, Stream) const;
+template void DeviceTransfer::prolong_add<double>(const double*, double*, Stream) const;
+template void DeviceTransfer::restrict_to<float>(const float*, float*, Stream) const;
+template void DeviceTransfer::restrict_to<double>(const double*, double*, Stream) const;
+
+}  // namespace trellis::grid::detail

@@ -25,6 +25,7 @@ FormSolver::FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearF
                        Backend backend)
     : assembly_(mesh, form, rhs, dirichlet,
                 {.symmetrize = true, .setup = resolve(backend) == Backend::cuda ? Backend::cuda : Backend::cpu}),
+      form_(form),
       krylov_(krylov),
       solver_(options.solver),
       multigrid_options_(options.multigrid),
@@ -136,7 +137,7 @@ SolveResult FormSolver::device_multigrid_solve(DeviceLinearOperator<double> op, 
   if (multigrid_) {
     multigrid_->refill(d.matrix.matrix);
   } else {
-    multigrid_.emplace(assembly_.mesh(), d.matrix.matrix, assembly_.constrained(), multigrid_options_);
+    multigrid_.emplace(assembly_.mesh(), form_, d.matrix.matrix, assembly_.constrained(), multigrid_options_);
   }
   hierarchy_seconds_ = timer.elapsed_ms() / 1000;
   const Multigrid<double>& mg = *multigrid_;
@@ -157,7 +158,8 @@ const Multigrid<double>& FormSolver::hierarchy() {
   if (multigrid_) {
     multigrid_->refill(host_matrix_.matrix);
   } else {
-    multigrid_.emplace(assembly_.mesh(), host_matrix_.matrix, assembly_.constrained(), multigrid_options_, backend_);
+    multigrid_.emplace(assembly_.mesh(), form_, host_matrix_.matrix, assembly_.constrained(), multigrid_options_,
+                       backend_);
   }
   hierarchy_seconds_ = timer.elapsed_ms() / 1000;
   return *multigrid_;

@@ -55,6 +55,7 @@ class FormSolver {
                                      const SolverOptions& options);
   Assembly<double> assembly_;
   std::optional<MatrixFreeOperator<double>> matrix_free_;
+  BilinearForm form_;  // the hierarchy's coarse levels are formed from it where it is separable
   Krylov krylov_;
   LinearSolver solver_;
   MultigridOptions multigrid_options_;
