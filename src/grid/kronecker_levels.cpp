@@ -111,7 +111,8 @@ Band galerkin_1d(const Band& fine, const std::vector<AxisWeights>& p, std::int32
       for (std::int32_t o = -fine.reach; o <= fine.reach; ++o) {
         if (!fine.present[at(fine, i, o)]) continue;
         const double f = fine.values[at(fine, i, o)];
-        const AxisWeights& pj = p[static_cast<std::size_t>(i + o)];
+        const std::int32_t j = i + o;
+        const AxisWeights& pj = p[static_cast<std::size_t>(j)];
         for (int u = 0; u < pi.count; ++u) {
           const std::int32_t row = pi.coarse[static_cast<std::size_t>(u)];
           if (coarse_constrained[static_cast<std::size_t>(row)]) continue;

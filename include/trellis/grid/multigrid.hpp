@@ -14,6 +14,9 @@
 // P (R A P)^-1 R cancels. Coarse operators are Galerkin, A_c = R A P, on
 // every level (never rediscretised), so variable coefficients and
 // non-uniform spacings reach the coarse levels as the fine matrix has them.
+// Given the form, a separable constant-coefficient one under whole-face
+// constraints has them formed axis by axis (Kronecker products of 1-D
+// Galerkin products; docs/grid-multigrid.md), equal to rounding.
 //
 // Constraints (Dirichlet rows, identity rows of the assembled matrix): P has
 // no rows for constrained fine nodes and no columns for coarse nodes that
