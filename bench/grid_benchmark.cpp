@@ -17,6 +17,7 @@
 #include "trellis/core/timer.hpp"
 #include "trellis/grid/assembly.hpp"
 #include "trellis/grid/matrix_free.hpp"
+#include "trellis/grid/multigrid.hpp"
 #include "trellis/grid/solvers.hpp"
 #include "trellis/grid/spmv.hpp"
 
@@ -129,8 +130,31 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
   const double per_iteration = cpu_ms / std::max(1, cpu_result.iterations);
   tables.solvers.add_row({problem.name, fmt::format("cpu, CSR ({} iterations timed)", cpu_result.iterations),
                           static_cast<std::int64_t>(cpu_result.iterations), "-",
-                          scientific(cpu_result.final_residual / cpu_result.rhs_norm, 1), number(cpu_ms, 1),
+                          scientific(cpu_result.final_residual / cpu_result.rhs_norm, 1), number(cpu_ms, 1), "-",
                           number(per_iteration, 4), number(1.0, 1)});
+  // A multigrid solve's row: time is the hierarchy and the iterations.
+  auto add_multigrid_row = [&](const std::string& solver, const SolveResult& result, double hierarchy_ms,
+                               double solve_ms) {
+    const double ms = hierarchy_ms + solve_ms;
+    tables.solvers.add_row({problem.name, solver, static_cast<std::int64_t>(result.iterations),
+                            result.converged ? "yes" : "no", scientific(result.final_residual / result.rhs_norm, 1),
+                            number(ms, 1), number(hierarchy_ms, 1),
+                            number(solve_ms / std::max(1, result.iterations), 4), "-"});
+  };
+  const MultigridOptions multigrid_options;
+  const SolverOptions mgcg_options{.relative_tolerance = kCgTolerance, .max_iterations = 200};
+  {
+    // The cpu multigrid on the host's cores, variable k (3-D Galerkin products).
+    SteadyTimer hierarchy_timer;
+    const Multigrid<double> mg(problem.mesh, variable, host.matrix, assembly.constrained(), multigrid_options,
+                               Backend::cpu);
+    const double hierarchy_ms = hierarchy_timer.elapsed_ms();
+    std::vector<double> x_mg(n, 0.0);
+    SteadyTimer solve_timer;
+    const SolveResult result =
+        mgcg<double>(csr_operator(host.matrix, Preconditioner::none, Backend::cpu), mg, b, x_mg, mgcg_options);
+    add_multigrid_row("cpu, mgcg, variable k", result, hierarchy_ms, solve_timer.elapsed_ms());
+  }
   progress.advance();
 
   if (with_cuda) {
@@ -243,9 +267,43 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
       const double ms = timer.elapsed_ms();
       tables.solvers.add_row({problem.name, matrix_free ? "cuda, matrix-free" : "cuda, CSR",
                               static_cast<std::int64_t>(result.iterations), result.converged ? "yes" : "no",
-                              scientific(result.final_residual / result.rhs_norm, 1), number(ms, 1),
+                              scientific(result.final_residual / result.rhs_norm, 1), number(ms, 1), "-",
                               number(ms / std::max(1, result.iterations), 4),
                               number(per_iteration / (ms / std::max(1, result.iterations)), 1)});
+    }
+    // mgcg on the device: variable k (3-D Galerkin products, the matrix as
+    // the operator), and constant k with the coarse operators by axes and
+    // the matrix-free apply as the operator (its finest residuals too).
+    auto device_mgcg = [&](const std::string& solver, const BilinearForm& form, const DeviceCsr<double>& matrix,
+                           const DeviceLinearOperator<double>* outer, const DeviceArray<double>& rhs_b) {
+      EventTimer hierarchy_timer;
+      hierarchy_timer.start();
+      const Multigrid<double> mg(problem.mesh, form, matrix, assembly.constrained(), multigrid_options);
+      hierarchy_timer.stop();
+      DeviceArray<double> device_x0(n);
+      device_x0.fill_zero();
+      EventTimer timer;
+      timer.start();
+      const SolveResult result =
+          mgcg<double>(outer != nullptr ? *outer : mg.device_operator(), mg, rhs_b, device_x0, mgcg_options);
+      timer.stop();
+      add_multigrid_row(solver + (mg.coarse_by_axes() ? " (coarse by axes)" : " (coarse as 3-D products)"), result,
+                        hierarchy_timer.elapsed_ms(), timer.elapsed_ms());
+    };
+    device_mgcg("cuda, mgcg, variable k", variable, solved.matrix, nullptr, device_b);
+    {
+      const Assembly<double> constant_assembly(problem.mesh, constant, rhs, dirichlet,
+                                               {.symmetrize = true, .setup = Backend::cuda});
+      DeviceAssembledMatrix<double> constant_matrix = constant_assembly.new_device_matrix();
+      constant_assembly.refill(device_coefficients, constant_matrix);
+      DeviceArray<double> constant_b(n);
+      constant_assembly.assemble_rhs(device_coefficients, device_g, constant_matrix, constant_b);
+      MatrixFreeOperator<double> constant_free(problem.mesh, constant, dirichlet, {.symmetrize = true});
+      const DeviceCoefficients<double> none(Coefficients<double>(problem.mesh, 0));
+      const DeviceLinearOperator<double> constant_op{
+          static_cast<std::int32_t>(n),
+          [&](const double* in, double* out, Stream stream) { constant_free.apply(none, in, out, stream); }, nullptr};
+      device_mgcg("cuda, mgcg, constant k, matrix-free", constant, constant_matrix.matrix, &constant_op, constant_b);
     }
     assembly.release_device_tables();
   }
@@ -269,8 +327,8 @@ GridBenchmarkTables run_grid_benchmark(const GridBenchmarkOptions& options) {
       Table({"problem", "kernel", "time ms (median)", "GB/s", "% of copy BW", "cuSPARSE ms", "speed-up",
              "max rel. diff. to CSR"}),
       Table({"problem", "step", "nnz", "contributions", "time ms (median)", "GB/s", "% of copy BW", "speed-up vs cpu"}),
-      Table({"problem", "solver", "iterations", "converged", "relative residual", "time ms", "ms per iteration",
-             "speed-up per iteration vs cpu"})};
+      Table({"problem", "solver", "iterations", "converged", "relative residual", "time ms", "hierarchy ms",
+             "ms per iteration", "speed-up per iteration vs cpu"})};
   const bool with_cuda = cuda_usable();
   run_problem(options, make_problem(3, options.size), with_cuda, tables);
   run_problem(options, make_problem(2, options.size_2d), with_cuda, tables);

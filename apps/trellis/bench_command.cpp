@@ -104,7 +104,7 @@ void run_grid(const GridCommand& command, const GlobalOptions& globals) {
     if (tables.kernels.empty()) text += "(no CUDA device: the device kernels did not run)\n\n";
     text += "## Matrix-free apply (the same operator, never assembled)\n\n" + tables.matrix_free.to_markdown() +
             "\n## Assembly: setup once, refill by table\n\n" + tables.assembly.to_markdown() +
-            "\n## Jacobi-preconditioned CG\n\n" + tables.solvers.to_markdown();
+            "\n## Solvers: Jacobi CG and multigrid CG (mgcg)\n\n" + tables.solvers.to_markdown();
   }
   emit(text, command.output);
 }
