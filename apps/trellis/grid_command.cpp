@@ -31,6 +31,7 @@ struct GridCommand {
   std::string smoother = "chebyshev";
   std::string coarse = "axes";
   bool json = false;
+  bool phases = false;
 };
 
 Table::Number fixed(double value, int precision) { return {value, precision}; }
@@ -69,6 +70,17 @@ Table convergence_table(const ConvergenceStudy& study) {
 
 namespace {
 
+// One row per mesh and phase of its solve.
+Table phase_table(const ConvergenceStudy& study) {
+  Table table({"cells", "phase", "ms"});
+  for (const grid::ConvergenceRow& row : study.rows) {
+    for (const grid::TimedPhase& phase : row.phases) {
+      table.add_row({std::int64_t{row.cells}, phase.name, fixed(phase.ms, 2)});
+    }
+  }
+  return table;
+}
+
 void run(const std::string& problem, GridCommand& command, const GlobalOptions& globals) {
   ProblemOptions& options = command.options;
   options.backend = globals.requested_backend();
@@ -106,6 +118,7 @@ void run(const std::string& problem, GridCommand& command, const GlobalOptions& 
              to_string(study.backend), options.matrix_free ? ", matrix-free" : "", solver);
   fmt::print("{}", table.to_markdown());
   fmt::print("\nfitted order: normh {:.2f}, H1 {:.2f}\n", study.fitted_order_h, study.fitted_order_h1);
+  if (command.phases) fmt::print("\nwhere solve ms went\n\n{}", phase_table(study).to_markdown());
 }
 
 void add_problem(CLI::App& grid, const std::string& name, const std::string& description, const GlobalOptions& globals,
@@ -149,6 +162,9 @@ void add_problem(CLI::App& grid, const std::string& name, const std::string& des
       ->capture_default_str();
   sub->add_option("--vtk", command->vtk, "Write the finest solution, the exact one and the error as legacy VTK");
   sub->add_flag("--json", command->json, "Print the table as JSON");
+  sub->add_flag("--phases", command->phases,
+                "Also print where each solve's time went (uploads, fill, the multigrid hierarchy's parts, "
+                "iterations, download; on cuda each measured to the device's completion)");
   sub->callback([name, command, &globals] { run(name, *command, globals); });
 }
 

@@ -16,7 +16,9 @@
 #include "multigrid_kernels.hpp"
 #include "multigrid_smoother.hpp"
 #include "multigrid_transfer.hpp"
+#include "trellis/core/device.hpp"
 #include "trellis/core/device_array.hpp"
+#include "trellis/core/timer.hpp"
 #include "trellis/core/error.hpp"
 
 namespace trellis::grid {
@@ -125,6 +127,20 @@ struct Multigrid<T>::State {
   // (kronecker_levels.hpp); and every level's, while the fill in use matches it.
   std::optional<detail::KroneckerOperator> separable;
   std::vector<detail::KroneckerOperator> kronecker;
+  // The setup's phases so far, and the clock of the current one.
+  std::vector<TimedPhase> phases;
+  SteadyTimer phase_clock;
+
+  // Closes the current phase under name (after the device's work on cuda).
+  void end_phase(const char* name) {
+    if (backend == Backend::cuda) device::synchronize(nullptr);
+    phases.push_back({name, phase_clock.elapsed_ms()});
+    phase_clock = SteadyTimer();
+  }
+  void begin_phases() {
+    phases.clear();
+    phase_clock = SteadyTimer();
+  }
   std::vector<DeviceArray<std::uint8_t>> device_constrained;  // per level
   mutable DeviceArray<T> staged_b, staged_x;
 
@@ -236,8 +252,11 @@ struct Multigrid<T>::State {
         add_constrained_identity(coarse.a, coarse.constrained, coarse.constrained_nodes.size());
       }
     }
+    end_phase("coarse operators");
     for (std::size_t l = 0; l + 1 < levels.size(); ++l) prepare_smoother(levels[l]);
+    end_phase("smoothers");
     prepare_coarse_solve();
+    end_phase("coarse solve");
   }
 
   // The same on the device from the finest matrix there: transfers, Galerkin
@@ -283,6 +302,7 @@ struct Multigrid<T>::State {
         parts[l + 1].a = DeviceCsr<T>(product);
       }
     }
+    end_phase("coarse operators and transfers");
     for (std::size_t l = 0; l < levels.size(); ++l) {
       Level<T>& level = levels[l];
       detail::DeviceLevelParts<T>& part = parts[l];
@@ -317,10 +337,12 @@ struct Multigrid<T>::State {
       level.steps = detail::smoothing_schedule(options, level.lambda_max);
       part.steps = level.steps;
     }
+    end_phase("smoothers");
     levels.back().a = parts.back().a.to_host();
     prepare_coarse_solve();
     device = std::make_unique<cuda::MultigridCycle<T>>(std::move(parts), options.cycle);
     device->set_coarse_solve(direct ? &lu : nullptr, coarse_symmetric);
+    end_phase("coarse solve and work vectors");
   }
 
   static detail::LevelExtents extents_of(const Mesh& mesh) { return {mesh.extent(0), mesh.extent(1), mesh.extent(2)}; }
@@ -505,11 +527,13 @@ void Multigrid<T>::State::start(const Mesh& mesh, const BilinearForm* form,
                                 Backend chosen) {
   options = o;
   backend = chosen;
+  begin_phases();
   kernels = detail::multigrid_kernels<T>(backend == Backend::reference ? Backend::reference : Backend::cpu);
   make_levels(mesh, constrained);
   if (form != nullptr && options.coarse_by_axes && backend != Backend::reference) {
     separable = detail::separable_operator(mesh, *form, levels.front().constrained_nodes);
   }
+  end_phase("levels");
 }
 
 template <typename T>
@@ -562,6 +586,7 @@ Multigrid<T>& Multigrid<T>::operator=(Multigrid&&) noexcept = default;
 template <typename T>
 void Multigrid<T>::refill(const CsrMatrix<T>& a) {
   State& s = *state_;
+  s.begin_phases();
   if (a.rows != size() || a.cols != size()) {
     throw UsageError(
         fmt::format("multigrid refill: the hierarchy is for {0}x{0} matrices, got {1}x{2}", size(), a.rows, a.cols));
@@ -577,6 +602,7 @@ void Multigrid<T>::refill(const DeviceCsr<T>& a) {
                                  a.rows(), a.cols()));
   }
   s.device_cycle();  // throws on a host hierarchy
+  s.begin_phases();
   s.build_on_device(a.copy());
 }
 
@@ -649,6 +675,10 @@ const CsrMatrix<T>& Multigrid<T>::level_matrix(std::int32_t l) const {
                                           : state_->device->level_matrix(at).to_host();
   }
   return level.a;
+}
+template <typename T>
+const std::vector<TimedPhase>& Multigrid<T>::setup_phases() const noexcept {
+  return state_->phases;
 }
 template <typename T>
 bool Multigrid<T>::coarse_by_axes() const noexcept {

@@ -787,6 +787,44 @@ TEST(MultigridProblems, StudiesSolveWithMultigrid) {
   }
 }
 
+// A study row says where its solve went: the phases in order, the
+// hierarchy's among them, summing to no more than the solve's time.
+TEST(MultigridProblems, RowsNameWhereTheSolveWent) {
+  ProblemOptions options;
+  options.dim = 2;
+  options.cells = 16;
+  options.levels = 1;
+  options.solver = LinearSolver::mgcg;
+  for (const Backend backend : trellis::testing::backends_under_test()) {
+    if (backend == Backend::cuda && !cuda_usable()) continue;
+    options.backend = backend;
+    const ConvergenceRow row = poisson_study(options).rows.front();
+    std::vector<std::string> names;
+    double sum_ms = 0;
+    for (const TimedPhase& phase : row.phases) {
+      names.push_back(phase.name);
+      EXPECT_GE(phase.ms, 0) << phase.name;
+      sum_ms += phase.ms;
+    }
+    std::vector<std::string> expected = {"fill and right-hand side",    "hierarchy: levels",
+                                         "hierarchy: coarse operators", "hierarchy: smoothers",
+                                         "hierarchy: coarse solve",     "iterations"};
+    if (backend == Backend::cuda) {
+      expected = {"data to the device",   "fill and right-hand side",
+                  "hierarchy: levels",    "hierarchy: coarse operators and transfers",
+                  "hierarchy: smoothers", "hierarchy: coarse solve and work vectors",
+                  "iterations",           "solution to the host"};
+    }
+    EXPECT_EQ(names, expected) << to_string(backend);
+    EXPECT_LE(sum_ms, row.solve_seconds * 1e3 + 1e-6) << to_string(backend);
+    double hierarchy_ms = 0;
+    for (const TimedPhase& phase : row.phases) {
+      if (phase.name.starts_with("hierarchy: ")) hierarchy_ms += phase.ms;
+    }
+    EXPECT_LE(hierarchy_ms, row.hierarchy_seconds * 1e3 + 1e-6) << to_string(backend);
+  }
+}
+
 // float hierarchies work too (the cycle in float, the sums of setup in double).
 TEST(MultigridFloat, SolvesToFloatAccuracy) {
   const Problem problem = make_problem(make_mesh({32, 32}, Kind::uniform), true, 81);

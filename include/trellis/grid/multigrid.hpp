@@ -133,6 +133,12 @@ struct MultigridLevelInfo {
   double lambda_max = 0;      // estimated largest eigenvalue of D^-1 A (0 on the coarsest)
 };
 
+// A named part of some work and the milliseconds it took.
+struct TimedPhase {
+  std::string name;
+  double ms = 0;
+};
+
 // A geometric multigrid hierarchy for an assembled form's matrix: its levels, transfers and smoothers.
 template <typename T>
 class Multigrid {
@@ -208,6 +214,11 @@ class Multigrid {
   MultigridLevelInfo level(std::int32_t l) const;
   // On cuda copied from the device at the first call after a (re)fill.
   const CsrMatrix<T>& level_matrix(std::int32_t l) const;
+  // Where the last (re)fill's setup went, in order: levels (meshes,
+  // constraint flags; host transfers), coarse operators (and on cuda
+  // transfers), smoothers, coarse solve (on cuda each measured to the
+  // device's completion).
+  const std::vector<TimedPhase>& setup_phases() const noexcept;
   // True when the last fill's coarse operators were formed axis by axis from
   // the form (Kronecker products), false for 3-D Galerkin products.
   bool coarse_by_axes() const noexcept;

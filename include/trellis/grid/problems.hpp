@@ -88,6 +88,10 @@ struct ConvergenceRow {
   double solve_seconds = 0;     // fills and solves
   // Of solve_seconds: the multigrid hierarchy's setup (mg, mgcg).
   double hierarchy_seconds = 0;
+  // Where solve_seconds went, in order (summed over time steps for heat):
+  // data to the device, fill and right-hand side, the hierarchy's phases
+  // ("hierarchy: ..."), iterations, solution to the host.
+  std::vector<TimedPhase> phases;
 };
 
 // A convergence study: one row per mesh and the fitted orders.

@@ -67,6 +67,7 @@ ConvergenceStudy heat_study(const ProblemOptions& options) {
       const SolveResult result = solver.solve(coefficients, exact_at(t), x, options.tolerance);
       row.iterations += result.iterations;
       row.hierarchy_seconds += solver.hierarchy_seconds();
+      detail::add_phases(solver.phases(), row.phases);
     }
     row.solve_seconds = solve.elapsed_ms() / 1000;
     const std::vector<double> exact = exact_at(steps * dt);

@@ -67,11 +67,13 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
   const SolverOptions options{.relative_tolerance = tolerance, .max_iterations = 100000, .check_every = 20};
   const std::int32_t n = assembly_.mesh().nodes();
   SolveResult result;
+  begin_phases();
   if (backend_ != Backend::cuda) {
     // The matrix is filled either way: the right-hand side's lift reads it.
     assembly_.refill(coefficients, host_matrix_, backend_);
     std::vector<double> b(static_cast<std::size_t>(n));
     assembly_.assemble_rhs(coefficients, boundary_values, host_matrix_, b, backend_);
+    end_phase("fill and right-hand side");
     if (solver_ != LinearSolver::cg) {
       result = multigrid_solve(coefficients, b, x, options);
       require_converged(result);
@@ -89,16 +91,19 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
     }
     result =
         krylov_ == Krylov::cg ? cg<double>(op, b, x, options, backend_) : bicgstab<double>(op, b, x, options, backend_);
+    end_phase("iterations");
     require_converged(result);
     return result;
   }
 
   Device& d = *device_;
   DeviceCoefficients<double> device_coefficients(coefficients);
-  assembly_.refill(device_coefficients, d.matrix);
   d.g.copy_from_host(boundary_values);
-  assembly_.assemble_rhs(device_coefficients, d.g, d.matrix, d.b);
   d.x.copy_from_host(x);
+  end_phase("data to the device");
+  assembly_.refill(device_coefficients, d.matrix);
+  assembly_.assemble_rhs(device_coefficients, d.g, d.matrix, d.b);
+  end_phase("fill and right-hand side");
   DeviceLinearOperator<double> op;
   if (matrix_free_) {
     op.size = n;
@@ -122,9 +127,10 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
   } else {
     result = krylov_ == Krylov::cg ? cg<double>(op, d.b, d.x, options) : bicgstab<double>(op, d.b, d.x, options);
   }
+  end_phase("iterations");
   require_converged(result);
   d.x.copy_to_host(x);
-  device::synchronize(nullptr);
+  end_phase("solution to the host");
   return result;
 }
 
@@ -142,6 +148,7 @@ SolveResult FormSolver::device_multigrid_solve(DeviceLinearOperator<double> op, 
     multigrid_.emplace(assembly_.mesh(), form_, d.matrix.matrix, assembly_.constrained(), multigrid_options_);
   }
   hierarchy_seconds_ = timer.elapsed_ms() / 1000;
+  hierarchy_phases();
   const Multigrid<double>& mg = *multigrid_;
   if (solver_ == LinearSolver::mg) return mg_solve<double>(mg, d.b, d.x, cycle_options(options));
   if (!op.apply) op = mg.device_operator();
@@ -164,13 +171,18 @@ const Multigrid<double>& FormSolver::hierarchy() {
                        backend_);
   }
   hierarchy_seconds_ = timer.elapsed_ms() / 1000;
+  hierarchy_phases();
   return *multigrid_;
 }
 
 SolveResult FormSolver::multigrid_solve(const Coefficients<double>& coefficients, const std::vector<double>& b,
                                         std::vector<double>& x, const SolverOptions& options) {
   const Multigrid<double>& mg = hierarchy();
-  if (solver_ == LinearSolver::mg) return mg_solve<double>(mg, b, x, cycle_options(options));
+  if (solver_ == LinearSolver::mg) {
+    SolveResult result = mg_solve<double>(mg, b, x, cycle_options(options));
+    end_phase("iterations");
+    return result;
+  }
   HostLinearOperator<double> op;
   if (matrix_free_) {
     op.size = assembly_.mesh().nodes();
@@ -180,7 +192,26 @@ SolveResult FormSolver::multigrid_solve(const Coefficients<double>& coefficients
   } else {
     op = csr_operator(host_matrix_.matrix, Preconditioner::none, backend_);
   }
-  return krylov_ == Krylov::cg ? mgcg<double>(op, mg, b, x, options) : mg_bicgstab<double>(op, mg, b, x, options);
+  SolveResult result =
+      krylov_ == Krylov::cg ? mgcg<double>(op, mg, b, x, options) : mg_bicgstab<double>(op, mg, b, x, options);
+  end_phase("iterations");
+  return result;
+}
+
+void FormSolver::begin_phases() {
+  phases_.clear();
+  phase_clock_ = SteadyTimer();
+}
+
+void FormSolver::end_phase(const char* name) {
+  if (backend_ == Backend::cuda) device::synchronize(nullptr);
+  phases_.push_back({name, phase_clock_.elapsed_ms()});
+  phase_clock_ = SteadyTimer();
+}
+
+void FormSolver::hierarchy_phases() {
+  for (const TimedPhase& phase : multigrid_->setup_phases()) phases_.push_back({"hierarchy: " + phase.name, phase.ms});
+  phase_clock_ = SteadyTimer();
 }
 
 }  // namespace trellis::grid::detail

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "trellis/core/backend.hpp"
+#include "trellis/core/timer.hpp"
 #include "trellis/grid/assembly.hpp"
 #include "trellis/grid/matrix_free.hpp"
 #include "trellis/grid/multigrid.hpp"
@@ -35,6 +36,8 @@ class FormSolver {
   Backend backend() const noexcept { return backend_; }
   // The multigrid hierarchy's setup (or refill) in the last solve, 0 without one.
   double hierarchy_seconds() const noexcept { return hierarchy_seconds_; }
+  // Where the last solve's time went (ConvergenceRow::phases).
+  const std::vector<TimedPhase>& phases() const noexcept { return phases_; }
 
   // Fills with the coefficients, assembles b with boundary values g, solves
   // into x (its initial guess on entry). Throws Error when the solver does
@@ -64,6 +67,13 @@ class FormSolver {
   AssembledMatrix<double> host_matrix_;
   std::unique_ptr<Device> device_;
   double hierarchy_seconds_ = 0;
+  std::vector<TimedPhase> phases_;
+  SteadyTimer phase_clock_;
+  void begin_phases();
+  // Closes the current phase (after the device's work on cuda).
+  void end_phase(const char* name);
+  // Appends the hierarchy's setup phases (its time is the current phase's).
+  void hierarchy_phases();
 };
 
 }  // namespace trellis::grid::detail

@@ -49,6 +49,7 @@ ConvergenceStudy steady_study(const ProblemOptions& options, const char* name, c
     const SolveResult result = solver.solve(coefficients, exact, x, options.tolerance);
     row.solve_seconds = solve.elapsed_ms() / 1000;
     row.hierarchy_seconds = solver.hierarchy_seconds();
+    row.phases = solver.phases();
     row.iterations = result.iterations;
     detail::measure_error(*mesh, exact, x, row);
     study.rows.push_back(row);

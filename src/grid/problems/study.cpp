@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -106,6 +107,16 @@ void finish_study(ConvergenceStudy& study) {
   }
   study.fitted_order_h = fitted_order(h, eh);
   study.fitted_order_h1 = fitted_order(h, e1);
+}
+
+void add_phases(const std::vector<TimedPhase>& step, std::vector<TimedPhase>& total) {
+  for (const TimedPhase& phase : step) {
+    auto same = std::find_if(total.begin(), total.end(), [&](const TimedPhase& t) { return t.name == phase.name; });
+    if (same == total.end())
+      total.push_back(phase);
+    else
+      same->ms += phase.ms;
+  }
 }
 
 }  // namespace detail

@@ -22,6 +22,9 @@ void measure_error(const Mesh& mesh, const std::vector<double>& exact, const std
 // Orders against the previous rows and the fitted slopes.
 void finish_study(ConvergenceStudy& study);
 
+// Adds each of step's phases to total's phase of that name (appended when new).
+void add_phases(const std::vector<TimedPhase>& step, std::vector<TimedPhase>& total);
+
 // f projected as the options ask (R_h or avg_h; see problems.hpp).
 std::vector<double> project_rhs(const ProblemOptions& options, const std::shared_ptr<const Mesh>& mesh,
                                 const std::function<double(const Point&)>& f);
