@@ -135,8 +135,8 @@ struct MultigridLevelInfo {
 
 // A named part of some work and the milliseconds it took.
 struct TimedPhase {
-  std::string name;
-  double ms = 0;
+  std::string name;  // what the phase did
+  double ms = 0;     // how long it took
 };
 
 // A geometric multigrid hierarchy for an assembled form's matrix: its levels, transfers and smoothers.
