@@ -18,7 +18,7 @@ for n in 256 512; do
   for coarse in products axes; do
     for solver in mgcg mg; do
       echo "== $n^3 $solver --coarse $coarse"
-      poisson --n "$n" --levels 1 --solver "$solver" --coarse "$coarse"
+      poisson --n "$n" --levels 1 --solver "$solver" --coarse "$coarse" --phases
     done
   done
 done
