@@ -18,8 +18,8 @@
 #include "multigrid_transfer.hpp"
 #include "trellis/core/device.hpp"
 #include "trellis/core/device_array.hpp"
-#include "trellis/core/timer.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/core/timer.hpp"
 
 namespace trellis::grid {
 
@@ -528,7 +528,7 @@ void Multigrid<T>::State::start(const Mesh& mesh, const BilinearForm* form,
   options = o;
   backend = chosen;
   begin_phases();
-  kernels = detail::multigrid_kernels<T>(backend == Backend::reference ? Backend::reference : Backend::cpu);
+  kernels = detail::multigrid_kernels<T>(backend);  // cpu's for cuda (the host parts)
   make_levels(mesh, constrained);
   if (form != nullptr && options.coarse_by_axes && backend != Backend::reference) {
     separable = detail::separable_operator(mesh, *form, levels.front().constrained_nodes);
