@@ -62,11 +62,15 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
   route::Coord last_pitch = 0;
   const auto progress = [&](const route::RouteIteration& it) {
     if (globals.quiet) return;
-    if (it.iteration == 1 && last_pitch != 0 && it.pitch < last_pitch) {
+    if (it.iteration == 1 && last_pitch != 0) {
+      const auto mm = [](route::Coord pitch) { return static_cast<double>(pitch) / route::kNanometresPerMillimetre; };
       std::fprintf(stderr, "%s\n",
-                   fmt::format("routing again on a lattice of {:.4f} mm: nets stayed unrouted on {:.4f} mm",
-                               static_cast<double>(it.pitch) / route::kNanometresPerMillimetre,
-                               static_cast<double>(last_pitch) / route::kNanometresPerMillimetre)
+                   (it.pitch < last_pitch
+                        ? fmt::format("routing again on a lattice of {:.4f} mm: nets stayed unrouted on {:.4f} mm",
+                                      mm(it.pitch), mm(last_pitch))
+                        : fmt::format("routing again on the lattice of {:.4f} mm, fine-pitch pads with straight "
+                                      "stubs only: nets stayed unrouted",
+                                      mm(it.pitch)))
                        .c_str());
     }
     last_pitch = it.pitch;

@@ -454,6 +454,16 @@ TEST(Router, FinePitchPadsLeaveAlongTheirAxisAndTurn) {
     }
   }
   EXPECT_GT(bent, 0);
+  // The lattice without bent stubs at fine-pitch pads (the router's last
+  // try where nets stay unrouted) has them only where no straight stub
+  // leaves a pad.
+  const auto bent_stubs = [&](router_detail::BentStubs which) {
+    const router_detail::Lattice lattice = router_detail::build_lattice(b.board, options, which);
+    return std::count_if(lattice.stubs.begin(), lattice.stubs.end(),
+                         [](const router_detail::Stub& stub) { return !stub.bends.empty(); });
+  };
+  EXPECT_LT(bent_stubs(router_detail::BentStubs::shut_in),
+            bent_stubs(router_detail::BentStubs::shut_in_and_fine_pitch));
 }
 
 // A pin in a row at 0.6 mm pitch (no 0.25 mm wire with 0.2 mm clearance
@@ -1232,6 +1242,20 @@ TEST(Router, NetsBlockedByTheirOwnRulesAreNamed) {
   const RouteResult congested = route_board(b.board, options);
   EXPECT_EQ(congested.unrouted_nets.size(), 1u);
   EXPECT_TRUE(congested.blocked_nets.empty());
+
+  // Left apart by congestion, with finer lattices allowed: finer lattices,
+  // then the finest once more with straight stubs only at fine-pitch pads;
+  // each routing starts at iteration 1.
+  options.refine_pitch = true;
+  std::vector<Coord> pitches;
+  const RouteResult refined = route_board(b.board, options, [&](const RouteIteration& it) {
+    if (it.iteration == 1) pitches.push_back(it.pitch);
+  });
+  EXPECT_EQ(refined.unrouted_nets.size(), 1u);
+  ASSERT_GE(pitches.size(), 3u);
+  EXPECT_EQ(pitches.front(), mm(0.45));
+  for (std::size_t i = 1; i + 1 < pitches.size(); ++i) EXPECT_EQ(pitches[i], pitches[i - 1] * 3 / 4);
+  EXPECT_EQ(pitches.back(), pitches[pitches.size() - 2]);
 }
 
 }  // namespace

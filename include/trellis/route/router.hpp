@@ -197,6 +197,10 @@ struct RouterOptions {
   // the one with the fewest unrouted nets is kept (the coarsest of equals).
   // Not where each unrouted net has a pin that no wire of the net can
   // leave at any pitch (too close to other copper even at the pad's centre).
+  // Where nets not blocked by their own rules are still unrouted after
+  // that, the finest lattice is routed once more with straight stubs only
+  // on fine-pitch pads (their bent stubs' claims can shut a net out), and
+  // kept if it leaves fewer nets unrouted.
   bool refine_pitch = true;
   // After the negotiation, with nothing overused: passes over the nets in
   // routing order, each complete net routed again alone round the others'

@@ -85,7 +85,8 @@ Coord padstack_radius(const Padstack& padstack) {
 
 class Builder {
  public:
-  Builder(const Board& board, const RouterOptions& options) : board_(board), options_(options), rules_(board) {}
+  Builder(const Board& board, const RouterOptions& options, BentStubs bent)
+      : board_(board), options_(options), bent_(bent), rules_(board) {}
 
   Lattice build() {
     choose_slots();
@@ -900,7 +901,8 @@ class Builder {
       // Fine-pitch pads often have no straight way out between their
       // neighbours, or few: they also leave along the pad's axis first and
       // then turn (as a human fan-out does, at 45 degrees).
-      if (!straight.empty() && !tight(pad, slot, width) && !trapped(straight, around, slot, pad.net, owner)) return;
+      const bool fine_pitch = bent_ == BentStubs::shut_in_and_fine_pitch && tight(pad, slot, width);
+      if (!straight.empty() && !fine_pitch && !trapped(straight, around, slot, pad.net, owner)) return;
       const Coord step = std::max<Coord>(1, lattice_.pitch / 16);
       for_grid_points_near(around, (pitches + 1) * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c)) return;
@@ -1139,6 +1141,7 @@ class Builder {
 
   const Board& board_;
   const RouterOptions& options_;
+  BentStubs bent_;
   ClearanceRules rules_;
   Lattice lattice_;
   std::vector<int> slot_of_layer_;              // board layer -> slot, -1 when not routed on
@@ -1162,7 +1165,9 @@ class Builder {
 
 }  // namespace
 
-Lattice build_lattice(const Board& board, const RouterOptions& options) { return Builder(board, options).build(); }
+Lattice build_lattice(const Board& board, const RouterOptions& options, BentStubs bent) {
+  return Builder(board, options, bent).build();
+}
 
 std::vector<int> pins_apart(const Lattice& lattice, int net) {
   const std::vector<int>& pins = lattice.net_pins[static_cast<std::size_t>(net)];

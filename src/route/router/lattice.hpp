@@ -147,8 +147,15 @@ struct Lattice {
   int column_of(int node) const noexcept { return (is_via(node) ? node - via_base : node) % columns; }
 };
 
+// Which pads get bent stubs (square, 45 degrees) besides straight ones.
+enum class BentStubs {
+  shut_in_and_fine_pitch,  // pads whose straight stubs are shut in, and pads no wire passes beside
+  shut_in,                 // pads whose straight stubs are shut in
+};
+
 // Builds the lattice; throws UsageError as route_board documents.
-Lattice build_lattice(const Board& board, const RouterOptions& options);
+Lattice build_lattice(const Board& board, const RouterOptions& options,
+                      BentStubs bent = BentStubs::shut_in_and_fine_pitch);
 
 // The pin nodes of `net` that no path from its first pin reaches through
 // nodes the net may use: what keeps it apart on this lattice with no other

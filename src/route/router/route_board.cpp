@@ -1207,8 +1207,9 @@ std::pair<std::size_t, std::size_t> left_apart(const Board& board, const RouteRe
 
 // One routing on the lattice the options describe.
 Routing route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress,
-                         const router_detail::PinGroups& poured) {
-  router_detail::Lattice lattice = router_detail::build_lattice(board, options);
+                         const router_detail::PinGroups& poured,
+                         router_detail::BentStubs bent = router_detail::BentStubs::shut_in_and_fine_pitch) {
+  router_detail::Lattice lattice = router_detail::build_lattice(board, options, bent);
   router_detail::join_pins(lattice, poured);
   Negotiation negotiation(board, options, std::move(lattice));
   // The clean-up does not see pours: where the board has some, the routing
@@ -1330,6 +1331,21 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     finest = pitch;
     std::erase_if(blocked, [&](const auto& entry) { return !latest.blocked.contains(entry.first); });
     if (latest.result.unrouted_nets.size() < result.unrouted_nets.size()) result = latest.result;
+  }
+  // Bent stubs on fine-pitch pads fan their wires out at 45 degrees, but
+  // their claims reach further round the pads than straight stubs' do, and
+  // can leave a net that the straight stubs let through (DAC2020_bm01's
+  // GND): where nets other than those blocked by their own rules stay
+  // unrouted, the finest lattice tried again with straight stubs on those
+  // pads.
+  const bool congested = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(),
+                                     [&](int net) { return !blocked.contains(net); });
+  if (congested) {
+    RouterOptions finer = options;
+    finer.pitch = finest;
+    Routing straight = route_on_lattice(board, finer, progress, poured, router_detail::BentStubs::shut_in);
+    std::erase_if(blocked, [&](const auto& entry) { return !straight.blocked.contains(entry.first); });
+    if (straight.result.unrouted_nets.size() < result.unrouted_nets.size()) result = straight.result;
   }
   report_blocked_nets(board, blocked, coarsest, finest, result);
   return result;
