@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ constexpr const char* kDefaultBoardsDir = "../shared/boards";
 struct HumanRouting {
   double wire_mm = kNotMeasured;
   double vias = kNotMeasured;
+  // Nets the reference routing joins with a copper plane (a pour the
+  // unrouted board lacks, so the router wires them), and the human wire on
+  // the other nets.
+  std::set<std::string> poured_nets;
+  double wire_mm_unpoured = kNotMeasured;
 };
 
 // FreeRouting 1.9.0 as pcbench/index.json reports it, NaN where missing.
@@ -188,6 +194,21 @@ double path_length(const route::Shape& shape) {
   return length;
 }
 
+// Whether the human routing pours net `net` (an index into board.nets,
+// -1 for none).
+bool poured(const HumanRouting& human, const Board& board, int net) {
+  return net >= 0 && human.poured_nets.contains(board.nets[static_cast<std::size_t>(net)].name);
+}
+
+// The length of the wires on nets the human routing does not pour.
+double unpoured_wire_mm(const HumanRouting& human, const Board& board, const std::vector<route::Wire>& wires) {
+  double length = 0;
+  for (const route::Wire& wire : wires) {
+    if (wire.shape.kind == route::ShapeKind::path && !poured(human, board, wire.net)) length += path_length(wire.shape);
+  }
+  return millimetres(length);
+}
+
 // The human routing: measured on the reference-routed DSN where there is
 // one (path wires' centre lines, as the router's wire is measured; polygon
 // wires have none), else pcbench's ground_truth.json. That file's
@@ -199,11 +220,16 @@ HumanRouting human_routing(const BoardEntry& entry) {
   HumanRouting human;
   if (!entry.reference.empty()) {
     const Board reference = route::read_dsn_file(entry.reference);
+    for (const route::Plane& plane : reference.planes) human.poured_nets.insert(plane.net_name);
     double length = 0;
+    double unpoured = 0;
     for (const route::Wire& wire : reference.wires) {
-      if (wire.shape.kind == route::ShapeKind::path) length += path_length(wire.shape);
+      if (wire.shape.kind != route::ShapeKind::path) continue;
+      length += path_length(wire.shape);
+      if (!poured(human, reference, wire.net)) unpoured += path_length(wire.shape);
     }
     human.wire_mm = millimetres(length);
+    human.wire_mm_unpoured = millimetres(unpoured);
     human.vias = static_cast<double>(reference.vias.size());
   } else if (!entry.ground_truth.empty()) {
     const nlohmann::json truth = read_json(entry.ground_truth);
@@ -236,6 +262,7 @@ struct BoardRow {
   double wire_mm = kNotMeasured;
   double human_wire_mm = kNotMeasured;
   double wire_ratio = kNotMeasured;
+  double wire_ratio_unpoured = kNotMeasured;  // over the nets the human routing wires without a pour
   double vias = kNotMeasured;
   double human_vias = kNotMeasured;
   double iterations = kNotMeasured;
@@ -258,6 +285,7 @@ struct BoardRow {
             "wire mm",
             "human wire mm",
             "wire / human",
+            "wire / human, nets not poured",
             "vias",
             "human vias",
             "iterations",
@@ -282,6 +310,7 @@ struct BoardRow {
             number(wire_mm, 1),
             number(human_wire_mm, 1),
             number(wire_ratio, 2),
+            number(wire_ratio_unpoured, 2),
             count(vias),
             count(human_vias),
             count(iterations),
@@ -385,6 +414,7 @@ struct BackendSummary {
   std::size_t vias = 0;
   double router_seconds = 0;
   GeometricMean wire_ratio;
+  GeometricMean wire_ratio_unpoured;
   GeometricMean speed_up;
 };
 
@@ -472,6 +502,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           row.complete = complete ? "yes" : "no";
           row.wire_mm = millimetres(static_cast<double>(result.wire_length));
           row.wire_ratio = row.wire_mm / human.wire_mm;
+          row.wire_ratio_unpoured = unpoured_wire_mm(human, *board, result.copper.wires) / human.wire_mm_unpoured;
           row.vias = as_double(result.via_count);
           row.iterations = as_double(result.iterations.size());
           row.router_seconds = result.seconds;
@@ -496,7 +527,10 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           summary.unconnected += drc.unconnected.size();
           summary.vias += result.via_count;
           summary.router_seconds += result.seconds;
-          if (complete) summary.wire_ratio.add(row.wire_ratio);  // partial routings are short by design
+          if (complete) {  // partial routings are short by design
+            summary.wire_ratio.add(row.wire_ratio);
+            summary.wire_ratio_unpoured.add(row.wire_ratio_unpoured);
+          }
           summary.speed_up.add(row.speed_up);
           log.line("{}: {} of {} nets routed, {} routing violations, {} unconnected, {} iterations, {:.2f} s", label,
                    routed, result.nets_to_route, drc.routing.size(), drc.unconnected.size(), result.iterations.size(),
@@ -526,6 +560,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
     row.unconnected = as_double(s.unconnected);
     row.complete = fmt::format("{} of {}", s.complete, s.boards);
     row.wire_ratio = s.wire_ratio.value();
+    row.wire_ratio_unpoured = s.wire_ratio_unpoured.value();
     row.vias = as_double(s.vias);
     row.router_seconds = s.router_seconds;
     row.speed_up = s.speed_up.value();
@@ -784,7 +819,10 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
         "Human routing: measured on the board's reference-routed DSN (centre-line length of path wires, as "
         "the router's wire is measured, and vias); pcbench's ground_truth.json only where a board has no "
         "such DSN (its approximate_track_length_mm leaves out some nets' wiring, its via_count counts "
-        "stitching vias); dac2020 has none.");
+        "stitching vias); dac2020 has none. wire / human, nets not poured: both routings' wire on the nets "
+        "the reference routing does not join with a copper plane (the unrouted boards carry no planes, so "
+        "the router wires the nets a human poured: tdstat's GND and +5V, DSP-ADAU1452's grounds and "
+        "supplies); the same as wire / human where the reference has no plane.");
     notes.push_back(
         "FreeRouting: pcbench/index.json, FreeRouting 1.9.0's router time, unrouted nets and violations "
         "as PCBench measured them (other hardware); speed-up vs FreeRouting = its router time / ours.");
