@@ -68,8 +68,8 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
                    (it.pitch < last_pitch
                         ? fmt::format("routing again on a lattice of {:.4f} mm: nets stayed unrouted on {:.4f} mm",
                                       mm(it.pitch), mm(last_pitch))
-                        : fmt::format("routing again on the lattice of {:.4f} mm, fine-pitch pads with straight "
-                                      "stubs only: nets stayed unrouted",
+                        : fmt::format("routing again on a lattice of {:.4f} mm with other stubs at fine-pitch "
+                                      "pads: nets stayed unrouted",
                                       mm(it.pitch)))
                        .c_str());
     }

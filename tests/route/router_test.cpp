@@ -464,6 +464,9 @@ TEST(Router, FinePitchPadsLeaveAlongTheirAxisAndTurn) {
   };
   EXPECT_LT(bent_stubs(router_detail::BentStubs::shut_in),
             bent_stubs(router_detail::BentStubs::shut_in_and_fine_pitch));
+  // Reaching further, they reach more grid nodes.
+  EXPECT_GT(bent_stubs(router_detail::BentStubs::fine_pitch_reaching_further),
+            bent_stubs(router_detail::BentStubs::shut_in_and_fine_pitch));
 }
 
 // A pin in a row at 0.6 mm pitch (no 0.25 mm wire with 0.2 mm clearance
@@ -1244,18 +1247,21 @@ TEST(Router, NetsBlockedByTheirOwnRulesAreNamed) {
   EXPECT_TRUE(congested.blocked_nets.empty());
 
   // Left apart by congestion, with finer lattices allowed: finer lattices,
-  // then the finest once more with straight stubs only at fine-pitch pads;
-  // each routing starts at iteration 1.
+  // then the finest once more with straight stubs only at fine-pitch pads,
+  // and the first once more with bent stubs there reaching further; each
+  // routing starts at iteration 1.
   options.refine_pitch = true;
   std::vector<Coord> pitches;
   const RouteResult refined = route_board(b.board, options, [&](const RouteIteration& it) {
     if (it.iteration == 1) pitches.push_back(it.pitch);
   });
   EXPECT_EQ(refined.unrouted_nets.size(), 1u);
-  ASSERT_GE(pitches.size(), 3u);
+  ASSERT_GE(pitches.size(), 4u);
   EXPECT_EQ(pitches.front(), mm(0.45));
-  for (std::size_t i = 1; i + 1 < pitches.size(); ++i) EXPECT_EQ(pitches[i], pitches[i - 1] * 3 / 4);
-  EXPECT_EQ(pitches.back(), pitches[pitches.size() - 2]);
+  const std::size_t finer = pitches.size() - 2;  // the lattices routed before the other stubs
+  for (std::size_t i = 1; i < finer; ++i) EXPECT_EQ(pitches[i], pitches[i - 1] * 3 / 4);
+  EXPECT_EQ(pitches[finer], pitches[finer - 1]);
+  EXPECT_EQ(pitches.back(), pitches.front());
 }
 
 }  // namespace

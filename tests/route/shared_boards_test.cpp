@@ -17,7 +17,10 @@
 
 #include "trellis/core/error.hpp"
 #include "trellis/route/board.hpp"
+#include "trellis/route/drc.hpp"
 #include "trellis/route/dsn.hpp"
+#include "trellis/route/router.hpp"
+#include "trellis/route/session.hpp"
 
 namespace trellis::route {
 namespace {
@@ -275,6 +278,21 @@ TEST(SharedBoards, ReferenceWiresEndOnPadsOfTheirNet) {
   // Back-side placements are where mirroring and layer flipping could go
   // wrong; over all boards nearly every one is reached (97% when written).
   EXPECT_GT(all_back_touched * 100, all_back_pins * 95);
+}
+
+// thegrid's +3V3 and the QFN's reset pin beside it leave neighbouring pins
+// 0.5 mm apart and need 45-degree jogs in front of the part: only the bent
+// stubs reaching further, tried where nets stay unrouted, complete it.
+TEST(SharedBoards, ThegridCompletesWithBentStubsReachingFurther) {
+  BOARDS_OR_SKIP(dir);
+  const Board board = read_dsn_file(dir / "pcbench" / "thegrid_pole_panellised" / "unrouted.dsn");
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  const RouteResult result = route_board(board, options);
+  EXPECT_TRUE(result.unrouted_nets.empty());
+  const DrcReport drc = check_design_rules(board, with_board_wiring(board, result.copper));
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
 }
 
 }  // namespace

@@ -199,8 +199,9 @@ struct RouterOptions {
   // leave at any pitch (too close to other copper even at the pad's centre).
   // Where nets not blocked by their own rules are still unrouted after
   // that, the finest lattice is routed once more with straight stubs only
-  // on fine-pitch pads (their bent stubs' claims can shut a net out), and
-  // kept if it leaves fewer nets unrouted.
+  // on fine-pitch pads (their bent stubs' claims can shut a net out), then
+  // the first with bent stubs there reaching further (past the rows in
+  // front of the part); each is kept if it leaves fewer nets unrouted.
   bool refine_pitch = true;
   // After the negotiation, with nothing overused: passes over the nets in
   // routing order, each complete net routed again alone round the others'

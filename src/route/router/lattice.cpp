@@ -901,10 +901,14 @@ class Builder {
       // Fine-pitch pads often have no straight way out between their
       // neighbours, or few: they also leave along the pad's axis first and
       // then turn (as a human fan-out does, at 45 degrees).
-      const bool fine_pitch = bent_ == BentStubs::shut_in_and_fine_pitch && tight(pad, slot, width);
+      const bool fine_pitch = bent_ != BentStubs::shut_in && tight(pad, slot, width);
       if (!straight.empty() && !fine_pitch && !trapped(straight, around, slot, pad.net, owner)) return;
       const Coord step = std::max<Coord>(1, lattice_.pitch / 16);
-      for_grid_points_near(around, (pitches + 1) * static_cast<double>(lattice_.pitch), [&](int r, int c) {
+      // Reaching further, a fine-pitch pad's bent stub can pass the rows
+      // in front of a part, where neighbouring pins' wires need 45-degree
+      // jogs the lattice's square steps do not fit.
+      const double reach = fine_pitch && bent_ == BentStubs::fine_pitch_reaching_further ? kNeckReach + 1 : pitches + 1;
+      for_grid_points_near(around, reach * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c)) return;
         const Point end = grid_point(r, c);
         if (std::find(straight.begin(), straight.end(), std::array<int, 2>{r, c}) != straight.end()) return;

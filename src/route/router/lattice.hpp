@@ -149,8 +149,9 @@ struct Lattice {
 
 // Which pads get bent stubs (square, 45 degrees) besides straight ones.
 enum class BentStubs {
-  shut_in_and_fine_pitch,  // pads whose straight stubs are shut in, and pads no wire passes beside
-  shut_in,                 // pads whose straight stubs are shut in
+  shut_in_and_fine_pitch,       // pads whose straight stubs are shut in, and pads no wire passes beside
+  shut_in,                      // pads whose straight stubs are shut in
+  fine_pitch_reaching_further,  // as the first, a fine-pitch pad's reaching grid nodes up to 7 pitches away
 };
 
 // Builds the lattice; throws UsageError as route_board documents.

@@ -1332,20 +1332,25 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     std::erase_if(blocked, [&](const auto& entry) { return !latest.blocked.contains(entry.first); });
     if (latest.result.unrouted_nets.size() < result.unrouted_nets.size()) result = latest.result;
   }
-  // Bent stubs on fine-pitch pads fan their wires out at 45 degrees, but
-  // their claims reach further round the pads than straight stubs' do, and
-  // can leave a net that the straight stubs let through (DAC2020_bm01's
-  // GND): where nets other than those blocked by their own rules stay
-  // unrouted, the finest lattice tried again with straight stubs on those
-  // pads.
-  const bool congested = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(),
-                                     [&](int net) { return !blocked.contains(net); });
-  if (congested) {
-    RouterOptions finer = options;
-    finer.pitch = finest;
-    Routing straight = route_on_lattice(board, finer, progress, poured, router_detail::BentStubs::shut_in);
-    std::erase_if(blocked, [&](const auto& entry) { return !straight.blocked.contains(entry.first); });
-    if (straight.result.unrouted_nets.size() < result.unrouted_nets.size()) result = straight.result;
+  // Where nets other than those blocked by their own rules stay unrouted,
+  // other stubs at fine-pitch pads: straight ones only, on the finest
+  // lattice (bent stubs fan wires out at 45 degrees, but their claims reach
+  // further round the pads and can shut a net out: DAC2020_bm01's GND);
+  // then bent ones reaching further, on the first lattice (past the rows
+  // in front of a part, where neighbouring pins' wires need 45-degree jogs
+  // that square steps do not fit: thegrid's +3V3 beside its QFN's reset
+  // pin).
+  const std::pair<router_detail::BentStubs, Coord> variants[] = {
+      {router_detail::BentStubs::shut_in, finest}, {router_detail::BentStubs::fine_pitch_reaching_further, coarsest}};
+  for (const auto& [bent, variant_pitch] : variants) {
+    const bool congested = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(),
+                                       [&](int net) { return !blocked.contains(net); });
+    if (!congested) break;
+    RouterOptions variant = options;
+    variant.pitch = variant_pitch;
+    Routing again = route_on_lattice(board, variant, progress, poured, bent);
+    std::erase_if(blocked, [&](const auto& entry) { return !again.blocked.contains(entry.first); });
+    if (again.result.unrouted_nets.size() < result.unrouted_nets.size()) result = again.result;
   }
   report_blocked_nets(board, blocked, coarsest, finest, result);
   return result;
