@@ -280,8 +280,8 @@ struct RouteResult {
   // more): connections the router left to the pours.
   std::vector<PourIsland> pour_joins;
   std::vector<std::string> warnings;  // pins no wire of their net can reach, and the like
-  // Wall time of the lattice, negotiation and geometry together (both
-  // routings where a finer pitch was tried).
+  // Wall time of the lattice, negotiation and geometry together (of every
+  // routing tried: finer lattices, other stubs, again round pours).
   double seconds = 0;
   Backend backend = Backend::reference;  // the backend that ran the searches
 };
