@@ -68,9 +68,7 @@ void run(const RouteCommand& command, const GlobalOptions& globals) {
                    (it.pitch < last_pitch
                         ? fmt::format("routing again on a lattice of {:.4f} mm: nets stayed unrouted on {:.4f} mm",
                                       mm(it.pitch), mm(last_pitch))
-                        : fmt::format("routing again on a lattice of {:.4f} mm with other stubs at fine-pitch "
-                                      "pads: nets stayed unrouted",
-                                      mm(it.pitch)))
+                        : fmt::format("routing again on a lattice of {:.4f} mm", mm(it.pitch)))
                        .c_str());
     }
     last_pitch = it.pitch;

@@ -1292,10 +1292,11 @@ void report_blocked_nets(const Board& board, const std::map<int, std::string>& b
   }
 }
 
-// One routing, and routings on finer lattices where that could help; pins
-// in one of the `poured` groups are taken as joined.
+// One routing, and routings on finer lattices where that could help, and
+// with `other_stubs` with other stubs at fine-pitch pads; pins in one of
+// the `poured` groups are taken as joined.
 RouteResult route_once(const Board& board, const RouterOptions& options, const RouteProgress& progress,
-                       const router_detail::PinGroups& poured) {
+                       const router_detail::PinGroups& poured, bool other_stubs) {
   Routing latest = route_on_lattice(board, options, progress, poured);
   RouteResult result = latest.result;
   // Nets every lattice tried so far leaves apart with no other net routed.
@@ -1343,6 +1344,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
   const std::pair<router_detail::BentStubs, Coord> variants[] = {
       {router_detail::BentStubs::shut_in, finest}, {router_detail::BentStubs::fine_pitch_reaching_further, coarsest}};
   for (const auto& [bent, variant_pitch] : variants) {
+    if (!other_stubs) break;
     const bool congested = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(),
                                        [&](int net) { return !blocked.contains(net); });
     if (!congested) break;
@@ -1361,9 +1363,16 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
 RouteResult route_board(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
   check_options(options);
   const auto start = std::chrono::steady_clock::now();
-  RouteResult result = router_detail::route_with_pours(
-      board, nets_in_scope(board, options),
-      [&](const router_detail::PinGroups& poured) { return route_once(board, options, progress, poured); });
+  RouteResult result =
+      router_detail::route_with_pours(board, nets_in_scope(board, options),
+                                      // The other stubs are tried in the first routing only, not again in
+                                      // each routing the pours ask for: they change how pins reach the
+                                      // lattice, not which pads the pours join.
+                                      [&, first = true](const router_detail::PinGroups& poured) mutable {
+                                        const bool other_stubs = first;
+                                        first = false;
+                                        return route_once(board, options, progress, poured, other_stubs);
+                                      });
   result.seconds = seconds_since(start);
   return result;
 }
