@@ -220,16 +220,13 @@ HumanRouting human_routing(const BoardEntry& entry) {
   HumanRouting human;
   if (!entry.reference.empty()) {
     const Board reference = route::read_dsn_file(entry.reference);
-    for (const route::Plane& plane : reference.planes) human.poured_nets.insert(plane.net_name);
     double length = 0;
-    double unpoured = 0;
     for (const route::Wire& wire : reference.wires) {
-      if (wire.shape.kind != route::ShapeKind::path) continue;
-      length += path_length(wire.shape);
-      if (!poured(human, reference, wire.net)) unpoured += path_length(wire.shape);
+      if (wire.shape.kind == route::ShapeKind::path) length += path_length(wire.shape);
     }
     human.wire_mm = millimetres(length);
-    human.wire_mm_unpoured = millimetres(unpoured);
+    for (const route::Plane& plane : reference.planes) human.poured_nets.insert(plane.net_name);
+    human.wire_mm_unpoured = unpoured_wire_mm(human, reference, reference.wires);
     human.vias = static_cast<double>(reference.vias.size());
   } else if (!entry.ground_truth.empty()) {
     const nlohmann::json truth = read_json(entry.ground_truth);

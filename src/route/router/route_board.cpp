@@ -1307,6 +1307,12 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     report_blocked_nets(board, blocked, coarsest, finest, result);
     return result;
   }
+  // Keeps a further routing where it leaves fewer nets unrouted; a net
+  // stays blocked only while every lattice tried leaves it so.
+  const auto weigh = [&](const Routing& routing) {
+    std::erase_if(blocked, [&](const auto& entry) { return !routing.blocked.contains(entry.first); });
+    if (routing.result.unrouted_nets.size() < result.unrouted_nets.size()) result = routing.result;
+  };
   Coord pitch = coarsest;
   for (int refinement = 1; refinement <= kMostRefinements && !result.unrouted_nets.empty(); ++refinement) {
     // Wires on a grid of one wire and clearance a step leave no room
@@ -1330,8 +1336,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
       break;
     }
     finest = pitch;
-    std::erase_if(blocked, [&](const auto& entry) { return !latest.blocked.contains(entry.first); });
-    if (latest.result.unrouted_nets.size() < result.unrouted_nets.size()) result = latest.result;
+    weigh(latest);
   }
   // Where nets other than those blocked by their own rules stay unrouted,
   // other stubs at fine-pitch pads: straight ones only, on the finest
@@ -1344,15 +1349,12 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
   const std::pair<router_detail::BentStubs, Coord> variants[] = {
       {router_detail::BentStubs::shut_in, finest}, {router_detail::BentStubs::fine_pitch_reaching_further, coarsest}};
   for (const auto& [bent, variant_pitch] : variants) {
-    if (!other_stubs) break;
     const bool congested = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(),
                                        [&](int net) { return !blocked.contains(net); });
-    if (!congested) break;
+    if (!other_stubs || !congested) break;
     RouterOptions variant = options;
     variant.pitch = variant_pitch;
-    Routing again = route_on_lattice(board, variant, progress, poured, bent);
-    std::erase_if(blocked, [&](const auto& entry) { return !again.blocked.contains(entry.first); });
-    if (again.result.unrouted_nets.size() < result.unrouted_nets.size()) result = again.result;
+    weigh(route_on_lattice(board, variant, progress, poured, bent));
   }
   report_blocked_nets(board, blocked, coarsest, finest, result);
   return result;
