@@ -219,8 +219,10 @@ class Multigrid:
     """A geometric multigrid hierarchy (include/trellis/grid/multigrid.hpp)
     for the matrix ``assemble`` built from a form on `mesh`, with the same
     Dirichlet nodes: levels by halving the mesh's axes, linear
-    interpolation and its transpose, Galerkin coarse operators, Jacobi or
-    Chebyshev smoothing, and a direct or Krylov solve on the coarsest level.
+    interpolation and its transpose, Galerkin coarse operators, Jacobi,
+    Chebyshev or line smoothing ("line": the tridiagonal part along each
+    axis in turn solved on every line, for stretched cells), and a direct
+    or Krylov solve on the coarsest level.
 
     ``matrix`` is a scipy.sparse matrix (the hierarchy on `backend`:
     reference, cpu or cuda; "auto" is cuda where a device is usable) or a
@@ -230,12 +232,13 @@ class Multigrid:
     ``bicgstab`` (host vectors), or ``as_linear_operator`` as SciPy's M."""
 
     def __init__(self, mesh, matrix, *, dirichlet="boundary", cycle: str = "v", smoother: str = "chebyshev",
-                 smoothing_steps: int = 3, jacobi_weight: float = 2.0 / 3.0, chebyshev_lower: float = 0.1,
-                 chebyshev_upper: float = 1.1, eigenvalue_steps: int = 12, max_levels: int = 30,
-                 direct_solve_flops: float = 2e8, backend: str = "auto"):
+                 smoothing_steps: int = 3, jacobi_weight: float = 2.0 / 3.0, line_weight: float = 0.8,
+                 chebyshev_lower: float = 0.1, chebyshev_upper: float = 1.1, eigenvalue_steps: int = 12,
+                 max_levels: int = 30, direct_solve_flops: float = 2e8, backend: str = "auto"):
         options = _native.grid.multigrid_options(str(cycle), str(smoother), int(smoothing_steps),
-                                                 float(jacobi_weight), float(chebyshev_lower), float(chebyshev_upper),
-                                                 int(eigenvalue_steps), int(max_levels), float(direct_solve_flops))
+                                                 float(jacobi_weight), float(line_weight), float(chebyshev_lower),
+                                                 float(chebyshev_upper), int(eigenvalue_steps), int(max_levels),
+                                                 float(direct_solve_flops))
         constrained = _constrained(mesh, dirichlet)
         if is_device_csr(matrix):
             rows, cols, indptr, indices, data, device = device_csr_parts(matrix, "matrix")

@@ -14,6 +14,7 @@
 #include "kronecker_levels.hpp"
 #include "multigrid_device.hpp"
 #include "multigrid_kernels.hpp"
+#include "multigrid_lines.hpp"
 #include "multigrid_smoother.hpp"
 #include "multigrid_transfer.hpp"
 #include "trellis/core/device.hpp"
@@ -23,7 +24,17 @@
 
 namespace trellis::grid {
 
-std::string_view to_string(Smoother smoother) noexcept { return smoother == Smoother::jacobi ? "jacobi" : "chebyshev"; }
+std::string_view to_string(Smoother smoother) noexcept {
+  switch (smoother) {
+    case Smoother::jacobi:
+      return "jacobi";
+    case Smoother::line:
+      return "line";
+    case Smoother::chebyshev:
+      break;
+  }
+  return "chebyshev";
+}
 
 std::string_view to_string(Cycle cycle) noexcept { return cycle == Cycle::v ? "V" : "F"; }
 
@@ -43,15 +54,26 @@ struct Level {
   std::vector<T> inverse_diagonal;  // 1 / a_ii on free rows, 0 on constrained ones
   double lambda_max = 0;
   std::vector<detail::SmoothingStep> steps;
+  std::vector<detail::LineFactors<T>> lines;  // per axis of two nodes or more (Smoother::line)
   // Work vectors: right-hand side and iterate (levels below the finest),
   // residual and smoother direction.
   mutable std::vector<T> b, x, residual, direction;
 };
 
+UsageError line_pivot_error(std::int32_t row, std::size_t level, std::int32_t nodes, int axis) {
+  return UsageError(fmt::format(
+      "multigrid: the line smoother meets a zero or non-finite pivot in free row {} of level {} ({} nodes) along "
+      "axis {}",
+      row, level, nodes, axis));
+}
+
 void check_options(const MultigridOptions& o) {
   auto fail = [](const std::string& what) { throw UsageError("multigrid: " + what); };
   if (o.smoothing_steps < 1 || o.smoothing_steps > 64) {
     fail(fmt::format("smoothing_steps must be in 1..64, got {}", o.smoothing_steps));
+  }
+  if (!(o.line_weight > 0 && o.line_weight < 2)) {
+    fail(fmt::format("line_weight must be in (0, 2), got {}", o.line_weight));
   }
   if (!(o.jacobi_weight > 0 && o.jacobi_weight < 2)) {
     fail(fmt::format("jacobi_weight must be in (0, 2), got {}", o.jacobi_weight));
@@ -180,6 +202,17 @@ struct Multigrid<T>::State {
     }
     level.lambda_max = options.smoother == Smoother::chebyshev ? estimate_lambda_max(level) : 0.0;
     level.steps = detail::smoothing_schedule(options, level.lambda_max);
+    level.lines.clear();
+    if (options.smoother != Smoother::line) return;
+    for (int axis = 0; axis < level.mesh.dim(); ++axis) {
+      if (level.mesh.extent(axis) < 2) continue;
+      std::int32_t bad_row = -1;
+      level.lines.push_back(detail::factor_lines(level.a.view(), level.constrained.data(), level.mesh.stride(axis),
+                                                 level.mesh.extent(axis), bad_row));
+      if (bad_row >= 0) {
+        throw line_pivot_error(bad_row, static_cast<std::size_t>(&level - levels.data()), n, axis);
+      }
+    }
   }
 
   // Lanczos on S A S with S = D^-1/2 (similar to D^-1 A), without
@@ -336,6 +369,7 @@ struct Multigrid<T>::State {
       }
       level.steps = detail::smoothing_schedule(options, level.lambda_max);
       part.steps = level.steps;
+      if (options.smoother == Smoother::line) line_factors_on_device(l, part);
     }
     end_phase("smoothers");
     levels.back().a = parts.back().a.to_host();
@@ -358,6 +392,25 @@ struct Multigrid<T>::State {
                          : std::vector<detail::AxisWeights>{detail::AxisWeights{{0, 0}, {1, 0}, 1}};
     }
     return axes;
+  }
+
+  // Level l's line factors on the device, from its matrix there (or, on a
+  // Kronecker level, from its CSR form, uploaded for the purpose).
+  void line_factors_on_device(std::size_t l, detail::DeviceLevelParts<T>& part) const {
+    const Mesh& mesh = levels[l].mesh;
+    std::optional<DeviceCsr<T>> formed;
+    if (part.kronecker) formed.emplace(detail::to_csr<T>(kronecker[l]));
+    const CsrView<T> a = formed ? formed->view() : part.a.view();
+    for (int axis = 0; axis < mesh.dim(); ++axis) {
+      if (mesh.extent(axis) < 2) continue;
+      detail::DeviceLineFactors<T>& f = part.lines.emplace_back();
+      f.stride = mesh.stride(axis);
+      f.length = mesh.extent(axis);
+      const std::int32_t bad_row = cuda::line_factors<T>(a, device_constrained[l].data(), f);
+      if (bad_row >= 0) {
+        throw line_pivot_error(bad_row, l, a.rows, axis);
+      }
+    }
   }
 
   // Every level's Kronecker operator from the finest one down.
@@ -429,9 +482,22 @@ struct Multigrid<T>::State {
     for (const std::int32_t node : level.constrained_nodes) x[node] = b[node];
   }
 
-  void smooth(const Level<T>& level, const T* b, T* x) const {
+  // Before the coarse correction (after = false) or after it: line
+  // relaxation then visits the axes in reverse order.
+  void smooth(const Level<T>& level, const T* b, T* x, bool after) const {
     T* r = level.residual.data();
     T* d = level.direction.data();
+    if (options.smoother == Smoother::line) {
+      const std::size_t axes = level.lines.size();
+      for (const detail::SmoothingStep& step : level.steps) {
+        for (std::size_t i = 0; i < axes; ++i) {
+          kernels.residual(level.a.view(), b, x, r);
+          detail::solve_lines(level.lines[after ? axes - 1 - i : i], r, d, backend);
+          kernels.axpy(level.a.rows, step.beta, d, x);
+        }
+      }
+      return;
+    }
     for (const detail::SmoothingStep& step : level.steps) {
       kernels.residual(level.a.view(), b, x, r);
       kernels.smoothing_step(level.a.rows, step.alpha, step.beta, level.inverse_diagonal.data(), r, d, x);
@@ -466,7 +532,7 @@ struct Multigrid<T>::State {
       set_constrained(level, b, x);
       return;
     }
-    smooth(level, b, x);
+    smooth(level, b, x, false);
     const Level<T>& coarse = levels[l + 1];
     kernels.residual(level.a.view(), b, x, level.residual.data());
     kernels.spmv(T(1), level.r.view(), level.residual.data(), T(0), coarse.b.data(), nullptr);
@@ -474,7 +540,7 @@ struct Multigrid<T>::State {
     if (kind == Cycle::f) cycle(l + 1, Cycle::f, coarse.b.data(), coarse.x.data());
     cycle(l + 1, Cycle::v, coarse.b.data(), coarse.x.data());
     kernels.spmv(T(1), level.p.view(), coarse.x.data(), T(1), x, nullptr);
-    smooth(level, b, x);
+    smooth(level, b, x, true);
     set_constrained(level, b, x);
   }
 };
@@ -494,7 +560,7 @@ void check_sizes(const Mesh& mesh, std::int32_t rows, std::int32_t cols, std::si
 
 template <typename T>
 void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::uint8_t>& constrained) {
-  levels.push_back(Level<T>{mesh, {}, {}, {}, constrained, {}, {}, 0, {}, {}, {}, {}, {}});
+  levels.push_back(Level<T>{mesh, {}, {}, {}, constrained, {}, {}, 0, {}, {}, {}, {}, {}, {}});
   while (static_cast<std::int32_t>(levels.size()) < options.max_levels && detail::can_coarsen(levels.back().mesh)) {
     Level<T>& fine = levels.back();
     Mesh coarse_mesh = detail::coarsened(fine.mesh);
@@ -504,7 +570,7 @@ void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::u
       fine.r = detail::transposed(fine.p);
     }
     levels.push_back(
-        Level<T>{std::move(coarse_mesh), {}, {}, {}, std::move(coarse_constrained), {}, {}, 0, {}, {}, {}, {}, {}});
+        Level<T>{std::move(coarse_mesh), {}, {}, {}, std::move(coarse_constrained), {}, {}, 0, {}, {}, {}, {}, {}, {}});
   }
   for (std::size_t l = 0; l < levels.size(); ++l) {
     Level<T>& level = levels[l];

@@ -113,6 +113,15 @@ class DeviceTransfer {
   std::array<DeviceArray<unsigned char>, 3> axes_;
 };
 
+// multigrid_lines.hpp's factors of one axis on the device.
+template <typename T>
+struct DeviceLineFactors {
+  std::int32_t stride = 1;
+  std::int32_t length = 1;
+  std::int32_t lines = 0;
+  DeviceArray<T> lower, upper, inverse_pivot;
+};
+
 // One level as the device cycle holds it: its matrix in CSR, or (levels
 // between the finest and the coarsest of a separable form) as Kronecker
 // products applied without a matrix.
@@ -122,9 +131,10 @@ struct DeviceLevelParts {
   std::optional<DeviceKronecker<T>> kronecker;
   std::optional<DeviceTransfer> transfer;  // to and from the next coarser level; empty on the coarsest
   DeviceArray<std::int32_t> constrained_nodes;
-  DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes; empty below
-  DeviceArray<T> inverse_diagonal;      // empty on the coarsest
-  std::vector<SmoothingStep> steps;     // empty on the coarsest
+  DeviceArray<T> constrained_diagonal;      // the finest level's a_ii at its constrained nodes; empty below
+  DeviceArray<T> inverse_diagonal;          // empty on the coarsest
+  std::vector<SmoothingStep> steps;         // empty on the coarsest
+  std::vector<DeviceLineFactors<T>> lines;  // per axis of two nodes or more (Smoother::line)
 };
 
 }  // namespace trellis::grid::detail
@@ -154,6 +164,13 @@ std::optional<DeviceCsr<T>> galerkin_product(const CsrView<T>& r, const CsrView<
 // diagonal is zero or not finite, or -1.
 template <typename T>
 std::int32_t inverse_diagonal(const CsrView<T>& a, const std::uint8_t* constrained, T* inverse_diagonal);
+
+// multigrid_lines.hpp's factor_lines on the device, one thread a line, the
+// same operations in the same order without fused multiply-adds (so the
+// host's factors of the same matrix, bitwise). Returns the first free row
+// whose pivot is zero or not finite, or -1.
+template <typename T>
+std::int32_t line_factors(const CsrView<T>& a, const std::uint8_t* constrained, detail::DeviceLineFactors<T>& factors);
 
 // a_ii (duplicates summed) at each of the nodes.
 template <typename T>
@@ -195,6 +212,7 @@ bool kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>&
                                                            const detail::LevelExtents&, const std::uint8_t*);       \
   template std::int32_t inverse_diagonal<T>(const CsrView<T>&, const std::uint8_t*, T*);                            \
   template DeviceArray<T> diagonal_at<T>(const CsrView<T>&, const DeviceArray<std::int32_t>&);                      \
+  template std::int32_t line_factors<T>(const CsrView<T>&, const std::uint8_t*, detail::DeviceLineFactors<T>&);     \
   template void lanczos_tridiagonal<T>(const CsrView<T>&, const T*, std::int32_t, std::vector<double>&,             \
                                        std::vector<double>&);                                                       \
   template void lanczos_tridiagonal<T>(const detail::DeviceKronecker<T>&, const T*, std::int32_t,                   \

@@ -54,12 +54,14 @@ struct SmoothingStep {
   double beta;
 };
 
-// Weighted Jacobi: smoothing_steps sweeps of (0, weight). Chebyshev on
+// Weighted Jacobi: smoothing_steps sweeps of (0, weight); line relaxation
+// the same with its weight (a sweep over every axis each). Chebyshev on
 // [lower, upper] * lambda_max (Saad, Iterative Methods, alg. 12.1).
 inline std::vector<SmoothingStep> smoothing_schedule(const MultigridOptions& options, double lambda_max) {
   std::vector<SmoothingStep> steps;
-  if (options.smoother == Smoother::jacobi) {
-    steps.assign(static_cast<std::size_t>(options.smoothing_steps), SmoothingStep{0.0, options.jacobi_weight});
+  if (options.smoother == Smoother::jacobi || options.smoother == Smoother::line) {
+    const double weight = options.smoother == Smoother::jacobi ? options.jacobi_weight : options.line_weight;
+    steps.assign(static_cast<std::size_t>(options.smoothing_steps), SmoothingStep{0.0, weight});
     return steps;
   }
   const double upper = options.chebyshev_upper * lambda_max;

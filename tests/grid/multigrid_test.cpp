@@ -165,10 +165,15 @@ TEST_P(MultigridTest, CycleIsEquivalentToRef) {
   jacobi_f.smoother = Smoother::jacobi;
   jacobi_f.cycle = Cycle::f;
   jacobi_f.smoothing_steps = 3;
+  MultigridOptions lines;
+  lines.smoother = Smoother::line;
+  lines.smoothing_steps = 2;
   const std::vector<Case> cases = {
-      {{64}, Kind::uniform, true, {}},     {{32}, Kind::graded, true, jacobi_f},
-      {{16, 24}, Kind::random, true, {}},  {{24, 9}, Kind::uniform, false, jacobi_f},
-      {{8, 8, 8}, Kind::graded, true, {}}, {{8, 6, 5}, Kind::random, true, jacobi_f},
+      {{64}, Kind::uniform, true, {}},        {{32}, Kind::graded, true, jacobi_f},
+      {{16, 24}, Kind::random, true, {}},     {{24, 9}, Kind::uniform, false, jacobi_f},
+      {{8, 8, 8}, Kind::graded, true, {}},    {{8, 6, 5}, Kind::random, true, jacobi_f},
+      {{32}, Kind::graded, true, lines},      {{16, 24}, Kind::random, true, lines},
+      {{8, 6, 5}, Kind::graded, true, lines},
   };
   std::uint64_t seed = 100;
   for (const Case& c : cases) {
@@ -270,9 +275,56 @@ TEST_P(MultigridTest, CoarseOperatorsByAxesSolveLikeGalerkinProducts) {
   EXPECT_LE(relative_difference(x_axes, x_plain), 1e-8);
 }
 
-// v . B u = u . B v: the V-cycle with Jacobi or Chebyshev is symmetric.
+// Cells stretched 16:1, and graded meshes whose spacings change 16-fold
+// across the domain (cells up to 256:1): line relaxation keeps mgcg at a
+// few iterations, flat under refinement, where Chebyshev's point smoothing
+// needs several times as many and more with every refinement.
+TEST_P(MultigridTest, LineRelaxationKeepsIterationsFlatOnStretchedCells) {
+  const auto stretched = [](std::int32_t n) {
+    return Mesh({Mesh1D::uniform(0.0, 1.0, n), Mesh1D::uniform(0.0, 1.0 / 16, n)});
+  };
+  const auto graded = [](std::int32_t n) {
+    const double ratio = std::pow(16.0, 1.0 / (n - 1));
+    return Mesh({Mesh1D::graded(0.0, 1.0, n, ratio), Mesh1D::graded(0.0, 1.0, n, 1 / ratio)});
+  };
+  for (const auto& mesh_of : {+stretched, +graded}) {
+    std::vector<std::int32_t> line_iterations, point_iterations;
+    for (const std::int32_t n : {32, 64, 128}) {
+      const Problem problem = make_problem(mesh_of(n), true, 13);
+      for (const Smoother smoother : {Smoother::line, Smoother::chebyshev}) {
+        MultigridOptions options;
+        options.smoother = smoother;
+        const Multigrid<double> mg(problem.mesh, problem.a.matrix, problem.constrained, options, backend());
+        std::vector<double> x(problem.b.size(), 0.0);
+        const SolveResult result = solve_mgcg(problem, mg, x);
+        ASSERT_TRUE(result.converged) << to_string(smoother) << ": " << result.stopped_because;
+        EXPECT_LE(result.final_residual, 2e-8 * result.rhs_norm);
+        (smoother == Smoother::line ? line_iterations : point_iterations).push_back(result.iterations);
+      }
+    }
+    const auto [fewest, most] = std::minmax_element(line_iterations.begin(), line_iterations.end());
+    EXPECT_LE(*most, 5);
+    EXPECT_LE(*most - *fewest, 1);
+    EXPECT_GE(point_iterations.back(), 2 * *most);
+    EXPECT_GT(point_iterations.back(), point_iterations.front());
+  }
+  // 3-D, one axis 16 times shorter: two mgcg iterations where Chebyshev takes 18.
+  const std::int32_t n = 16;
+  const Mesh flat({Mesh1D::uniform(0.0, 1.0, n), Mesh1D::uniform(0.0, 1.0, n), Mesh1D::uniform(0.0, 1.0 / 16, n)});
+  const Problem problem = make_problem(flat, true, 14);
+  MultigridOptions options;
+  options.smoother = Smoother::line;
+  const Multigrid<double> mg(problem.mesh, problem.a.matrix, problem.constrained, options, backend());
+  std::vector<double> x(problem.b.size(), 0.0);
+  const SolveResult result = solve_mgcg(problem, mg, x);
+  ASSERT_TRUE(result.converged) << result.stopped_because;
+  EXPECT_LE(result.iterations, 4);
+}
+
+// v . B u = u . B v: the V-cycle with Jacobi, Chebyshev or line relaxation
+// (its axes reversed after the coarse correction) is symmetric.
 TEST_P(MultigridTest, VCycleIsSymmetric) {
-  for (const Smoother smoother : {Smoother::jacobi, Smoother::chebyshev}) {
+  for (const Smoother smoother : {Smoother::jacobi, Smoother::chebyshev, Smoother::line}) {
     const Problem problem = make_problem(make_mesh({16, 12}, Kind::random), true, 3);
     MultigridOptions options;
     options.smoother = smoother;
@@ -573,15 +625,28 @@ TEST_P(MultigridTest, RejectsBadInput) {
   for (auto bad :
        {+[](MultigridOptions& o) { o.smoothing_steps = 0; }, +[](MultigridOptions& o) { o.jacobi_weight = 2; },
         +[](MultigridOptions& o) { o.chebyshev_lower = 1.2; }, +[](MultigridOptions& o) { o.eigenvalue_steps = 0; },
-        +[](MultigridOptions& o) { o.max_levels = 0; }}) {
+        +[](MultigridOptions& o) { o.max_levels = 0; }, +[](MultigridOptions& o) { o.line_weight = 0; },
+        +[](MultigridOptions& o) { o.line_weight = std::nan(""); }}) {
     MultigridOptions options;
     bad(options);
     EXPECT_THROW(Multigrid<double>(mesh, a, problem.constrained, options, backend()), UsageError);
   }
-  // A zero diagonal in a free row.
+  // A zero diagonal in a free row; with line relaxation, a zero pivot.
   CsrMatrix<double> zero = a;
   std::fill(zero.values.begin(), zero.values.end(), 0.0);
   EXPECT_THROW(Multigrid<double>(mesh, zero, problem.constrained, {}, backend()), UsageError);
+  MultigridOptions lines;
+  lines.smoother = Smoother::line;
+  CsrMatrix<double> singular_line = a;
+  for (std::int32_t row = 0; row < a.rows; ++row) {
+    // Each free row's diagonal equals its neighbours' along axis 0 (1 1 1 ...
+    // on a line: the second pivot is 1 - 1 * 1 = 0).
+    for (RowOffset k = a.row_offsets[row]; k < a.row_offsets[row + 1]; ++k) {
+      const std::int32_t column = a.col_indices[k];
+      if (column == row || column == row - 1 || column == row + 1) singular_line.values[k] = 1.0;
+    }
+  }
+  EXPECT_THROW(Multigrid<double>(mesh, singular_line, problem.constrained, lines, backend()), UsageError);
 
   Multigrid<double> mg(mesh, a, problem.constrained, {}, backend());
   std::vector<double> short_x(5, 0.0), x(problem.b.size(), 0.0);

@@ -30,7 +30,10 @@
 // interval [lower, upper] * lambda, lambda the largest eigenvalue of D^-1 A
 // estimated by a few Lanczos steps at setup. Both are polynomials in D^-1 A,
 // so with as many steps before as after the coarse correction a V-cycle is
-// a symmetric operator (CG applies). The coarsest level is solved by banded
+// a symmetric operator (CG applies). Or line relaxation: each axis in turn,
+// the tridiagonal part of A along it solved exactly on every line (factored
+// at setup), the axes reversed after the coarse correction, so the V-cycle
+// is symmetric too; for stretched cells (docs/grid-multigrid.md). The coarsest level is solved by banded
 // LU (no pivoting; the matrices are SPD or diagonally dominant) when that
 // costs at most direct_solve_flops, else by Jacobi CG (BiCGStab when the
 // coarsest matrix is not symmetric) to a relative residual of 1e-12.
@@ -47,7 +50,8 @@
 // products summed in the cpu product's order without fused multiply-adds
 // (so every level's matrix equals the cpu backend's bitwise), the inverse
 // diagonals, and the eigenvalue estimates' Lanczos steps with device dot
-// products (equal to the host's to rounding); the host keeps the coarsest
+// products (equal to the host's to rounding), the line smoother's factors
+// (the host's arithmetic, one thread a line); the host keeps the coarsest
 // matrix and its banded LU factors. The cycle runs on the device. Its
 // residuals and transfers are the device SpMV (on rows as short as these it
 // sums in the reference's order), its smoothing steps a kernel rounded like
@@ -83,10 +87,16 @@
 
 namespace trellis::grid {
 
-// Smoothers: weighted Jacobi or Chebyshev polynomials in D^-1 A.
+// Smoothers: weighted Jacobi, Chebyshev polynomials in D^-1 A, or line
+// relaxation: along each axis in turn, the correction of the tridiagonal
+// part of A on every line of nodes along that axis (solved exactly),
+// weighted; the axes in reverse order after the coarse correction, so the
+// V-cycle stays symmetric. Lines follow the strong couplings of stretched
+// cells, where point smoothers stall.
 enum class Smoother {
-  jacobi,    // weighted Jacobi sweeps
-  chebyshev  // Chebyshev polynomials in D^-1 A
+  jacobi,     // weighted Jacobi sweeps
+  chebyshev,  // Chebyshev polynomials in D^-1 A
+  line        // alternating line relaxation
 };
 // v: one coarse correction per level. f: at each level the coarse problem
 // is solved by an F-cycle followed by a V-cycle (not symmetric; mgcg's
@@ -104,6 +114,9 @@ struct MultigridOptions {
   // the Chebyshev polynomial (matrix applications).
   std::int32_t smoothing_steps = 3;
   double jacobi_weight = 2.0 / 3.0;  // weight of the Jacobi sweeps
+  // Weight of each axis's line correction (Smoother::line; smoothing_steps
+  // is then the sweeps over all axes).
+  double line_weight = 0.8;
   // Chebyshev interval as fractions of the estimated largest eigenvalue
   // (PETSc's choice). With degree 3 a V-cycle reduces the residual of
   // -div(k grad u), k in [1, 2], about 10x per cycle in 1-, 2- and 3-D, and
@@ -120,7 +133,7 @@ struct MultigridOptions {
   bool coarse_by_axes = true;
 };
 
-// "jacobi" or "chebyshev".
+// "jacobi", "chebyshev" or "line".
 std::string_view to_string(Smoother smoother) noexcept;
 // "V" or "F".
 std::string_view to_string(Cycle cycle) noexcept;

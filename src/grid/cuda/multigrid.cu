@@ -20,6 +20,7 @@
 
 #include "../kernels.hpp"
 #include "../multigrid_device.hpp"
+#include "../multigrid_lines.hpp"
 #include "grid_stride.cuh"
 #include "rounding.cuh"
 #include "trellis/core/cuda_check.hpp"
@@ -65,6 +66,36 @@ __global__ void __launch_bounds__(kThreads) subtract_from(std::int32_t n, const 
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) r[i] = b[i] - r[i];
 }
 
+// e = T^-1 r on every line (multigrid_lines.cpp's solve_line, one thread a line).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    solve_lines(std::int32_t stride, std::int32_t length, std::int32_t lines, const T* __restrict__ lower,
+                const T* __restrict__ upper, const T* __restrict__ inverse_pivot, const T* __restrict__ r,
+                T* __restrict__ e) {
+  for (std::int64_t line = first_index(); line < lines; line += grid_stride()) {
+    const std::int32_t first = detail::line_start(static_cast<std::int32_t>(line), stride, length);
+    T previous = 0;
+    for (std::int32_t k = 0; k < length; ++k) {
+      const std::int32_t at = first + k * stride;
+      previous = mul_rn(add_rn(r[at], -mul_rn(lower[at], previous)), inverse_pivot[at]);
+      e[at] = previous;
+    }
+    T next = 0;
+    for (std::int32_t k = length - 1; k >= 0; --k) {
+      const std::int32_t at = first + k * stride;
+      next = add_rn(e[at], -mul_rn(upper[at], next));
+      e[at] = next;
+    }
+  }
+}
+
+// x += weight e (the host's axpy).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    add_weighted(std::int32_t n, T weight, const T* __restrict__ e, T* __restrict__ x) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) x[i] = add_rn(x[i], mul_rn(weight, e[i]));
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads) add_correction(std::int32_t n, const T* __restrict__ e, T* __restrict__ x) {
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) x[i] = add_rn(x[i], e[i]);
@@ -90,6 +121,7 @@ struct DeviceLevel {
   DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes
   DeviceArray<T> inverse_diagonal;
   std::vector<detail::SmoothingStep> steps;
+  std::vector<detail::DeviceLineFactors<T>> lines;  // Smoother::line
   // Right-hand side and iterate (levels below the finest), residual and
   // smoother direction (zero at first: the first step reads 0 * d).
   mutable DeviceArray<T> b, x, residual, direction;
@@ -132,7 +164,24 @@ struct MultigridCycle<T>::Impl {
                    level.constrained_count, level.constrained_nodes.data(), diagonal, b, x);
   }
 
-  void smooth(const DeviceLevel<T>& level, const T* b, T* x, Stream stream) const {
+  // Before the coarse correction (after = false) or after it (line
+  // relaxation visits the axes in reverse order then).
+  void smooth(const DeviceLevel<T>& level, const T* b, T* x, bool after, Stream stream) const {
+    if (!level.lines.empty()) {
+      const std::size_t axes = level.lines.size();
+      for (const detail::SmoothingStep& step : level.steps) {
+        for (std::size_t i = 0; i < axes; ++i) {
+          const detail::DeviceLineFactors<T>& f = level.lines[after ? axes - 1 - i : i];
+          residual(level, b, x, level.residual.data(), stream);
+          TRELLIS_LAUNCH(solve_lines<T>, blocks_for(f.lines), kThreads, 0, stream, f.stride, f.length, f.lines,
+                         f.lower.data(), f.upper.data(), f.inverse_pivot.data(),
+                         static_cast<const T*>(level.residual.data()), level.direction.data());
+          TRELLIS_LAUNCH(add_weighted<T>, blocks_for(level.n), kThreads, 0, stream, level.n, static_cast<T>(step.beta),
+                         static_cast<const T*>(level.direction.data()), x);
+        }
+      }
+      return;
+    }
     for (const detail::SmoothingStep& step : level.steps) {
       residual(level, b, x, level.residual.data(), stream);
       TRELLIS_LAUNCH(smoothing_step<T>, blocks_for(level.n), kThreads, 0, stream, level.n, static_cast<T>(step.alpha),
@@ -170,7 +219,7 @@ struct MultigridCycle<T>::Impl {
       set(level, b, x, stream);
       return;
     }
-    smooth(level, b, x, stream);
+    smooth(level, b, x, false, stream);
     const DeviceLevel<T>& coarse = levels[l + 1];
     residual(level, b, x, level.residual.data(), stream);
     level.transfer->template restrict_to<T>(level.residual.data(), coarse.b.data(), stream);
@@ -178,7 +227,7 @@ struct MultigridCycle<T>::Impl {
     if (cycle_kind == Cycle::f) run(l + 1, Cycle::f, coarse.b.data(), coarse.x.data(), stream);
     run(l + 1, Cycle::v, coarse.b.data(), coarse.x.data(), stream);
     level.transfer->template prolong_add<T>(static_cast<const T*>(coarse.x.data()), x, stream);
-    smooth(level, b, x, stream);
+    smooth(level, b, x, true, stream);
     set(level, b, x, stream);
   }
 };
@@ -202,6 +251,7 @@ MultigridCycle<T>::MultigridCycle(std::vector<detail::DeviceLevelParts<T>> level
     level.constrained_diagonal = std::move(parts.constrained_diagonal);
     level.inverse_diagonal = std::move(parts.inverse_diagonal);
     level.steps = std::move(parts.steps);
+    level.lines = std::move(parts.lines);
     if (l > 0) level.b = DeviceArray<T>(n), level.x = DeviceArray<T>(n);
     level.residual = DeviceArray<T>(n);
     level.direction = DeviceArray<T>(n);

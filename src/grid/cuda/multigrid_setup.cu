@@ -22,6 +22,7 @@
 
 #include "../kernels.hpp"
 #include "../multigrid_device.hpp"
+#include "../multigrid_lines.hpp"
 #include "grid_stride.cuh"
 #include "rounding.cuh"
 #include "trellis/core/cuda_check.hpp"
@@ -555,6 +556,67 @@ void lanczos_steps(std::int32_t n, const Apply& apply, const T* inverse_diagonal
 }
 
 }  // namespace
+
+namespace {
+
+// multigrid_lines.cpp's factor_line, one thread a line; bad_row takes the
+// least free row with a zero or non-finite pivot.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    factor_line_kernel(CsrView<T> a, const std::uint8_t* __restrict__ constrained, std::int32_t stride,
+                       std::int32_t length, std::int32_t lines, T* __restrict__ lower, T* __restrict__ upper,
+                       T* __restrict__ inverse_pivot, std::int32_t* bad_row) {
+  for (std::int64_t line = first_index(); line < lines; line += grid_stride()) {
+    const std::int32_t first = detail::line_start(static_cast<std::int32_t>(line), stride, length);
+    T above = 0;
+    for (std::int32_t k = 0; k < length; ++k) {
+      const std::int32_t row = first + k * stride;
+      T below = 0, diagonal = 0, beyond = 0;
+      for (RowOffset e = a.row_offsets[row]; e < a.row_offsets[row + 1]; ++e) {
+        const std::int32_t column = a.col_indices[e];
+        if (column == row)
+          diagonal = add_rn(diagonal, a.values[e]);
+        else if (k > 0 && column == row - stride)
+          below = add_rn(below, a.values[e]);
+        else if (k + 1 < length && column == row + stride)
+          beyond = add_rn(beyond, a.values[e]);
+      }
+      if (constrained[row]) {
+        lower[row] = 0;
+        upper[row] = 0;
+        inverse_pivot[row] = 0;
+        above = 0;
+        continue;
+      }
+      const T pivot = add_rn(diagonal, -mul_rn(below, above));
+      if (pivot == T(0) || !isfinite(pivot)) {
+        atomicMin(bad_row, row);
+        break;
+      }
+      const T inverse = T(1) / pivot;
+      lower[row] = below;
+      upper[row] = mul_rn(beyond, inverse);
+      inverse_pivot[row] = inverse;
+      above = upper[row];
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+std::int32_t line_factors(const CsrView<T>& a, const std::uint8_t* constrained, detail::DeviceLineFactors<T>& f) {
+  const auto n = static_cast<std::size_t>(a.rows);
+  f.lines = a.rows / f.length;
+  f.lower = DeviceArray<T>(n);
+  f.upper = DeviceArray<T>(n);
+  f.inverse_pivot = DeviceArray<T>(n);
+  DeviceArray<std::int32_t> bad = DeviceArray<std::int32_t>::from_host(std::vector<std::int32_t>{INT32_MAX});
+  TRELLIS_LAUNCH(factor_line_kernel<T>, blocks_for(f.lines), kThreads, 0, nullptr, a, constrained, f.stride, f.length,
+                 f.lines, f.lower.data(), f.upper.data(), f.inverse_pivot.data(), bad.data());
+  const std::int32_t bad_row = bad.to_host().front();
+  return bad_row == INT32_MAX ? -1 : bad_row;
+}
 
 template <typename T>
 void lanczos_tridiagonal(const CsrView<T>& a, const T* inverse_diagonal, std::int32_t steps, std::vector<double>& alpha,

@@ -83,6 +83,10 @@ DeviceArray<T> diagonal_at(const CsrView<T>&, const DeviceArray<std::int32_t>&) 
   unavailable();
 }
 template <typename T>
+std::int32_t line_factors(const CsrView<T>&, const std::uint8_t*, detail::DeviceLineFactors<T>&) {
+  unavailable();
+}
+template <typename T>
 void lanczos_tridiagonal(const CsrView<T>&, const T*, std::int32_t, std::vector<double>&, std::vector<double>&) {
   unavailable();
 }
