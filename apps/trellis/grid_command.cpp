@@ -84,7 +84,9 @@ Table phase_table(const ConvergenceStudy& study) {
 void run(const std::string& problem, GridCommand& command, const GlobalOptions& globals) {
   ProblemOptions& options = command.options;
   options.backend = globals.requested_backend();
-  options.mesh = command.mesh == "uniform" ? grid::MeshKind::uniform : grid::MeshKind::nonuniform;
+  options.mesh = command.mesh == "uniform"  ? grid::MeshKind::uniform
+                 : command.mesh == "graded" ? grid::MeshKind::graded
+                                            : grid::MeshKind::nonuniform;
   options.solver = command.solver == "mg"     ? grid::LinearSolver::mg
                    : command.solver == "mgcg" ? grid::LinearSolver::mgcg
                                               : grid::LinearSolver::cg;
@@ -134,8 +136,10 @@ void add_problem(CLI::App& grid, const std::string& name, const std::string& des
   sub->add_option("--n", command->options.cells, "Cells per axis on the coarsest mesh")->capture_default_str();
   sub->add_option("--levels", command->options.levels, "Number of meshes, each refined twice over the previous")
       ->capture_default_str();
-  sub->add_option("--mesh", command->mesh, "uniform, or nonuniform (seeded random points)")
-      ->check(CLI::IsMember({"uniform", "nonuniform"}))
+  sub->add_option("--mesh", command->mesh,
+                  "uniform, nonuniform (seeded random points) or graded (spacings 16-fold from one end of each axis "
+                  "to the other: stretched cells)")
+      ->check(CLI::IsMember({"uniform", "nonuniform", "graded"}))
       ->capture_default_str();
   sub->add_option("--seed", command->options.seed, "Seed of the non-uniform meshes")->capture_default_str();
   sub->add_option("--rhs", command->rhs,

@@ -287,9 +287,11 @@ nb::list study(const std::string& problem, int dim, std::int32_t cells, int leve
   options.dim = dim;
   options.cells = cells;
   options.levels = levels;
-  if (mesh != "uniform" && mesh != "nonuniform")
-    throw UsageError("mesh must be uniform or nonuniform, got '" + mesh + "'");
-  options.mesh = mesh == "uniform" ? grid::MeshKind::uniform : grid::MeshKind::nonuniform;
+  if (mesh != "uniform" && mesh != "nonuniform" && mesh != "graded")
+    throw UsageError("mesh must be uniform, nonuniform or graded, got '" + mesh + "'");
+  options.mesh = mesh == "uniform"  ? grid::MeshKind::uniform
+                 : mesh == "graded" ? grid::MeshKind::graded
+                                    : grid::MeshKind::nonuniform;
   if (solver != "cg" && solver != "mg" && solver != "mgcg") {
     throw UsageError("solver must be cg, mg or mgcg, got '" + solver + "'");
   }

@@ -44,6 +44,7 @@ fi
 
 # Finite differences: a study, its VTK output, and refused options.
 expect 0 'fitted order: normh' -- "$trellis" --quiet grid poisson --dim 2 --n 4 --levels 2 --mesh nonuniform --vtk "$scratch/u.vtk"
+expect 0 'fitted order: normh' -- "$trellis" --quiet grid poisson --dim 2 --n 8 --levels 2 --mesh graded --solver mgcg --smoother line
 if ! grep -q 'DATASET RECTILINEAR_GRID' "$scratch/u.vtk" 2>/dev/null; then
   echo "FAIL: grid poisson --vtk did not write a VTK file"; failures=$((failures + 1))
 fi

@@ -31,8 +31,8 @@ ProblemOptions options_for(int dim, MeshKind mesh, Backend backend = Backend::cp
 
 TEST(Problems, PoissonConvergesAtSecondOrderInH1) {
   for (int dim = 1; dim <= 3; ++dim) {
-    for (MeshKind mesh : {MeshKind::uniform, MeshKind::nonuniform}) {
-      SCOPED_TRACE(std::to_string(dim) + "-D " + (mesh == MeshKind::uniform ? "uniform" : "non-uniform"));
+    for (MeshKind mesh : {MeshKind::uniform, MeshKind::nonuniform, MeshKind::graded}) {
+      SCOPED_TRACE(std::to_string(dim) + "-D mesh kind " + std::to_string(static_cast<int>(mesh)));
       const ConvergenceStudy study = poisson_study(options_for(dim, mesh));
       ASSERT_EQ(study.rows.size(), static_cast<std::size_t>(options_for(dim, mesh).levels));
       const double slack = mesh == MeshKind::uniform ? 0.3 : 0.4;

@@ -27,10 +27,15 @@
 
 namespace trellis::grid {
 
-// The meshes of a study: uniform, or seeded random non-uniform ones (Mesh1D::random).
+// The meshes of a study: uniform, seeded random non-uniform ones
+// (Mesh1D::random), or graded ones whose spacings change 16-fold from one end
+// of each axis to the other (growing along the first axis, shrinking along
+// the others, so cells reach 256:1 in a corner; the multigrid smoothers'
+// test of stretched cells).
 enum class MeshKind {
-  uniform,    // equal cells
-  nonuniform  // seeded random cells (Mesh1D::random)
+  uniform,     // equal cells
+  nonuniform,  // seeded random cells (Mesh1D::random)
+  graded       // spacings in geometric progression, 16-fold along each axis
 };
 // cg: the Krylov solver with Jacobi (CG; BiCGStab for convection-diffusion),
 // on any backend. mg: multigrid cycles alone; mgcg: the Krylov solver

@@ -13,6 +13,11 @@
 
 namespace trellis::grid {
 
+namespace {
+// Largest spacing over smallest along each axis of a graded study mesh.
+constexpr double kGrading = 16.0;
+}  // namespace
+
 Mesh study_mesh(const ProblemOptions& options, int level) {
   const std::int32_t cells = options.cells << level;
   std::vector<Mesh1D> axes;
@@ -20,8 +25,19 @@ Mesh study_mesh(const ProblemOptions& options, int level) {
     // Each level and axis draws its own mesh from the seed.
     const std::uint64_t seed =
         options.seed * 1000003u + static_cast<std::uint64_t>(level) * 31u + static_cast<std::uint64_t>(a);
-    axes.push_back(options.mesh == MeshKind::uniform ? Mesh1D::uniform(0.0, 1.0, cells)
-                                                     : Mesh1D::random(0.0, 1.0, cells, seed));
+    switch (options.mesh) {
+      case MeshKind::uniform:
+        axes.push_back(Mesh1D::uniform(0.0, 1.0, cells));
+        break;
+      case MeshKind::nonuniform:
+        axes.push_back(Mesh1D::random(0.0, 1.0, cells, seed));
+        break;
+      case MeshKind::graded: {
+        const double ratio = std::pow(kGrading, 1.0 / (cells - 1));
+        axes.push_back(Mesh1D::graded(0.0, 1.0, cells, a == 0 ? ratio : 1 / ratio));
+        break;
+      }
+    }
   }
   return Mesh(std::move(axes));
 }
