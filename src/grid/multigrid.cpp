@@ -403,10 +403,9 @@ struct Multigrid<T>::State {
     const CsrView<T> a = formed ? formed->view() : part.a.view();
     for (int axis = 0; axis < mesh.dim(); ++axis) {
       if (mesh.extent(axis) < 2) continue;
-      detail::DeviceLineFactors<T>& f = part.lines.emplace_back();
-      f.stride = mesh.stride(axis);
-      f.length = mesh.extent(axis);
-      const std::int32_t bad_row = cuda::line_factors<T>(a, device_constrained[l].data(), f);
+      std::int32_t bad_row = -1;
+      part.lines.push_back(
+          cuda::line_factors<T>(a, device_constrained[l].data(), mesh.stride(axis), mesh.extent(axis), bad_row));
       if (bad_row >= 0) {
         throw line_pivot_error(bad_row, l, a.rows, axis);
       }

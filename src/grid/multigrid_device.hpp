@@ -170,7 +170,8 @@ std::int32_t inverse_diagonal(const CsrView<T>& a, const std::uint8_t* constrain
 // host's factors of the same matrix, bitwise). Returns the first free row
 // whose pivot is zero or not finite, or -1.
 template <typename T>
-std::int32_t line_factors(const CsrView<T>& a, const std::uint8_t* constrained, detail::DeviceLineFactors<T>& factors);
+detail::DeviceLineFactors<T> line_factors(const CsrView<T>& a, const std::uint8_t* constrained, std::int32_t stride,
+                                          std::int32_t length, std::int32_t& bad_row);
 
 // a_ii (duplicates summed) at each of the nodes.
 template <typename T>
@@ -212,7 +213,8 @@ bool kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>&
                                                            const detail::LevelExtents&, const std::uint8_t*);       \
   template std::int32_t inverse_diagonal<T>(const CsrView<T>&, const std::uint8_t*, T*);                            \
   template DeviceArray<T> diagonal_at<T>(const CsrView<T>&, const DeviceArray<std::int32_t>&);                      \
-  template std::int32_t line_factors<T>(const CsrView<T>&, const std::uint8_t*, detail::DeviceLineFactors<T>&);     \
+  template detail::DeviceLineFactors<T> line_factors<T>(const CsrView<T>&, const std::uint8_t*, std::int32_t,       \
+                                                        std::int32_t, std::int32_t&);                               \
   template void lanczos_tridiagonal<T>(const CsrView<T>&, const T*, std::int32_t, std::vector<double>&,             \
                                        std::vector<double>&);                                                       \
   template void lanczos_tridiagonal<T>(const detail::DeviceKronecker<T>&, const T*, std::int32_t,                   \

@@ -4,8 +4,9 @@
 // entries of one row summed in storage order) is factored once without
 // pivoting (Thomas) and solved for all lines at once. Constrained rows get
 // a zero inverse pivot, so their correction is 0 whatever the residual.
-// The host backends loop over the per-line steps below (the reference in
-// order, cpu over threads) and the cuda kernels repeat their operations in
+// The host backends loop over one line's steps (multigrid_lines.cpp: the
+// reference in order, cpu over threads) and the cuda kernels
+// (cuda/multigrid_setup.cu, cuda/multigrid.cu) repeat their operations in
 // the same order without fused multiply-adds, so every backend gets the
 // same bits from the same matrix.
 #pragma once

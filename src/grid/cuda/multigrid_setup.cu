@@ -605,7 +605,11 @@ __global__ void __launch_bounds__(kThreads)
 }  // namespace
 
 template <typename T>
-std::int32_t line_factors(const CsrView<T>& a, const std::uint8_t* constrained, detail::DeviceLineFactors<T>& f) {
+detail::DeviceLineFactors<T> line_factors(const CsrView<T>& a, const std::uint8_t* constrained, std::int32_t stride,
+                                          std::int32_t length, std::int32_t& bad_row) {
+  detail::DeviceLineFactors<T> f;
+  f.stride = stride;
+  f.length = length;
   const auto n = static_cast<std::size_t>(a.rows);
   f.lines = a.rows / f.length;
   f.lower = DeviceArray<T>(n);
@@ -614,8 +618,9 @@ std::int32_t line_factors(const CsrView<T>& a, const std::uint8_t* constrained, 
   DeviceArray<std::int32_t> bad = DeviceArray<std::int32_t>::from_host(std::vector<std::int32_t>{INT32_MAX});
   TRELLIS_LAUNCH(factor_line_kernel<T>, blocks_for(f.lines), kThreads, 0, nullptr, a, constrained, f.stride, f.length,
                  f.lines, f.lower.data(), f.upper.data(), f.inverse_pivot.data(), bad.data());
-  const std::int32_t bad_row = bad.to_host().front();
-  return bad_row == INT32_MAX ? -1 : bad_row;
+  const std::int32_t least_bad = bad.to_host().front();
+  bad_row = least_bad == INT32_MAX ? -1 : least_bad;
+  return f;
 }
 
 template <typename T>

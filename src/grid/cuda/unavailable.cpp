@@ -83,7 +83,8 @@ DeviceArray<T> diagonal_at(const CsrView<T>&, const DeviceArray<std::int32_t>&) 
   unavailable();
 }
 template <typename T>
-std::int32_t line_factors(const CsrView<T>&, const std::uint8_t*, detail::DeviceLineFactors<T>&) {
+detail::DeviceLineFactors<T> line_factors(const CsrView<T>&, const std::uint8_t*, std::int32_t, std::int32_t,
+                                          std::int32_t&) {
   unavailable();
 }
 template <typename T>
