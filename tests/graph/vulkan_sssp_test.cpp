@@ -98,6 +98,39 @@ TEST_P(VulkanSsspIsEquivalentToRef, ManySourcesSpanSeveralWorkgroups) {
   expect_same_result(reference_run(graph, query), engine.run(query));
 }
 
+// Hubs with more out-edges than a workgroup's local lists hold, in layers
+// of a thousand nodes fully joined to the next: a round's heads overflow the
+// shared-memory lists into the next round's list, and many invocations lower
+// each node with different candidates.
+TEST_P(VulkanSsspIsEquivalentToRef, HeadsBeyondTheLocalListsSpill) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  constexpr NodeId kLayer = 1000;
+  constexpr NodeId kLayers = 4;
+  std::vector<NodeId> tails, heads;
+  std::vector<Weight> weights;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<float> w(0.5f, 2.0f);
+  for (NodeId v = 0; v < 3 * kLayer; ++v) {  // the source to the whole first layer, twice
+    tails.push_back(0);
+    heads.push_back(1 + v % kLayer);
+    weights.push_back(w(rng));
+  }
+  for (NodeId layer = 0; layer + 1 < kLayers; ++layer) {
+    for (NodeId a = 0; a < kLayer; a += 7) {
+      for (NodeId b = 0; b < kLayer; ++b) {
+        tails.push_back(1 + layer * kLayer + a);
+        heads.push_back(1 + (layer + 1) * kLayer + b);
+        weights.push_back(w(rng));
+      }
+    }
+  }
+  const Graph graph = graph_from_edges(1 + kLayers * kLayer, tails, heads, weights);
+  ShortestPaths engine(graph, {GetParam(), SsspAlgorithm::bellman_ford});
+  SsspQuery query;
+  query.sources = {0};
+  expect_same_result(reference_run(graph, query), engine.run(query));
+}
+
 TEST_P(VulkanSsspIsEquivalentToRef, BatchesAndPathsOnOneResidentGraph) {
   TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
   const Graph graph = random_graph(2000, 7000, 5, EdgeWeights::ties);

@@ -27,6 +27,11 @@ constexpr std::uint32_t kBellmanFord[] =
 constexpr std::uint32_t kFirstRounds = 16;
 constexpr std::uint32_t kMostRounds = 256;
 
+// Hops a workgroup follows in its shared-memory lists within one round
+// (bellman_ford.comp); 32 was the fastest of 0 to 256 on the lattices of
+// bench/results/vulkan-2026-12-05.md.
+constexpr std::uint32_t kLocalHops = 32;
+
 // The state buffer (bellman_ford.comp's `state`), in uints: per list its
 // indirect workgroup counts (x, y, z, unused), per list its length, then
 // per round of a submission the nodes it appended and the edges it relaxed.
@@ -40,6 +45,7 @@ struct RoundArguments {
   std::uint32_t round;
   std::uint32_t slot;
   std::uint32_t max_groups_x;
+  std::uint32_t local_hops;
 };
 
 }  // namespace
@@ -113,7 +119,7 @@ std::int64_t GraphOnDevice::search(const SearchSpec& search, std::span<Weight> d
       recorder.fill(*s.state, 0, kRoundStats * sizeof(std::uint32_t), 2 * batch * sizeof(std::uint32_t));
       recorder.barrier();
       for (std::uint32_t slot = 0; slot < batch; ++slot, ++round) {
-        const RoundArguments arguments{s.nodes, has_cost ? 1u : 0u, round, slot, max_x};
+        const RoundArguments arguments{s.nodes, has_cost ? 1u : 0u, round, slot, max_x, kLocalHops};
         const std::size_t list = (round - 1) % kLists;
         recorder.dispatch_indirect(relax,
                                    {s.row_offsets.get(), s.heads.get(), s.weights.get(), s.node_cost.get(),
