@@ -91,9 +91,10 @@ void run(const std::string& problem, GridCommand& command, const GlobalOptions& 
                    : command.solver == "mgcg" ? grid::LinearSolver::mgcg
                                               : grid::LinearSolver::cg;
   options.multigrid.cycle = command.cycle == "F" ? grid::Cycle::f : grid::Cycle::v;
-  options.multigrid.smoother = command.smoother == "jacobi" ? grid::Smoother::jacobi
-                               : command.smoother == "line" ? grid::Smoother::line
-                                                            : grid::Smoother::chebyshev;
+  options.multigrid.smoother = command.smoother == "jacobi"         ? grid::Smoother::jacobi
+                               : command.smoother == "line"         ? grid::Smoother::line
+                               : command.smoother == "gauss-seidel" ? grid::Smoother::gauss_seidel
+                                                                    : grid::Smoother::chebyshev;
   options.multigrid.coarse_by_axes = command.coarse == "axes";
   options.rhs = command.rhs == "nodal"     ? grid::RhsProjection::nodal
                 : command.rhs == "average" ? grid::RhsProjection::cell_average
@@ -157,9 +158,9 @@ void add_problem(CLI::App& grid, const std::string& name, const std::string& des
       ->check(CLI::IsMember({"V", "F"}))
       ->capture_default_str();
   sub->add_option("--smoother", command->smoother,
-                  "Multigrid smoother: chebyshev (degree 3), jacobi (3 sweeps) or line (3 sweeps of line relaxation "
-                  "along every axis)")
-      ->check(CLI::IsMember({"chebyshev", "jacobi", "line"}))
+                  "Multigrid smoother: chebyshev (degree 3), jacobi (3 sweeps), line (3 sweeps of line relaxation "
+                  "along every axis) or gauss-seidel (3 sweeps of multicolour Gauss-Seidel, 2^d colours)")
+      ->check(CLI::IsMember({"chebyshev", "jacobi", "line", "gauss-seidel"}))
       ->capture_default_str();
   sub->add_option("--coarse", command->coarse,
                   "Multigrid coarse operators: axes (1-D Galerkin products combined, where the form is separable "

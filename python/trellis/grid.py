@@ -220,9 +220,10 @@ class Multigrid:
     for the matrix ``assemble`` built from a form on `mesh`, with the same
     Dirichlet nodes: levels by halving the mesh's axes, linear
     interpolation and its transpose, Galerkin coarse operators, Jacobi,
-    Chebyshev or line smoothing ("line": the tridiagonal part along each
-    axis in turn solved on every line, for stretched cells), and a direct
-    or Krylov solve on the coarsest level.
+    Chebyshev, line or Gauss-Seidel smoothing ("line": the tridiagonal part
+    along each axis in turn solved on every line, for stretched cells;
+    "gauss-seidel": multicolour, the nodes coloured by the parity of each
+    index), and a direct or Krylov solve on the coarsest level.
 
     ``matrix`` is a scipy.sparse matrix (the hierarchy on `backend`:
     reference, cpu or cuda; "auto" is cuda where a device is usable) or a
@@ -233,10 +234,11 @@ class Multigrid:
 
     def __init__(self, mesh, matrix, *, dirichlet="boundary", cycle: str = "v", smoother: str = "chebyshev",
                  smoothing_steps: int = 3, jacobi_weight: float = 2.0 / 3.0, line_weight: float = 0.8,
-                 chebyshev_lower: float = 0.1, chebyshev_upper: float = 1.1, eigenvalue_steps: int = 12,
+                 gauss_seidel_weight: float = 1.0, chebyshev_lower: float = 0.1, chebyshev_upper: float = 1.1, eigenvalue_steps: int = 12,
                  max_levels: int = 30, direct_solve_flops: float = 2e8, backend: str = "auto"):
         options = _native.grid.multigrid_options(str(cycle), str(smoother), int(smoothing_steps),
-                                                 float(jacobi_weight), float(line_weight), float(chebyshev_lower),
+                                                 float(jacobi_weight), float(line_weight),
+                                                 float(gauss_seidel_weight), float(chebyshev_lower),
                                                  float(chebyshev_upper), int(eigenvalue_steps), int(max_levels),
                                                  float(direct_solve_flops))
         constrained = _constrained(mesh, dirichlet)

@@ -14,6 +14,7 @@
 #include "kronecker_levels.hpp"
 #include "multigrid_device.hpp"
 #include "multigrid_kernels.hpp"
+#include "multigrid_colors.hpp"
 #include "multigrid_lines.hpp"
 #include "multigrid_smoother.hpp"
 #include "multigrid_transfer.hpp"
@@ -30,6 +31,8 @@ std::string_view to_string(Smoother smoother) noexcept {
       return "jacobi";
     case Smoother::line:
       return "line";
+    case Smoother::gauss_seidel:
+      return "gauss-seidel";
     case Smoother::chebyshev:
       break;
   }
@@ -77,6 +80,9 @@ void check_options(const MultigridOptions& o) {
   }
   if (!(o.jacobi_weight > 0 && o.jacobi_weight < 2)) {
     fail(fmt::format("jacobi_weight must be in (0, 2), got {}", o.jacobi_weight));
+  }
+  if (!(o.gauss_seidel_weight > 0 && o.gauss_seidel_weight < 2)) {
+    fail(fmt::format("gauss_seidel_weight must be in (0, 2), got {}", o.gauss_seidel_weight));
   }
   if (!(o.chebyshev_lower > 0 && o.chebyshev_lower < o.chebyshev_upper && std::isfinite(o.chebyshev_upper))) {
     fail(fmt::format("the Chebyshev interval needs 0 < lower < upper, got [{}, {}]", o.chebyshev_lower,
@@ -370,6 +376,11 @@ struct Multigrid<T>::State {
       level.steps = detail::smoothing_schedule(options, level.lambda_max);
       part.steps = level.steps;
       if (options.smoother == Smoother::line) line_factors_on_device(l, part);
+      if (options.smoother == Smoother::gauss_seidel) {
+        part.colours = 1 << level.mesh.dim();
+        part.extent_x = level.mesh.extent(0);
+        part.extent_y = level.mesh.extent(1);
+      }
     }
     end_phase("smoothers");
     levels.back().a = parts.back().a.to_host();
@@ -482,7 +493,8 @@ struct Multigrid<T>::State {
   }
 
   // Before the coarse correction (after = false) or after it: line
-  // relaxation then visits the axes in reverse order.
+  // relaxation then visits the axes in reverse order, Gauss-Seidel the
+  // colours.
   void smooth(const Level<T>& level, const T* b, T* x, bool after) const {
     T* r = level.residual.data();
     T* d = level.direction.data();
@@ -493,6 +505,17 @@ struct Multigrid<T>::State {
           kernels.residual(level.a.view(), b, x, r);
           detail::solve_lines(level.lines[after ? axes - 1 - i : i], r, d, backend);
           kernels.axpy(level.a.rows, step.beta, d, x);
+        }
+      }
+      return;
+    }
+    if (options.smoother == Smoother::gauss_seidel) {
+      const Mesh& mesh = level.mesh;
+      const std::int32_t colours = 1 << mesh.dim();
+      for (const detail::SmoothingStep& step : level.steps) {
+        for (std::int32_t i = 0; i < colours; ++i) {
+          detail::relax_colour(level.a.view(), b, mesh.extent(0), mesh.extent(1), after ? colours - 1 - i : i,
+                               static_cast<T>(step.beta), level.inverse_diagonal.data(), x, backend);
         }
       }
       return;

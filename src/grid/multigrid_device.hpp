@@ -135,6 +135,10 @@ struct DeviceLevelParts {
   DeviceArray<T> inverse_diagonal;          // empty on the coarsest
   std::vector<SmoothingStep> steps;         // empty on the coarsest
   std::vector<DeviceLineFactors<T>> lines;  // per axis of two nodes or more (Smoother::line)
+  // Smoother::gauss_seidel: 2^d colours (multigrid_colors.hpp) on a mesh of
+  // extent_x x extent_y x ... nodes; 0 colours for the other smoothers.
+  std::int32_t colours = 0;
+  std::int32_t extent_x = 1, extent_y = 1;
 };
 
 }  // namespace trellis::grid::detail

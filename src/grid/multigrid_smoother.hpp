@@ -55,12 +55,15 @@ struct SmoothingStep {
 };
 
 // Weighted Jacobi: smoothing_steps sweeps of (0, weight); line relaxation
-// the same with its weight (a sweep over every axis each). Chebyshev on
+// and multicolour Gauss-Seidel the same with their weights (a sweep over
+// every axis or every colour each). Chebyshev on
 // [lower, upper] * lambda_max (Saad, Iterative Methods, alg. 12.1).
 inline std::vector<SmoothingStep> smoothing_schedule(const MultigridOptions& options, double lambda_max) {
   std::vector<SmoothingStep> steps;
-  if (options.smoother == Smoother::jacobi || options.smoother == Smoother::line) {
-    const double weight = options.smoother == Smoother::jacobi ? options.jacobi_weight : options.line_weight;
+  if (options.smoother != Smoother::chebyshev) {
+    const double weight = options.smoother == Smoother::jacobi ? options.jacobi_weight
+                          : options.smoother == Smoother::line ? options.line_weight
+                                                               : options.gauss_seidel_weight;
     steps.assign(static_cast<std::size_t>(options.smoothing_steps), SmoothingStep{0.0, weight});
     return steps;
   }

@@ -32,8 +32,9 @@ using grid::Multigrid;
 using grid::MultigridOptions;
 
 MultigridOptions options_from(const std::string& cycle, const std::string& smoother, std::int32_t smoothing_steps,
-                              double jacobi_weight, double line_weight, double chebyshev_lower, double chebyshev_upper,
-                              std::int32_t eigenvalue_steps, std::int32_t max_levels, double direct_solve_flops) {
+                              double jacobi_weight, double line_weight, double gauss_seidel_weight,
+                              double chebyshev_lower, double chebyshev_upper, std::int32_t eigenvalue_steps,
+                              std::int32_t max_levels, double direct_solve_flops) {
   MultigridOptions options;
   if (cycle == "v" || cycle == "V") {
     options.cycle = grid::Cycle::v;
@@ -48,12 +49,15 @@ MultigridOptions options_from(const std::string& cycle, const std::string& smoot
     options.smoother = grid::Smoother::jacobi;
   } else if (smoother == "line") {
     options.smoother = grid::Smoother::line;
+  } else if (smoother == "gauss-seidel") {
+    options.smoother = grid::Smoother::gauss_seidel;
   } else {
-    throw UsageError("smoother must be 'chebyshev', 'jacobi' or 'line', got '" + smoother + "'");
+    throw UsageError("smoother must be 'chebyshev', 'jacobi', 'line' or 'gauss-seidel', got '" + smoother + "'");
   }
   options.smoothing_steps = smoothing_steps;
   options.jacobi_weight = jacobi_weight;
   options.line_weight = line_weight;
+  options.gauss_seidel_weight = gauss_seidel_weight;
   options.chebyshev_lower = chebyshev_lower;
   options.chebyshev_upper = chebyshev_upper;
   options.eigenvalue_steps = eigenvalue_steps;
@@ -229,8 +233,8 @@ class PyMultigrid {
 
 void bind_multigrid(nb::module_& m) {
   m.def("multigrid_options", &options_from, nb::arg("cycle"), nb::arg("smoother"), nb::arg("smoothing_steps"),
-        nb::arg("jacobi_weight"), nb::arg("line_weight"), nb::arg("chebyshev_lower"), nb::arg("chebyshev_upper"),
-        nb::arg("eigenvalue_steps"), nb::arg("max_levels"), nb::arg("direct_solve_flops"));
+        nb::arg("jacobi_weight"), nb::arg("line_weight"), nb::arg("gauss_seidel_weight"), nb::arg("chebyshev_lower"),
+        nb::arg("chebyshev_upper"), nb::arg("eigenvalue_steps"), nb::arg("max_levels"), nb::arg("direct_solve_flops"));
   nb::class_<MultigridOptions>(m, "MultigridOptions", "How a multigrid hierarchy is built and cycles");
   nb::class_<PyMultigrid>(m, "Multigrid", "A geometric multigrid hierarchy of an assembled form's matrix")
       .def(nb::init<const grid::Mesh&, std::int32_t, std::int32_t, const HostInput<std::int64_t>&,

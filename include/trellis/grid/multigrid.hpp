@@ -87,16 +87,19 @@
 
 namespace trellis::grid {
 
-// Smoothers: weighted Jacobi, Chebyshev polynomials in D^-1 A, or line
-// relaxation: along each axis in turn, the correction of the tridiagonal
-// part of A on every line of nodes along that axis (solved exactly),
-// weighted; the axes in reverse order after the coarse correction, so the
-// V-cycle stays symmetric. Lines follow the strong couplings of stretched
-// cells, where point smoothers stall.
+// Smoothers: weighted Jacobi, Chebyshev polynomials in D^-1 A, line
+// relaxation (along each axis in turn, the correction of the tridiagonal
+// part of A on every line of nodes along that axis, solved exactly and
+// weighted), or multicolour Gauss-Seidel (the nodes coloured by the parity
+// of each index, 2^d colours, each colour updated in turn from the current
+// residual). Lines and colours go in reverse order after the coarse
+// correction, so the V-cycle stays symmetric. Lines follow the strong
+// couplings of stretched cells, where point smoothers stall.
 enum class Smoother {
-  jacobi,     // weighted Jacobi sweeps
-  chebyshev,  // Chebyshev polynomials in D^-1 A
-  line        // alternating line relaxation
+  jacobi,       // weighted Jacobi sweeps
+  chebyshev,    // Chebyshev polynomials in D^-1 A
+  line,         // alternating line relaxation
+  gauss_seidel  // multicolour Gauss-Seidel sweeps
 };
 // v: one coarse correction per level. f: at each level the coarse problem
 // is solved by an F-cycle followed by a V-cycle (not symmetric; mgcg's
@@ -117,6 +120,10 @@ struct MultigridOptions {
   // Weight of each axis's line correction (Smoother::line; smoothing_steps
   // is then the sweeps over all axes).
   double line_weight = 0.8;
+  // Weight of each colour's correction (Smoother::gauss_seidel: 1 is
+  // Gauss-Seidel, above 1 over-relaxation; smoothing_steps is then the
+  // sweeps over all colours).
+  double gauss_seidel_weight = 1.0;
   // Chebyshev interval as fractions of the estimated largest eigenvalue
   // (PETSc's choice). With degree 3 a V-cycle reduces the residual of
   // -div(k grad u), k in [1, 2], about 10x per cycle in 1-, 2- and 3-D, and

@@ -8,7 +8,8 @@
 // (kronecker.cu); restriction and prolongation are the rows of R and of P
 // summed as the SpMV sums them (DeviceTransfer; the correction is added); the smoothing step,
 // the constrained rows and the coarse correction are the three small kernels
-// here, rounded like the reference's loops (no fused multiply-add). The
+// here (with the line solve and the colour update of the other smoothers),
+// rounded like the reference's loops (no fused multiply-add). The
 // coarsest level is solved by the host's banded LU factors (the residual
 // down, the correction up: one small copy each way and one wait) or by the
 // device Krylov solvers.
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "../kernels.hpp"
+#include "../multigrid_colors.hpp"
 #include "../multigrid_device.hpp"
 #include "../multigrid_lines.hpp"
 #include "grid_stride.cuh"
@@ -96,6 +98,37 @@ __global__ void __launch_bounds__(kThreads)
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) x[i] = add_rn(x[i], mul_rn(weight, e[i]));
 }
 
+// One colour of a Gauss-Seidel sweep on a CSR level (multigrid_colors.hpp's
+// relax_colour): each row's residual summed in storage order, as
+// residual_row sums it, then x_i += weight (D^-1 r)_i.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    relax_colour(CsrView<T> a, const T* __restrict__ b, std::int32_t nx, std::int32_t ny, std::int32_t colour, T weight,
+                 const T* __restrict__ inverse_diagonal, T* x) {
+  for (std::int64_t i = first_index(); i < a.rows; i += grid_stride()) {
+    const auto row = static_cast<std::int32_t>(i);
+    if (detail::node_colour(row, nx, ny) != colour) continue;
+    T sum = 0;
+    for (RowOffset k = a.row_offsets[row]; k < a.row_offsets[row + 1]; ++k) {
+      sum = add_rn(sum, mul_rn(a.values[k], x[a.col_indices[k]]));
+    }
+    x[i] = add_rn(x[i], mul_rn(weight, mul_rn(inverse_diagonal[i], static_cast<T>(b[i] - sum))));
+  }
+}
+
+// x_i += weight (D^-1 r)_i on the nodes of one colour (a Kronecker level's
+// Gauss-Seidel sweep, after its residual).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    update_colour(std::int32_t n, std::int32_t nx, std::int32_t ny, std::int32_t colour, T weight,
+                  const T* __restrict__ inverse_diagonal, const T* __restrict__ r, T* __restrict__ x) {
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
+    const auto node = static_cast<std::int32_t>(i);
+    if (detail::node_colour(node, nx, ny) == colour)
+      x[i] = add_rn(x[i], mul_rn(weight, mul_rn(inverse_diagonal[i], r[i])));
+  }
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads) add_correction(std::int32_t n, const T* __restrict__ e, T* __restrict__ x) {
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) x[i] = add_rn(x[i], e[i]);
@@ -121,7 +154,8 @@ struct DeviceLevel {
   DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes
   DeviceArray<T> inverse_diagonal;
   std::vector<detail::SmoothingStep> steps;
-  std::vector<detail::DeviceLineFactors<T>> lines;  // Smoother::line
+  std::vector<detail::DeviceLineFactors<T>> lines;       // Smoother::line
+  std::int32_t colours = 0, extent_x = 1, extent_y = 1;  // Smoother::gauss_seidel
   // Right-hand side and iterate (levels below the finest), residual and
   // smoother direction (zero at first: the first step reads 0 * d).
   mutable DeviceArray<T> b, x, residual, direction;
@@ -178,6 +212,24 @@ struct MultigridCycle<T>::Impl {
                          static_cast<const T*>(level.residual.data()), level.direction.data());
           TRELLIS_LAUNCH(add_weighted<T>, blocks_for(level.n), kThreads, 0, stream, level.n, static_cast<T>(step.beta),
                          static_cast<const T*>(level.direction.data()), x);
+        }
+      }
+      return;
+    }
+    if (level.colours > 0) {
+      for (const detail::SmoothingStep& step : level.steps) {
+        for (std::int32_t i = 0; i < level.colours; ++i) {
+          const std::int32_t colour = after ? level.colours - 1 - i : i;
+          const auto weight = static_cast<T>(step.beta);
+          if (level.kronecker) {
+            residual(level, b, x, level.residual.data(), stream);
+            TRELLIS_LAUNCH(update_colour<T>, blocks_for(level.n), kThreads, 0, stream, level.n, level.extent_x,
+                           level.extent_y, colour, weight, level.inverse_diagonal.data(),
+                           static_cast<const T*>(level.residual.data()), x);
+          } else {
+            TRELLIS_LAUNCH(relax_colour<T>, blocks_for(level.n), kThreads, 0, stream, level.a.view(), b, level.extent_x,
+                           level.extent_y, colour, weight, level.inverse_diagonal.data(), x);
+          }
         }
       }
       return;
@@ -252,6 +304,9 @@ MultigridCycle<T>::MultigridCycle(std::vector<detail::DeviceLevelParts<T>> level
     level.inverse_diagonal = std::move(parts.inverse_diagonal);
     level.steps = std::move(parts.steps);
     level.lines = std::move(parts.lines);
+    level.colours = parts.colours;
+    level.extent_x = parts.extent_x;
+    level.extent_y = parts.extent_y;
     if (l > 0) level.b = DeviceArray<T>(n), level.x = DeviceArray<T>(n);
     level.residual = DeviceArray<T>(n);
     level.direction = DeviceArray<T>(n);
