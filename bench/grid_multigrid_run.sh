@@ -26,8 +26,10 @@ echo "== 256^3 cg (Jacobi)"
 poisson --n 256 --levels 1 --solver cg
 echo "== refinement, mgcg --coarse axes"
 poisson --n 32 --levels 4 --solver mgcg --coarse axes
-echo "== graded meshes (cells up to 256:1), mgcg, Chebyshev against line relaxation"
-for smoother in chebyshev line; do
+echo "== 256^3 mgcg --smoother gauss-seidel (8 colours; Kronecker levels take a residual a colour)"
+poisson --n 256 --levels 1 --solver mgcg --smoother gauss-seidel --phases
+echo "== graded meshes (cells up to 256:1), mgcg, Chebyshev against line relaxation and Gauss-Seidel"
+for smoother in chebyshev line gauss-seidel; do
   "$bin/trellis" --backend cuda grid poisson --dim 3 --n 16 --levels 3 --mesh graded --solver mgcg --smoother "$smoother" --tolerance 1e-8
 done
 echo "== 256^3 mgcg --coarse axes --matrix-free"
