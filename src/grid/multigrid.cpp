@@ -311,8 +311,13 @@ struct Multigrid<T>::State {
     std::vector<detail::DeviceLevelParts<T>> parts(levels.size());
     parts[0].a = std::move(finest);
     kronecker.clear();
-    if (separable && cuda::kronecker_describes<T>(detail::DeviceKronecker<T>(*separable), parts[0].a.view())) {
-      kronecker_levels();
+    if (separable) {
+      detail::DeviceKronecker<T> finest_bands(*separable);
+      const cuda::KroneckerMatch match = cuda::kronecker_describes<T>(finest_bands, parts[0].a.view());
+      if (match != cuda::KroneckerMatch::none) kronecker_levels();
+      // The finest level's residuals from the bands too, where no free row
+      // reaches a constrained node (a symmetrized assembly's matrix).
+      if (match == cuda::KroneckerMatch::free_rows) parts[0].kronecker.emplace(std::move(finest_bands));
     }
     for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
       parts[l].transfer.emplace(transfer_input(l));
@@ -410,7 +415,7 @@ struct Multigrid<T>::State {
   void line_factors_on_device(std::size_t l, detail::DeviceLevelParts<T>& part) const {
     const Mesh& mesh = levels[l].mesh;
     std::optional<DeviceCsr<T>> formed;
-    if (part.kronecker) formed.emplace(detail::to_csr<T>(kronecker[l]));
+    if (part.a.rows() == 0) formed.emplace(detail::to_csr<T>(kronecker[l]));
     const CsrView<T> a = formed ? formed->view() : part.a.view();
     for (int axis = 0; axis < mesh.dim(); ++axis) {
       if (mesh.extent(axis) < 2) continue;

@@ -124,7 +124,8 @@ struct DeviceLineFactors {
 
 // One level as the device cycle holds it: its matrix in CSR, or (levels
 // between the finest and the coarsest of a separable form) as Kronecker
-// products applied without a matrix.
+// products applied without a matrix; the finest level may have both (its
+// residuals from the bands, its matrix for the Krylov solver outside).
 template <typename T>
 struct DeviceLevelParts {
   DeviceCsr<T> a;
@@ -194,12 +195,19 @@ template <typename T>
 void lanczos_tridiagonal(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal, std::int32_t steps,
                          std::vector<double>& alpha, std::vector<double>& beta);
 
+// How far a matrix's rows are a Kronecker operator's (kronecker_describes).
+enum class KroneckerMatch {
+  none,        // they differ
+  free_block,  // free rows on free columns: the coarse levels may be formed from op
+  free_rows,   // and no free row reaches a constrained node: op applies as a's free rows
+};
+
 // Kronecker levels (cuda/kronecker.cu): y = A x with identity rows on the
 // constrained nodes; r = b - A x; 1 / a_ii on free rows and 0 on
 // constrained ones (returns the first free row whose diagonal is zero or
-// not finite, or -1); and whether a (on the device) applied to the probe
+// not finite, or -1); and how far a (on the device) applied to the probe
 // vector equals op within detail::kDescribesTolerance (detail::describes on
-// the device).
+// the device, then again with the probe on the constrained nodes too).
 template <typename T>
 void kronecker_apply(const detail::DeviceKronecker<T>& a, const T* x, T* y, Stream stream);
 template <typename T>
@@ -207,7 +215,7 @@ void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T
 template <typename T>
 std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* inverse_diagonal);
 template <typename T>
-bool kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>& a);
+KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>& a);
 
 // The setup functions' explicit instantiations (cuda/multigrid_setup.cu, or
 // the stand-ins of a build without CUDA).
@@ -228,7 +236,7 @@ bool kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>&
   template void kronecker_apply<T>(const detail::DeviceKronecker<T>&, const T*, T*, Stream);              \
   template void kronecker_residual<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T*, Stream); \
   template std::int32_t kronecker_inverse_diagonal<T>(const detail::DeviceKronecker<T>&, T*);             \
-  template bool kronecker_describes<T>(const detail::DeviceKronecker<T>&, const CsrView<T>&);
+  template KroneckerMatch kronecker_describes<T>(const detail::DeviceKronecker<T>&, const CsrView<T>&);
 
 template <typename T>
 class MultigridCycle {
@@ -249,7 +257,8 @@ class MultigridCycle {
   // x <- x + B (b - A x) on device vectors, enqueued on stream; a direct
   // coarse solve waits for the stream once per visit of the coarsest level.
   // Not reentrant (the levels' work vectors are shared).
-  // finest, when not null, replaces the finest matrix in its residuals.
+  // finest, when not null, replaces the finest matrix in its residuals
+  // (unless that level has Kronecker bands, which describe it).
   void cycle(const T* b, T* x, Stream stream, const DeviceLinearOperator<T>* finest = nullptr) const;
   // The finest matrix as a device operator, without a diagonal.
   const DeviceLinearOperator<T>& finest_operator() const;

@@ -1,9 +1,15 @@
-// Kronecker levels on the GPU (multigrid_device.hpp): a thread a row, the
-// row's sum from the bands (kronecker_levels.hpp's kronecker_row), the
-// reach a template parameter so the loops unroll.
+// Kronecker levels on the GPU (multigrid_device.hpp). The apply reads tiles
+// of x into shared memory (apply_tiles) and factors the bands' products axis
+// by axis; the reach is a template parameter so the loops unroll. The sums
+// are the host's kronecker_row's in another order: equal to rounding, not
+// bitwise.
+// The setup's kernels (diagonal, probe, comparison) take a thread a row.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+
+#include <cub/block/block_reduce.cuh>
 
 #include "../kernels.hpp"
 #include "../multigrid_device.hpp"
@@ -23,39 +29,127 @@ struct RowIndex {
   std::int32_t i0, i1, i2;
 };
 
+// Nodes number below 2^31 (KroneckerOperator::nodes), so 32-bit division.
 template <typename T>
 __device__ __forceinline__ RowIndex row_index(const detail::KroneckerView<T>& op, std::int64_t row) {
-  const std::int32_t e0 = op.extents[0], e1 = op.extents[1];
-  const auto line = static_cast<std::int32_t>(row / e0);
-  return {static_cast<std::int32_t>(row - static_cast<std::int64_t>(line) * e0), line % e1, line / e1};
+  const auto node = static_cast<std::uint32_t>(row);
+  const auto e0 = static_cast<std::uint32_t>(op.extents[0]), e1 = static_cast<std::uint32_t>(op.extents[1]);
+  const std::uint32_t line = node / e0, plane = line / e1;
+  return {static_cast<std::int32_t>(node - line * e0), static_cast<std::int32_t>(line - plane * e1),
+          static_cast<std::int32_t>(plane)};
 }
 
-// y = A x (b null) or y = b - A x; constrained rows: x, or b - x.
+// Rows a block: kTileX along axis 0 (a warp's loads of a line coalesce) by
+// kTileY along axis 1 by kTileZ planes (each plane's sums serve the rows
+// beside it; more planes a block cost more registers).
+constexpr int kTileX = 32, kTileY = 8, kTileZ = 4, kTileThreads = kTileX * kTileY;
+
+// y = A x (b null) or y = b - A x; constrained rows: x, or b - x. A block
+// reads its tile of x with the halo its reach asks (0 outside the mesh)
+// into shared memory once; each thread then sums its column per term and
+// plane, S_t(j2) = sum_o1 b1_t sum_o0 b0_t x (offsets beyond the term's
+// reach skipped: uniform branches), and each of its kTileZ rows is
+// sum_t sum_o2 b2_t S_t(i2 + o2), so a plane's sums serve the rows beside it
+// and a band entry along axes 0 and 1 is read once a column.
 template <typename T, int Reach>
-__global__ void __launch_bounds__(kThreads)
-    apply_rows(detail::KroneckerView<T> op, std::int64_t n, const T* __restrict__ b, const T* __restrict__ x,
-               T* __restrict__ y) {
-  for (std::int64_t row = first_index(); row < n; row += grid_stride()) {
-    const RowIndex r = row_index(op, row);
-    const T ax = detail::kronecker_constrained(op, r.i0, r.i1, r.i2)
-                     ? x[row]
-                     : detail::kronecker_row<T, Reach>(op, r.i0, r.i1, r.i2, x);
+__global__ void __launch_bounds__(kTileThreads)
+    apply_tiles(detail::KroneckerView<T> op, const T* __restrict__ b, const T* __restrict__ x, T* __restrict__ y) {
+  constexpr int kTerms = detail::kMaxKroneckerTerms;
+  constexpr int kSpanX = kTileX + 2 * Reach, kSpanY = kTileY + 2 * Reach, kPlanes = kTileZ + 2 * Reach;
+  __shared__ T slab[kPlanes][kSpanY][kSpanX];
+  const std::int32_t e0 = op.extents[0], e1 = op.extents[1], e2 = op.extents[2];
+  // Tiles numbered along axis 0 first, in one grid dimension (the others
+  // stop at 65,535 blocks; a level has fewer tiles than nodes).
+  const std::uint32_t tiles_x = (e0 + kTileX - 1) / kTileX, tiles_y = (e1 + kTileY - 1) / kTileY;
+  const std::uint32_t tile = blockIdx.x, tile_yz = tile / tiles_x;
+  const auto x0 = static_cast<std::int32_t>(tile - tile_yz * tiles_x) * kTileX;
+  const auto y0 = static_cast<std::int32_t>(tile_yz % tiles_y) * kTileY;
+  const auto z0 = static_cast<std::int32_t>(tile_yz / tiles_y) * kTileZ;
+  for (int at = static_cast<int>(threadIdx.x); at < kPlanes * kSpanY * kSpanX; at += kTileThreads) {
+    const int p = at / (kSpanY * kSpanX), sy = (at / kSpanX) % kSpanY, sx = at % kSpanX;
+    const std::int32_t j0 = x0 - Reach + sx, j1 = y0 - Reach + sy, j2 = z0 - Reach + p;
+    const bool inside = j0 >= 0 && j0 < e0 && j1 >= 0 && j1 < e1 && j2 >= 0 && j2 < e2;
+    slab[p][sy][sx] = inside ? x[(static_cast<std::int64_t>(j2) * e1 + j1) * e0 + j0] : T(0);
+  }
+  __syncthreads();
+  const int tx = static_cast<int>(threadIdx.x) % kTileX, ty = static_cast<int>(threadIdx.x) / kTileX;
+  const std::int32_t i0 = x0 + tx, i1 = y0 + ty;
+  if (i0 >= e0 || i1 >= e1) return;
+  std::int32_t r[kTerms][3];
+#pragma unroll
+  for (int t = 0; t < kTerms; ++t) {
+#pragma unroll
+    for (int a = 0; a < 3; ++a) r[t][a] = t < op.terms ? op.reach[t][a] : -1;
+  }
+  T sums[kPlanes][kTerms];
+#pragma unroll
+  for (int t = 0; t < kTerms; ++t) {
+    T along[2 * Reach + 1], across[2 * Reach + 1];
+#pragma unroll
+    for (int o = -Reach; o <= Reach; ++o) {
+      along[o + Reach] = o >= -r[t][0] && o <= r[t][0] ? op.band[t][0][(o + r[t][0]) * e0 + i0] : T(0);
+      across[o + Reach] = o >= -r[t][1] && o <= r[t][1] ? op.band[t][1][(o + r[t][1]) * e1 + i1] : T(0);
+    }
+#pragma unroll
+    for (int p = 0; p < kPlanes; ++p) {
+      T sum = 0;
+#pragma unroll
+      for (int o1 = -Reach; o1 <= Reach; ++o1) {
+        if (o1 < -r[t][1] || o1 > r[t][1]) continue;
+        T line = 0;
+#pragma unroll
+        for (int o0 = -Reach; o0 <= Reach; ++o0) {
+          if (o0 >= -r[t][0] && o0 <= r[t][0]) line += along[o0 + Reach] * slab[p][ty + Reach + o1][tx + Reach + o0];
+        }
+        sum += across[o1 + Reach] * line;
+      }
+      sums[p][t] = sum;
+    }
+  }
+  const bool column_constrained = op.constrained[0][i0] != 0 || op.constrained[1][i1] != 0;
+#pragma unroll
+  for (int z = 0; z < kTileZ; ++z) {
+    const std::int32_t i2 = z0 + z;
+    if (i2 >= e2) break;
+    const std::int64_t row = (static_cast<std::int64_t>(i2) * e1 + i1) * e0 + i0;
+    T ax = 0;
+    if (column_constrained || op.constrained[2][i2] != 0) {
+      ax = slab[z + Reach][ty + Reach][tx + Reach];
+    } else {
+#pragma unroll
+      for (int t = 0; t < kTerms; ++t) {
+        T term = 0;
+#pragma unroll
+        for (int o2 = -Reach; o2 <= Reach; ++o2) {
+          if (o2 >= -r[t][2] && o2 <= r[t][2])
+            term += op.band[t][2][(o2 + r[t][2]) * e2 + i2] * sums[z + Reach + o2][t];
+        }
+        ax += term;
+      }
+    }
     y[row] = b == nullptr ? ax : b[row] - ax;
   }
 }
 
+template <typename T, int Reach>
+void launch_tiles(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* y, Stream stream) {
+  const detail::KroneckerView<T>& op = a.view();
+  const std::int64_t tiles = std::int64_t{(op.extents[0] + kTileX - 1) / kTileX} *
+                             ((op.extents[1] + kTileY - 1) / kTileY) * ((op.extents[2] + kTileZ - 1) / kTileZ);
+  TRELLIS_LAUNCH((apply_tiles<T, Reach>), static_cast<unsigned>(tiles), kTileThreads, 0, stream, op, b, x, y);
+}
+
 template <typename T>
-void launch_rows(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* y, Stream stream) {
-  const std::int64_t n = a.nodes();
+void launch_apply(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* y, Stream stream) {
   switch (a.reach()) {
     case 0:
-      TRELLIS_LAUNCH((apply_rows<T, 0>), blocks_for(n), kThreads, 0, stream, a.view(), n, b, x, y);
+      launch_tiles<T, 0>(a, b, x, y, stream);
       break;
     case 1:
-      TRELLIS_LAUNCH((apply_rows<T, 1>), blocks_for(n), kThreads, 0, stream, a.view(), n, b, x, y);
+      launch_tiles<T, 1>(a, b, x, y, stream);
       break;
     default:
-      TRELLIS_LAUNCH((apply_rows<T, 2>), blocks_for(n), kThreads, 0, stream, a.view(), n, b, x, y);
+      launch_tiles<T, 2>(a, b, x, y, stream);
       break;
   }
 }
@@ -79,41 +173,81 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// The probe on free nodes, zero on constrained ones.
+// The probe on free nodes; on constrained ones too where everywhere, else zero.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) fill_probe(detail::KroneckerView<T> op, std::int64_t n, T* __restrict__ x) {
+__global__ void __launch_bounds__(kThreads)
+    fill_probe(detail::KroneckerView<T> op, std::int64_t n, bool everywhere, T* __restrict__ x) {
   for (std::int64_t row = first_index(); row < n; row += grid_stride()) {
     const RowIndex r = row_index(op, row);
-    x[row] = detail::kronecker_constrained(op, r.i0, r.i1, r.i2) ? T(0) : static_cast<T>(detail::probe(row));
+    const bool zero = !everywhere && detail::kronecker_constrained(op, r.i0, r.i1, r.i2);
+    x[row] = zero ? T(0) : static_cast<T>(detail::probe(row));
   }
 }
 
+struct Larger {
+  __device__ __forceinline__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
 // Over the free rows: the largest |from_a| and |from_a - from_op|, as the
-// bits of non-negative doubles (ordered like the values).
+// bits of non-negative doubles (ordered like the values), a block's maxima
+// first so only one atomic a block meets each word.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     compare_rows(detail::KroneckerView<T> op, std::int64_t n, const T* __restrict__ from_a,
                  const T* __restrict__ from_op, unsigned long long* __restrict__ largest) {
+  double value = 0, difference = 0;
   for (std::int64_t row = first_index(); row < n; row += grid_stride()) {
     const RowIndex r = row_index(op, row);
     if (detail::kronecker_constrained(op, r.i0, r.i1, r.i2)) continue;
-    const double value = fabs(static_cast<double>(from_a[row]));
-    const double difference = fabs(static_cast<double>(from_a[row]) - static_cast<double>(from_op[row]));
-    atomicMax(&largest[0], static_cast<unsigned long long>(__double_as_longlong(value)));
-    atomicMax(&largest[1], static_cast<unsigned long long>(__double_as_longlong(difference)));
+    value = fmax(value, fabs(static_cast<double>(from_a[row])));
+    difference = fmax(difference, fabs(static_cast<double>(from_a[row]) - static_cast<double>(from_op[row])));
   }
+  using Reduce = cub::BlockReduce<double, kThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  const double block_value = Reduce(storage).Reduce(value, Larger{});
+  __syncthreads();
+  const double block_difference = Reduce(storage).Reduce(difference, Larger{});
+  if (threadIdx.x == 0) {
+    atomicMax(&largest[0], static_cast<unsigned long long>(__double_as_longlong(block_value)));
+    atomicMax(&largest[1], static_cast<unsigned long long>(__double_as_longlong(block_difference)));
+  }
+}
+
+// Whether a times the probe (zero on constrained nodes unless everywhere)
+// equals op times the probe zero there, on the free rows, within
+// detail::kDescribesTolerance of the largest.
+template <typename T>
+bool probe_matches(const detail::DeviceKronecker<T>& op, const CsrView<T>& a, bool everywhere) {
+  const auto n = static_cast<std::size_t>(op.nodes());
+  const auto rows = static_cast<std::int64_t>(op.nodes());
+  DeviceArray<T> x(n), from_a(n), from_op(n);
+  DeviceArray<unsigned long long> largest(2);
+  largest.fill_zero();
+  TRELLIS_LAUNCH(fill_probe<T>, blocks_for(rows), kThreads, 0, nullptr, op.view(), rows, false, x.data());
+  kronecker_apply<T>(op, x.data(), from_op.data(), nullptr);
+  if (everywhere)
+    TRELLIS_LAUNCH(fill_probe<T>, blocks_for(rows), kThreads, 0, nullptr, op.view(), rows, true, x.data());
+  spmv(T(1), a, x.data(), T(0), from_a.data(), nullptr);
+  TRELLIS_LAUNCH(compare_rows<T>, blocks_for(rows), kThreads, 0, nullptr, op.view(), rows,
+                 static_cast<const T*>(from_a.data()), static_cast<const T*>(from_op.data()), largest.data());
+  unsigned long long bits[2] = {0, 0};
+  device::copy_to_host(bits, largest.data(), sizeof(bits), nullptr);
+  device::synchronize(nullptr);
+  double values[2];
+  std::memcpy(values, bits, sizeof(values));
+  return values[1] <= detail::kDescribesTolerance<T> * values[0];
 }
 
 }  // namespace
 
 template <typename T>
 void kronecker_apply(const detail::DeviceKronecker<T>& a, const T* x, T* y, Stream stream) {
-  launch_rows<T>(a, nullptr, x, y, stream);
+  launch_apply<T>(a, nullptr, x, y, stream);
 }
 
 template <typename T>
 void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* r, Stream stream) {
-  launch_rows<T>(a, b, x, r, stream);
+  launch_apply<T>(a, b, x, r, stream);
 }
 
 template <typename T>
@@ -130,25 +264,10 @@ std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* 
 }
 
 template <typename T>
-bool kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>& a) {
-  if (a.rows != op.nodes() || a.cols != op.nodes()) return false;
-  const auto n = static_cast<std::size_t>(op.nodes());
-  DeviceArray<T> x(n), from_a(n), from_op(n);
-  DeviceArray<unsigned long long> largest(2);
-  largest.fill_zero();
-  TRELLIS_LAUNCH(fill_probe<T>, blocks_for(op.nodes()), kThreads, 0, nullptr, op.view(),
-                 static_cast<std::int64_t>(op.nodes()), x.data());
-  spmv(T(1), a, x.data(), T(0), from_a.data(), nullptr);
-  kronecker_apply<T>(op, x.data(), from_op.data(), nullptr);
-  TRELLIS_LAUNCH(compare_rows<T>, blocks_for(op.nodes()), kThreads, 0, nullptr, op.view(),
-                 static_cast<std::int64_t>(op.nodes()), static_cast<const T*>(from_a.data()),
-                 static_cast<const T*>(from_op.data()), largest.data());
-  unsigned long long bits[2] = {0, 0};
-  device::copy_to_host(bits, largest.data(), sizeof(bits), nullptr);
-  device::synchronize(nullptr);
-  double values[2];
-  std::memcpy(values, bits, sizeof(values));
-  return values[1] <= detail::kDescribesTolerance<T> * values[0];
+KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>& a) {
+  if (a.rows != op.nodes() || a.cols != op.nodes()) return KroneckerMatch::none;
+  if (probe_matches<T>(op, a, true)) return KroneckerMatch::free_rows;
+  return probe_matches<T>(op, a, false) ? KroneckerMatch::free_block : KroneckerMatch::none;
 }
 
 TRELLIS_GRID_KRONECKER(float)

@@ -177,14 +177,16 @@ struct MultigridCycle<T>::Impl {
   // The finest level's operator for this cycle, or null for its matrix.
   mutable const DeviceLinearOperator<T>* finest_override = nullptr;
 
+  // The bands where the level has them (on the finest level they were
+  // checked to be its matrix's free rows), else the override or the matrix.
   void residual(const DeviceLevel<T>& level, const T* b, const T* x, T* r, Stream stream) const {
+    if (level.kronecker) {
+      kronecker_residual<T>(*level.kronecker, b, x, r, stream);
+      return;
+    }
     if (finest_override != nullptr && &level == levels.data()) {
       finest_override->apply(x, r, stream);
       TRELLIS_LAUNCH(subtract_from<T>, blocks_for(level.n), kThreads, 0, stream, level.n, b, r);
-      return;
-    }
-    if (level.kronecker) {
-      kronecker_residual<T>(*level.kronecker, b, x, r, stream);
       return;
     }
     device::copy_on_device(r, b, sizeof(T) * static_cast<std::size_t>(level.n), stream);

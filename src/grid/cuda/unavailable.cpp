@@ -112,7 +112,7 @@ std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>&, T*) {
   unavailable();
 }
 template <typename T>
-bool kronecker_describes(const detail::DeviceKronecker<T>&, const CsrView<T>&) {
+KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>&, const CsrView<T>&) {
   unavailable();
 }
 TRELLIS_GRID_KRONECKER(float)
