@@ -214,6 +214,12 @@ template <typename T>
 void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* r, Stream stream);
 template <typename T>
 std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* inverse_diagonal);
+// One smoothing step from the residual r = b - A x, in one pass:
+// d = alpha d + beta D^-1 r and x_next = x + d (x_next not x: x's
+// neighbours are read while it is written).
+template <typename T>
+void kronecker_smoothing_step(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T alpha, T beta,
+                              const T* inverse_diagonal, T* d, T* x_next, Stream stream);
 template <typename T>
 KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>& a);
 
@@ -232,10 +238,12 @@ KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const C
   template void lanczos_tridiagonal<T>(const detail::DeviceKronecker<T>&, const T*, std::int32_t,                   \
                                        std::vector<double>&, std::vector<double>&);
 
-#define TRELLIS_GRID_KRONECKER(T)                                                                         \
-  template void kronecker_apply<T>(const detail::DeviceKronecker<T>&, const T*, T*, Stream);              \
-  template void kronecker_residual<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T*, Stream); \
-  template std::int32_t kronecker_inverse_diagonal<T>(const detail::DeviceKronecker<T>&, T*);             \
+#define TRELLIS_GRID_KRONECKER(T)                                                                                      \
+  template void kronecker_apply<T>(const detail::DeviceKronecker<T>&, const T*, T*, Stream);                           \
+  template void kronecker_residual<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T*, Stream);              \
+  template std::int32_t kronecker_inverse_diagonal<T>(const detail::DeviceKronecker<T>&, T*);                          \
+  template void kronecker_smoothing_step<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T, T, const T*, T*, \
+                                            T*, Stream);                                                               \
   template KroneckerMatch kronecker_describes<T>(const detail::DeviceKronecker<T>&, const CsrView<T>&);
 
 template <typename T>

@@ -1,6 +1,7 @@
 // Kronecker levels on the GPU (multigrid_device.hpp). The apply reads tiles
 // of x into shared memory (apply_tiles) and factors the bands' products axis
-// by axis; the reach is a template parameter so the loops unroll. The sums
+// by axis, handing each row's sum to an epilogue (a residual, or a whole
+// smoothing step); the reach is a template parameter so the loops unroll. The sums
 // are the host's kronecker_row's in another order: equal to rounding, not
 // bitwise.
 // The setup's kernels (diagonal, probe, comparison) take a thread a row.
@@ -14,6 +15,7 @@
 #include "../kernels.hpp"
 #include "../multigrid_device.hpp"
 #include "grid_stride.cuh"
+#include "rounding.cuh"
 #include "trellis/core/cuda_check.hpp"
 #include "trellis/core/device.hpp"
 
@@ -44,16 +46,46 @@ __device__ __forceinline__ RowIndex row_index(const detail::KroneckerView<T>& op
 // beside it; more planes a block cost more registers).
 constexpr int kTileX = 32, kTileY = 8, kTileZ = 4, kTileThreads = kTileX * kTileY;
 
-// y = A x (b null) or y = b - A x; constrained rows: x, or b - x. A block
+// What a row's (A x)_row becomes: y = A x (b null) or y = b - A x.
+template <typename T>
+struct StoreResidual {
+  const T* b;
+  T* y;
+  __device__ __forceinline__ void operator()(std::int64_t row, T x_row, T ax) const {
+    static_cast<void>(x_row);
+    y[row] = b == nullptr ? ax : b[row] - ax;
+  }
+};
+
+// A smoothing step from the residual b - A x (multigrid_rows.hpp's
+// smoothing_entry, rounded as cuda/multigrid.cu's smoothing_step rounds
+// it): d = alpha d + beta D^-1 r, x_next = x + d, x_next another vector
+// than x (other blocks read x round their tiles).
+template <typename T>
+struct SmoothingStep {
+  const T* b;
+  T alpha, beta;
+  const T* inverse_diagonal;
+  T* d;
+  T* x_next;
+  __device__ __forceinline__ void operator()(std::int64_t row, T x_row, T ax) const {
+    const T r = b[row] - ax;
+    const T step = add_rn(mul_rn(alpha, d[row]), mul_rn(beta, mul_rn(inverse_diagonal[row], r)));
+    d[row] = step;
+    x_next[row] = add_rn(x_row, step);
+  }
+};
+
+// (A x)_row for every row, handed to out with the row's x; constrained rows: x. A block
 // reads its tile of x with the halo its reach asks (0 outside the mesh)
 // into shared memory once; each thread then sums its column per term and
 // plane, S_t(j2) = sum_o1 b1_t sum_o0 b0_t x (offsets beyond the term's
 // reach skipped: uniform branches), and each of its kTileZ rows is
 // sum_t sum_o2 b2_t S_t(i2 + o2), so a plane's sums serve the rows beside it
 // and a band entry along axes 0 and 1 is read once a column.
-template <typename T, int Reach>
+template <typename T, int Reach, typename Out>
 __global__ void __launch_bounds__(kTileThreads)
-    apply_tiles(detail::KroneckerView<T> op, const T* __restrict__ b, const T* __restrict__ x, T* __restrict__ y) {
+    apply_tiles(detail::KroneckerView<T> op, const T* __restrict__ x, Out out) {
   constexpr int kTerms = detail::kMaxKroneckerTerms;
   constexpr int kSpanX = kTileX + 2 * Reach, kSpanY = kTileY + 2 * Reach, kPlanes = kTileZ + 2 * Reach;
   __shared__ T slab[kPlanes][kSpanY][kSpanX];
@@ -112,9 +144,10 @@ __global__ void __launch_bounds__(kTileThreads)
     const std::int32_t i2 = z0 + z;
     if (i2 >= e2) break;
     const std::int64_t row = (static_cast<std::int64_t>(i2) * e1 + i1) * e0 + i0;
+    const T x_row = slab[z + Reach][ty + Reach][tx + Reach];
     T ax = 0;
     if (column_constrained || op.constrained[2][i2] != 0) {
-      ax = slab[z + Reach][ty + Reach][tx + Reach];
+      ax = x_row;
     } else {
 #pragma unroll
       for (int t = 0; t < kTerms; ++t) {
@@ -127,29 +160,29 @@ __global__ void __launch_bounds__(kTileThreads)
         ax += term;
       }
     }
-    y[row] = b == nullptr ? ax : b[row] - ax;
+    out(row, x_row, ax);
   }
 }
 
-template <typename T, int Reach>
-void launch_tiles(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* y, Stream stream) {
+template <typename T, int Reach, typename Out>
+void launch_tiles(const detail::DeviceKronecker<T>& a, const T* x, const Out& out, Stream stream) {
   const detail::KroneckerView<T>& op = a.view();
   const std::int64_t tiles = std::int64_t{(op.extents[0] + kTileX - 1) / kTileX} *
                              ((op.extents[1] + kTileY - 1) / kTileY) * ((op.extents[2] + kTileZ - 1) / kTileZ);
-  TRELLIS_LAUNCH((apply_tiles<T, Reach>), static_cast<unsigned>(tiles), kTileThreads, 0, stream, op, b, x, y);
+  TRELLIS_LAUNCH((apply_tiles<T, Reach, Out>), static_cast<unsigned>(tiles), kTileThreads, 0, stream, op, x, out);
 }
 
-template <typename T>
-void launch_apply(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* y, Stream stream) {
+template <typename T, typename Out>
+void launch_apply(const detail::DeviceKronecker<T>& a, const T* x, const Out& out, Stream stream) {
   switch (a.reach()) {
     case 0:
-      launch_tiles<T, 0>(a, b, x, y, stream);
+      launch_tiles<T, 0>(a, x, out, stream);
       break;
     case 1:
-      launch_tiles<T, 1>(a, b, x, y, stream);
+      launch_tiles<T, 1>(a, x, out, stream);
       break;
     default:
-      launch_tiles<T, 2>(a, b, x, y, stream);
+      launch_tiles<T, 2>(a, x, out, stream);
       break;
   }
 }
@@ -242,12 +275,18 @@ bool probe_matches(const detail::DeviceKronecker<T>& op, const CsrView<T>& a, bo
 
 template <typename T>
 void kronecker_apply(const detail::DeviceKronecker<T>& a, const T* x, T* y, Stream stream) {
-  launch_apply<T>(a, nullptr, x, y, stream);
+  launch_apply<T>(a, x, StoreResidual<T>{nullptr, y}, stream);
 }
 
 template <typename T>
 void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* r, Stream stream) {
-  launch_apply<T>(a, b, x, r, stream);
+  launch_apply<T>(a, x, StoreResidual<T>{b, r}, stream);
+}
+
+template <typename T>
+void kronecker_smoothing_step(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T alpha, T beta,
+                              const T* inverse_diagonal, T* d, T* x_next, Stream stream) {
+  launch_apply<T>(a, x, SmoothingStep<T>{b, alpha, beta, inverse_diagonal, d, x_next}, stream);
 }
 
 template <typename T>

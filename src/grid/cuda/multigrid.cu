@@ -236,6 +236,19 @@ struct MultigridCycle<T>::Impl {
       }
       return;
     }
+    if (level.kronecker) {
+      // A step in one pass from the bands, from x into the residual's
+      // vector (free until the next residual) and back, the same sums.
+      T* current = x;
+      T* other = level.residual.data();
+      for (const detail::SmoothingStep& step : level.steps) {
+        kronecker_smoothing_step<T>(*level.kronecker, b, current, static_cast<T>(step.alpha), static_cast<T>(step.beta),
+                                    level.inverse_diagonal.data(), level.direction.data(), other, stream);
+        std::swap(current, other);
+      }
+      if (current != x) device::copy_on_device(x, current, sizeof(T) * static_cast<std::size_t>(level.n), stream);
+      return;
+    }
     for (const detail::SmoothingStep& step : level.steps) {
       residual(level, b, x, level.residual.data(), stream);
       TRELLIS_LAUNCH(smoothing_step<T>, blocks_for(level.n), kThreads, 0, stream, level.n, static_cast<T>(step.alpha),

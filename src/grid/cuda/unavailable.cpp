@@ -112,6 +112,10 @@ std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>&, T*) {
   unavailable();
 }
 template <typename T>
+void kronecker_smoothing_step(const detail::DeviceKronecker<T>&, const T*, const T*, T, T, const T*, T*, T*, Stream) {
+  unavailable();
+}
+template <typename T>
 KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>&, const CsrView<T>&) {
   unavailable();
 }
