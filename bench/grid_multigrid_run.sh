@@ -40,7 +40,14 @@ if command -v nsys >/dev/null; then
     "$bin/trellis" --backend cuda grid poisson --dim 3 --n 256 --levels 1 --solver mgcg --tolerance 1e-8 >/dev/null
   nsys stats --report cuda_gpu_kern_sum --format csv "$out/mgcg.nsys-rep" | head -40
   rm -f "$out"/mgcg.nsys-rep "$out"/mgcg.sqlite
+elif command -v ncu >/dev/null; then
+  echo "== ncu, 256^3 mgcg --coarse axes: each kernel's time over the iterations"
+  ncu --metrics gpu__time_duration.sum --csv \
+    "$bin/trellis" --backend cuda grid poisson --dim 3 --n 256 --levels 1 --solver mgcg --tolerance 1e-8 \
+    >"$out/mgcg-ncu.csv" 2>&1
+  python3 "$(dirname "$0")/kernel_times.py" "$out/mgcg-ncu.csv" --after smoothing | head -30
+  rm -f "$out/mgcg-ncu.csv"
 else
-  echo "no nsys"
+  echo "neither nsys nor ncu"
 fi
 echo "== done"
