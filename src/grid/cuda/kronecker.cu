@@ -16,6 +16,7 @@
 #include "../multigrid_device.hpp"
 #include "grid_stride.cuh"
 #include "rounding.cuh"
+#include "smoothing_step.cuh"
 #include "trellis/core/cuda_check.hpp"
 #include "trellis/core/device.hpp"
 
@@ -57,10 +58,10 @@ struct StoreResidual {
   }
 };
 
-// A smoothing step from the residual b - A x (multigrid_rows.hpp's
-// smoothing_entry, rounded as cuda/multigrid.cu's smoothing_step rounds
-// it): d = alpha d + beta D^-1 r, x_next = x + d, x_next another vector
-// than x (other blocks read x round their tiles).
+// A smoothing step from the residual b - A x (smoothing_step.cuh, as
+// cuda/multigrid.cu's smoothing_step): d = alpha d + beta D^-1 r,
+// x_next = x + d, x_next another vector than x (other blocks read x round
+// their tiles).
 template <typename T>
 struct SmoothingStep {
   const T* b;
@@ -70,7 +71,7 @@ struct SmoothingStep {
   T* x_next;
   __device__ __forceinline__ void operator()(std::int64_t row, T x_row, T ax) const {
     const T r = b[row] - ax;
-    const T step = add_rn(mul_rn(alpha, d[row]), mul_rn(beta, mul_rn(inverse_diagonal[row], r)));
+    const T step = smoothing_direction(alpha, d[row], beta, inverse_diagonal[row], r);
     d[row] = step;
     x_next[row] = add_rn(x_row, step);
   }
@@ -246,23 +247,15 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Whether a times the probe (zero on constrained nodes unless everywhere)
-// equals op times the probe zero there, on the free rows, within
-// detail::kDescribesTolerance of the largest.
+// Whether from_a equals from_op on the free rows within
+// detail::kDescribesTolerance of from_a's largest.
 template <typename T>
-bool probe_matches(const detail::DeviceKronecker<T>& op, const CsrView<T>& a, bool everywhere) {
-  const auto n = static_cast<std::size_t>(op.nodes());
+bool rows_match(const detail::DeviceKronecker<T>& op, const T* from_a, const T* from_op) {
   const auto rows = static_cast<std::int64_t>(op.nodes());
-  DeviceArray<T> x(n), from_a(n), from_op(n);
   DeviceArray<unsigned long long> largest(2);
   largest.fill_zero();
-  TRELLIS_LAUNCH(fill_probe<T>, blocks_for(rows), kThreads, 0, nullptr, op.view(), rows, false, x.data());
-  kronecker_apply<T>(op, x.data(), from_op.data(), nullptr);
-  if (everywhere)
-    TRELLIS_LAUNCH(fill_probe<T>, blocks_for(rows), kThreads, 0, nullptr, op.view(), rows, true, x.data());
-  spmv(T(1), a, x.data(), T(0), from_a.data(), nullptr);
-  TRELLIS_LAUNCH(compare_rows<T>, blocks_for(rows), kThreads, 0, nullptr, op.view(), rows,
-                 static_cast<const T*>(from_a.data()), static_cast<const T*>(from_op.data()), largest.data());
+  TRELLIS_LAUNCH(compare_rows<T>, blocks_for(rows), kThreads, 0, nullptr, op.view(), rows, from_a, from_op,
+                 largest.data());
   unsigned long long bits[2] = {0, 0};
   device::copy_to_host(bits, largest.data(), sizeof(bits), nullptr);
   device::synchronize(nullptr);
@@ -302,11 +295,25 @@ std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* 
   return first == none ? -1 : first;
 }
 
+// op applied once to the probe zero on the constrained nodes; a to the
+// probe everywhere (free rows that reach no constrained node match), and
+// only if that differs, to the probe zero there too (the free block).
 template <typename T>
 KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>& a) {
   if (a.rows != op.nodes() || a.cols != op.nodes()) return KroneckerMatch::none;
-  if (probe_matches<T>(op, a, true)) return KroneckerMatch::free_rows;
-  return probe_matches<T>(op, a, false) ? KroneckerMatch::free_block : KroneckerMatch::none;
+  const auto n = static_cast<std::size_t>(op.nodes());
+  const auto rows = static_cast<std::int64_t>(op.nodes());
+  DeviceArray<T> x(n), from_a(n), from_op(n);
+  TRELLIS_LAUNCH(fill_probe<T>, blocks_for(rows), kThreads, 0, nullptr, op.view(), rows, false, x.data());
+  kronecker_apply<T>(op, x.data(), from_op.data(), nullptr);
+  for (const bool everywhere : {true, false}) {
+    TRELLIS_LAUNCH(fill_probe<T>, blocks_for(rows), kThreads, 0, nullptr, op.view(), rows, everywhere, x.data());
+    spmv(T(1), a, x.data(), T(0), from_a.data(), nullptr);
+    if (rows_match<T>(op, from_a.data(), from_op.data())) {
+      return everywhere ? KroneckerMatch::free_rows : KroneckerMatch::free_block;
+    }
+  }
+  return KroneckerMatch::none;
 }
 
 TRELLIS_GRID_KRONECKER(float)

@@ -25,6 +25,7 @@
 #include "../multigrid_lines.hpp"
 #include "grid_stride.cuh"
 #include "rounding.cuh"
+#include "smoothing_step.cuh"
 #include "trellis/core/cuda_check.hpp"
 #include "trellis/core/device.hpp"
 
@@ -42,7 +43,7 @@ __global__ void __launch_bounds__(kThreads)
     smoothing_step(std::int32_t n, T alpha, T beta, const T* __restrict__ inverse_diagonal, const T* __restrict__ r,
                    T* __restrict__ d, T* __restrict__ x) {
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    const T step = add_rn(mul_rn(alpha, d[i]), mul_rn(beta, mul_rn(inverse_diagonal[i], r[i])));
+    const T step = smoothing_direction(alpha, d[i], beta, inverse_diagonal[i], r[i]);
     d[i] = step;
     x[i] = add_rn(x[i], step);
   }
