@@ -38,6 +38,9 @@ std::size_t at(const Band& band, std::int32_t i, std::int32_t offset) {
          static_cast<std::size_t>(i);
 }
 
+// Constrained-node lists this long or longer are walked by the host's cores side by side.
+constexpr std::int64_t kParallelNodes = std::int64_t{1} << 16;
+
 // Per axis, the indices whose whole face is constrained, when the
 // constrained nodes are exactly the union of those faces.
 std::optional<std::array<std::vector<std::uint8_t>, 3>> constrained_faces(const std::array<std::int32_t, 3>& extents,
@@ -46,14 +49,31 @@ std::optional<std::array<std::vector<std::uint8_t>, 3>> constrained_faces(const 
   std::array<std::vector<std::int64_t>, 3> counts;
   for (int a = 0; a < 3; ++a) counts[static_cast<std::size_t>(a)].assign(static_cast<std::size_t>(extents[a]), 0);
   const std::int64_t plane = static_cast<std::int64_t>(extents[0]) * extents[1];
+  // Nodes number below 2^31: 32-bit divisions.
+  const auto e0 = static_cast<std::uint32_t>(extents[0]), e1 = static_cast<std::uint32_t>(extents[1]);
   auto indices = [&](std::int32_t node) {
-    return std::array<std::int32_t, 3>{static_cast<std::int32_t>(node % extents[0]),
-                                       static_cast<std::int32_t>((node / extents[0]) % extents[1]),
-                                       static_cast<std::int32_t>(node / plane)};
+    const auto at = static_cast<std::uint32_t>(node);
+    const std::uint32_t line = at / e0;
+    return std::array<std::int32_t, 3>{static_cast<std::int32_t>(at - line * e0), static_cast<std::int32_t>(line % e1),
+                                       static_cast<std::int32_t>(line / e1)};
   };
-  for (const std::int32_t node : nodes) {
-    const auto r = indices(node);
-    for (int a = 0; a < dim; ++a) ++counts[static_cast<std::size_t>(a)][static_cast<std::size_t>(r[a])];
+  const auto count = static_cast<std::int64_t>(nodes.size());
+  const bool parallel = count >= kParallelNodes;
+#pragma omp parallel if (parallel)
+  {
+    std::array<std::vector<std::int64_t>, 3> mine;
+    for (int a = 0; a < dim; ++a) mine[static_cast<std::size_t>(a)].assign(static_cast<std::size_t>(extents[a]), 0);
+#pragma omp for schedule(static) nowait
+    for (std::int64_t k = 0; k < count; ++k) {
+      const auto r = indices(nodes[static_cast<std::size_t>(k)]);
+      for (int a = 0; a < dim; ++a) ++mine[static_cast<std::size_t>(a)][static_cast<std::size_t>(r[a])];
+    }
+#pragma omp critical
+    for (int a = 0; a < dim; ++a) {
+      for (std::size_t i = 0; i < mine[static_cast<std::size_t>(a)].size(); ++i) {
+        counts[static_cast<std::size_t>(a)][i] += mine[static_cast<std::size_t>(a)][i];
+      }
+    }
   }
   const std::int64_t total = plane * extents[2];
   std::array<std::vector<std::uint8_t>, 3> faces;
@@ -72,13 +92,14 @@ std::optional<std::array<std::vector<std::uint8_t>, 3>> constrained_faces(const 
   }
   // Every constrained node lies on such a face and there are as many as the faces hold: the union, exactly.
   if (total - free_nodes != static_cast<std::int64_t>(nodes.size())) return std::nullopt;
-  for (const std::int32_t node : nodes) {
-    const auto r = indices(node);
-    if (!faces[0][static_cast<std::size_t>(r[0])] && !faces[1][static_cast<std::size_t>(r[1])] &&
-        !faces[2][static_cast<std::size_t>(r[2])]) {
-      return std::nullopt;
-    }
+  bool on_faces = true;
+#pragma omp parallel for schedule(static) reduction(&& : on_faces) if (parallel)
+  for (std::int64_t k = 0; k < count; ++k) {
+    const auto r = indices(nodes[static_cast<std::size_t>(k)]);
+    on_faces = on_faces && (faces[0][static_cast<std::size_t>(r[0])] || faces[1][static_cast<std::size_t>(r[1])] ||
+                            faces[2][static_cast<std::size_t>(r[2])]);
   }
+  if (!on_faces) return std::nullopt;
   return faces;
 }
 

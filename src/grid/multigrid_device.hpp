@@ -125,14 +125,18 @@ struct DeviceLineFactors {
 // One level as the device cycle holds it: its matrix in CSR, or (levels
 // between the finest and the coarsest of a separable form) as Kronecker
 // products applied without a matrix; the finest level may have both (its
-// residuals from the bands, its matrix for the Krylov solver outside).
+// residuals from the bands; its matrix for the Krylov solver outside,
+// unless the bands apply the whole matrix).
 template <typename T>
 struct DeviceLevelParts {
   DeviceCsr<T> a;
   std::optional<DeviceKronecker<T>> kronecker;
   std::optional<DeviceTransfer> transfer;  // to and from the next coarser level; empty on the coarsest
   DeviceArray<std::int32_t> constrained_nodes;
-  DeviceArray<T> constrained_diagonal;      // the finest level's a_ii at its constrained nodes; empty below
+  DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes; empty below
+  // The finest level with bands: its constrained rows hold only a_ii, so
+  // the bands and constrained_diagonal apply the whole matrix.
+  bool bands_apply_matrix = false;
   DeviceArray<T> inverse_diagonal;          // empty on the coarsest
   std::vector<SmoothingStep> steps;         // empty on the coarsest
   std::vector<DeviceLineFactors<T>> lines;  // per axis of two nodes or more (Smoother::line)
@@ -182,18 +186,42 @@ detail::DeviceLineFactors<T> line_factors(const CsrView<T>& a, const std::uint8_
 template <typename T>
 DeviceArray<T> diagonal_at(const CsrView<T>& a, const DeviceArray<std::int32_t>& nodes);
 
-// The Lanczos tridiagonal matrix of D^-1/2 A D^-1/2 (multigrid.cpp's
-// estimate_lambda_max, the same start vector and steps) on the device:
-// alpha its diagonal, beta beside it. Dot products are the device's fixed
-// tree reductions, so alpha and beta equal the host's to rounding.
+// Whether each of the rows holds no nonzero entry but a_ii.
 template <typename T>
-void lanczos_tridiagonal(const CsrView<T>& a, const T* inverse_diagonal, std::int32_t steps, std::vector<double>& alpha,
-                         std::vector<double>& beta);
+bool rows_only_diagonal(const CsrView<T>& a, const DeviceArray<std::int32_t>& nodes);
 
-// The same for a Kronecker level (the cycle's apply).
+// The Lanczos tridiagonal matrix of D^-1/2 A D^-1/2 (multigrid.cpp's
+// estimate_lambda_max: the same start vector, steps and stopping rule):
+// alpha its diagonal, beta beside it.
+struct LanczosTridiagonal {
+  std::vector<double> alpha, beta;
+};
+
+// The Lanczos steps of several levels on the device with one wait: each
+// level's steps queue behind the last, on work vectors of the largest
+// level's size, and keep their coefficients on the device until
+// tridiagonals() reads them all. Dot products are the device's fixed tree
+// reductions, so alpha and beta equal the host's to rounding.
 template <typename T>
-void lanczos_tridiagonal(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal, std::int32_t steps,
-                         std::vector<double>& alpha, std::vector<double>& beta);
+class LanczosQueue {
+ public:
+  LanczosQueue(std::int32_t largest_rows, std::int32_t steps, std::size_t levels);
+  void add(const CsrView<T>& a, const T* inverse_diagonal);
+  void add(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal);  // a Kronecker level
+  // One per add, in order; alpha empty where a level has no free row.
+  std::vector<LanczosTridiagonal> tridiagonals() const;
+
+ private:
+  template <typename Apply>
+  void queue(std::int32_t n, const Apply& apply, const T* inverse_diagonal);
+  // The start vector's norm, then alpha and beta a step.
+  std::size_t coefficients_a_level() const { return 1 + 2 * static_cast<std::size_t>(steps_); }
+
+  std::int32_t steps_;
+  DeviceArray<T> scale_, q_, q_previous_, w_, scaled_;
+  DeviceArray<double> partials_, coefficients_;
+  std::size_t added_ = 0;
+};
 
 // How far a matrix's rows are a Kronecker operator's (kronecker_describes).
 enum class KroneckerMatch {
@@ -231,12 +259,10 @@ KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const C
                                                            const detail::LevelExtents&, const std::uint8_t*);       \
   template std::int32_t inverse_diagonal<T>(const CsrView<T>&, const std::uint8_t*, T*);                            \
   template DeviceArray<T> diagonal_at<T>(const CsrView<T>&, const DeviceArray<std::int32_t>&);                      \
+  template bool rows_only_diagonal<T>(const CsrView<T>&, const DeviceArray<std::int32_t>&);                         \
   template detail::DeviceLineFactors<T> line_factors<T>(const CsrView<T>&, const std::uint8_t*, std::int32_t,       \
                                                         std::int32_t, std::int32_t&);                               \
-  template void lanczos_tridiagonal<T>(const CsrView<T>&, const T*, std::int32_t, std::vector<double>&,             \
-                                       std::vector<double>&);                                                       \
-  template void lanczos_tridiagonal<T>(const detail::DeviceKronecker<T>&, const T*, std::int32_t,                   \
-                                       std::vector<double>&, std::vector<double>&);
+  template class LanczosQueue<T>;
 
 #define TRELLIS_GRID_KRONECKER(T)                                                                                      \
   template void kronecker_apply<T>(const detail::DeviceKronecker<T>&, const T*, T*, Stream);                           \

@@ -2,10 +2,14 @@
 // product of one 1-D interpolation per axis.
 #include "multigrid_transfer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
 namespace trellis::grid::detail {
+
+// Flag arrays this long or longer are walked by the host's cores side by side.
+constexpr std::int64_t kParallelFlags = std::int64_t{1} << 20;
 
 std::vector<AxisWeights> axis_interpolation(const Mesh1D& fine, bool halved) {
   std::vector<AxisWeights> rows(static_cast<std::size_t>(fine.nodes()));
@@ -53,37 +57,67 @@ Mesh coarsened(const Mesh& mesh) {
 
 std::vector<std::uint8_t> coarse_constraints(const Mesh& fine, const Mesh& coarse,
                                              const std::vector<std::uint8_t>& fine_constrained) {
-  // Line by line along axis 0: each coarse line reads one fine line, every
-  // node or every other node of it (no multi-index per node).
+  // Line by line along axis 0, lines side by side: each coarse line reads
+  // one fine line, every node or every other node of it (no multi-index
+  // per node).
   std::array<std::int32_t, 3> step{};
   for (int a = 0; a < 3; ++a) step[static_cast<std::size_t>(a)] = coarse.extent(a) != fine.extent(a) ? 2 : 1;
   std::vector<std::uint8_t> constrained(static_cast<std::size_t>(coarse.nodes()), 0);
-  const std::int32_t length = coarse.extent(0);
-  std::size_t at = 0;
-  for (std::int32_t k = 0; k < coarse.extent(2); ++k) {
-    for (std::int32_t j = 0; j < coarse.extent(1); ++j) {
-      const std::uint8_t* line = fine_constrained.data() + fine.index({0, j * step[1], k * step[2]});
-      for (std::int32_t i = 0; i < length; ++i) constrained[at++] = line[static_cast<std::ptrdiff_t>(i) * step[0]];
-    }
+  const std::int32_t length = coarse.extent(0), lines_j = coarse.extent(1);
+  const std::int64_t lines = std::int64_t{lines_j} * coarse.extent(2);
+#pragma omp parallel for schedule(static) if (static_cast <std::int64_t>(constrained.size()) >= kParallelFlags)
+  for (std::int64_t line = 0; line < lines; ++line) {
+    const auto j = static_cast<std::int32_t>(line % lines_j), k = static_cast<std::int32_t>(line / lines_j);
+    const std::uint8_t* from = fine_constrained.data() + fine.index({0, j * step[1], k * step[2]});
+    std::uint8_t* to = constrained.data() + line * length;
+    for (std::int32_t i = 0; i < length; ++i) to[i] = from[static_cast<std::ptrdiff_t>(i) * step[0]];
   }
   return constrained;
 }
 
-std::vector<std::int32_t> flagged_nodes(const std::vector<std::uint8_t>& flags) {
-  // Eight flags a word: most words of a mesh's flags are zero.
-  std::vector<std::int32_t> nodes;
-  const std::size_t n = flags.size();
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
+namespace {
+
+// Calls visit(node) for each flagged node of flags[begin, end), in order;
+// eight flags a word, as most words of a mesh's flags are zero.
+template <typename Visit>
+void visit_flagged(const std::vector<std::uint8_t>& flags, std::size_t begin, std::size_t end, Visit&& visit) {
+  std::size_t i = begin;
+  for (; i + 8 <= end; i += 8) {
     std::uint64_t word = 0;
     std::memcpy(&word, flags.data() + i, sizeof(word));
     if (word == 0) continue;
     for (std::size_t b = i; b < i + 8; ++b) {
-      if (flags[b] != 0) nodes.push_back(static_cast<std::int32_t>(b));
+      if (flags[b] != 0) visit(static_cast<std::int32_t>(b));
     }
   }
-  for (; i < n; ++i) {
-    if (flags[i] != 0) nodes.push_back(static_cast<std::int32_t>(i));
+  for (; i < end; ++i) {
+    if (flags[i] != 0) visit(static_cast<std::int32_t>(i));
+  }
+}
+
+}  // namespace
+
+std::vector<std::int32_t> flagged_nodes(const std::vector<std::uint8_t>& flags) {
+  // Chunks counted side by side, then written at their offsets.
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const std::size_t n = flags.size();
+  const auto chunks = static_cast<std::int64_t>((n + kChunk - 1) / kChunk);
+  std::vector<std::size_t> starts(static_cast<std::size_t>(chunks) + 1, 0);
+  const bool parallel = static_cast<std::int64_t>(n) >= kParallelFlags;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
+    std::size_t count = 0;
+    visit_flagged(flags, begin, std::min(n, begin + kChunk), [&](std::int32_t) { ++count; });
+    starts[static_cast<std::size_t>(c) + 1] = count;
+  }
+  for (std::size_t c = 0; c < static_cast<std::size_t>(chunks); ++c) starts[c + 1] += starts[c];
+  std::vector<std::int32_t> nodes(starts.back());
+#pragma omp parallel for schedule(static) if (parallel)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
+    std::size_t at = starts[static_cast<std::size_t>(c)];
+    visit_flagged(flags, begin, std::min(n, begin + kChunk), [&](std::int32_t node) { nodes[at++] = node; });
   }
   return nodes;
 }

@@ -18,7 +18,9 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "../kernels.hpp"
 #include "../multigrid_device.hpp"
@@ -353,6 +355,18 @@ __global__ void __launch_bounds__(kThreads)
   for (std::int64_t k = first_index(); k < count; k += grid_stride()) out[k] = diagonal_of(a, nodes[k]);
 }
 
+// found = 1 where a listed row holds a nonzero entry off its diagonal.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) find_off_diagonal(CsrView<T> a, const std::int32_t* __restrict__ nodes,
+                                                              std::int64_t count, int* __restrict__ found) {
+  for (std::int64_t k = first_index(); k < count; k += grid_stride()) {
+    const std::int32_t row = nodes[k];
+    for (RowOffset e = a.row_offsets[row]; e < a.row_offsets[row + 1]; ++e) {
+      if (a.col_indices[e] != row && a.values[e] != T(0)) *found = 1;
+    }
+  }
+}
+
 // ------------------------------------------------------------ Lanczos
 
 constexpr int kMaxPartials = 1024;
@@ -370,24 +384,25 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0) partials[blockIdx.x] = block_sum;
 }
 
-__global__ void __launch_bounds__(kMaxPartials) sum_partials(int count, double* __restrict__ partials) {
+// The partials' sum into *out, or its square root (double's sqrt rounds
+// as the host's std::sqrt).
+__global__ void __launch_bounds__(kMaxPartials)
+    sum_partials(int count, const double* __restrict__ partials, bool root, double* __restrict__ out) {
   using BlockReduce = cub::BlockReduce<double, kMaxPartials>;
   __shared__ typename BlockReduce::TempStorage scratch;
   const double value = threadIdx.x < count ? partials[threadIdx.x] : 0.0;
   const double total = BlockReduce(scratch).Sum(value);
-  if (threadIdx.x == 0) partials[0] = total;
+  if (threadIdx.x == 0) *out = root ? sqrt(total) : total;
 }
 
-// Sum of x_i y_i in double: a fixed tree for a given n, so the same bits every run.
+// x . y (or its square root) into *out on the device: a fixed tree for a
+// given n, so the same bits every run.
 template <typename T>
-double dot(std::int32_t n, const T* x, const T* y, DeviceArray<double>& partials) {
+void queue_dot(std::int32_t n, const T* x, const T* y, bool root, DeviceArray<double>& partials, double* out) {
   const auto blocks = static_cast<int>(std::clamp<std::int64_t>((n + kThreads - 1) / kThreads, 1, kMaxPartials));
   TRELLIS_LAUNCH(dot_partials<T>, blocks, kThreads, 0, nullptr, n, x, y, partials.data());
-  TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, nullptr, blocks, partials.data());
-  double sum = 0;
-  device::copy_to_host(&sum, partials.data(), sizeof(double), nullptr);
-  device::synchronize(nullptr);
-  return sum;
+  TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, nullptr, blocks, static_cast<const double*>(partials.data()), root,
+                 out);
 }
 
 template <typename T>
@@ -400,11 +415,12 @@ __global__ void __launch_bounds__(kThreads) lanczos_start_vector(std::int32_t n,
   }
 }
 
-// q = w / divisor in double, rounded to T (w may be q).
+// q = w / *divisor in double, rounded to T (w may be q).
 template <typename T>
-__global__ void __launch_bounds__(kThreads) divide_into(std::int32_t n, const T* w, double divisor, T* q) {
+__global__ void __launch_bounds__(kThreads) divide_into(std::int32_t n, const T* w, const double* divisor, T* q) {
+  const double by = *divisor;
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    q[i] = static_cast<T>(static_cast<double>(w[i]) / divisor);
+    q[i] = static_cast<T>(static_cast<double>(w[i]) / by);
   }
 }
 
@@ -414,20 +430,23 @@ __global__ void __launch_bounds__(kThreads)
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) scaled[i] = mul_rn(scale[i], q[i]);
 }
 
-// w = scale w - beta q_previous
+// w = scale w - beta q_previous, beta = *beta_at rounded to T (0 where null)
 template <typename T>
-__global__ void __launch_bounds__(kThreads) lanczos_w(std::int32_t n, const T* __restrict__ scale, T beta,
-                                                      const T* __restrict__ q_previous, T* __restrict__ w) {
+__global__ void __launch_bounds__(kThreads)
+    lanczos_w(std::int32_t n, const T* __restrict__ scale, const double* __restrict__ beta_at,
+              const T* __restrict__ q_previous, T* __restrict__ w) {
+  const T beta = beta_at == nullptr ? T(0) : static_cast<T>(*beta_at);
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
     w[i] = add_rn(mul_rn(scale[i], w[i]), -mul_rn(beta, q_previous[i]));
   }
 }
 
-// y += a x (the host axpy's rounding: a in T, product then sum)
+// y -= *a x (the host axpy's rounding: -*a in T, product then sum)
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    axpy_rounded(std::int32_t n, T a, const T* __restrict__ x, T* __restrict__ y) {
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) y[i] = add_rn(y[i], mul_rn(a, x[i]));
+    subtract_multiple(std::int32_t n, const double* __restrict__ a, const T* __restrict__ x, T* __restrict__ y) {
+  const auto by = static_cast<T>(-*a);
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) y[i] = add_rn(y[i], mul_rn(by, x[i]));
 }
 
 std::vector<AxisRow> axis_rows(const std::vector<detail::AxisWeights>& weights) {
@@ -516,46 +535,18 @@ DeviceArray<T> diagonal_at(const CsrView<T>& a, const DeviceArray<std::int32_t>&
   return out;
 }
 
-namespace {
-
-// The Lanczos steps with apply(in, out) as the matrix.
-template <typename T, typename Apply>
-void lanczos_steps(std::int32_t n, const Apply& apply, const T* inverse_diagonal, std::int32_t steps,
-                   std::vector<double>& alpha, std::vector<double>& beta) {
-  alpha.clear();
-  beta.clear();
-  const auto size = static_cast<std::size_t>(n);
-  DeviceArray<T> scale(size), q(size), q_previous(size), w(size), scaled(size);
-  DeviceArray<double> partials(kMaxPartials);
-  q_previous.fill_zero();
-  const unsigned blocks = blocks_for(n);
-  TRELLIS_LAUNCH(lanczos_start_vector<T>, blocks, kThreads, 0, nullptr, n, inverse_diagonal, scale.data(), q.data());
-  const double norm = std::sqrt(dot(n, q.data(), q.data(), partials));
-  if (norm == 0) return;  // no free row: the caller takes 1
-  TRELLIS_LAUNCH(divide_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(q.data()), norm, q.data());
-  double beta_previous = 0;
-  for (std::int32_t step = 0; step < steps; ++step) {
-    TRELLIS_LAUNCH(scale_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale.data()),
-                   static_cast<const T*>(q.data()), scaled.data());
-    apply(static_cast<const T*>(scaled.data()), w.data());
-    TRELLIS_LAUNCH(lanczos_w<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale.data()),
-                   static_cast<T>(beta_previous), static_cast<const T*>(q_previous.data()), w.data());
-    const double alpha_step = dot(n, w.data(), q.data(), partials);
-    TRELLIS_LAUNCH(axpy_rounded<T>, blocks, kThreads, 0, nullptr, n, static_cast<T>(-alpha_step),
-                   static_cast<const T*>(q.data()), w.data());
-    alpha.push_back(alpha_step);
-    const double beta_step = std::sqrt(dot(n, w.data(), w.data(), partials));
-    if (!(beta_step > 1e-12 * std::abs(alpha_step)) || step + 1 == steps) break;
-    beta.push_back(beta_step);
-    std::swap(q_previous, q);
-    TRELLIS_LAUNCH(divide_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(w.data()), beta_step,
-                   q.data());
-    beta_previous = beta_step;
-  }
-  beta.resize(alpha.empty() ? 0 : alpha.size() - 1);
+template <typename T>
+bool rows_only_diagonal(const CsrView<T>& a, const DeviceArray<std::int32_t>& nodes) {
+  const auto count = static_cast<std::int64_t>(nodes.size());
+  if (count == 0) return true;
+  DeviceArray<int> found(1);
+  found.fill_zero();
+  TRELLIS_LAUNCH(find_off_diagonal<T>, blocks_for(count), kThreads, 0, nullptr, a, nodes.data(), count, found.data());
+  int any = 0;
+  device::copy_to_host(&any, found.data(), sizeof(int), nullptr);
+  device::synchronize(nullptr);
+  return any == 0;
 }
-
-}  // namespace
 
 namespace {
 
@@ -624,19 +615,83 @@ detail::DeviceLineFactors<T> line_factors(const CsrView<T>& a, const std::uint8_
 }
 
 template <typename T>
-void lanczos_tridiagonal(const CsrView<T>& a, const T* inverse_diagonal, std::int32_t steps, std::vector<double>& alpha,
-                         std::vector<double>& beta) {
-  lanczos_steps<T>(
-      a.rows, [&](const T* in, T* out) { spmv(T(1), a, in, T(0), out, nullptr); }, inverse_diagonal, steps, alpha,
-      beta);
+LanczosQueue<T>::LanczosQueue(std::int32_t largest_rows, std::int32_t steps, std::size_t levels)
+    : steps_(steps),
+      scale_(static_cast<std::size_t>(largest_rows)),
+      q_(scale_.size()),
+      q_previous_(scale_.size()),
+      w_(scale_.size()),
+      scaled_(scale_.size()),
+      partials_(kMaxPartials),
+      coefficients_(levels * coefficients_a_level()) {}
+
+template <typename T>
+template <typename Apply>
+void LanczosQueue<T>::queue(std::int32_t n, const Apply& apply, const T* inverse_diagonal) {
+  if (static_cast<std::size_t>(n) > scale_.size() || (added_ + 1) * coefficients_a_level() > coefficients_.size()) {
+    throw std::logic_error("LanczosQueue: more rows or levels than it was made for");
+  }
+  double* const c = coefficients_.data() + added_ * coefficients_a_level();
+  ++added_;
+  const unsigned blocks = blocks_for(n);
+  device::fill_zero(q_previous_.data(), static_cast<std::size_t>(n) * sizeof(T), nullptr);
+  TRELLIS_LAUNCH(lanczos_start_vector<T>, blocks, kThreads, 0, nullptr, n, inverse_diagonal, scale_.data(), q_.data());
+  queue_dot<T>(n, q_.data(), q_.data(), true, partials_, c);
+  TRELLIS_LAUNCH(divide_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(q_.data()),
+                 static_cast<const double*>(c), q_.data());
+  // Step s leaves alpha in c[1 + 2 s] and beta in c[2 + 2 s]; steps past a
+  // breakdown compute what tridiagonals() leaves out.
+  for (std::int32_t step = 0; step < steps_; ++step) {
+    double* const alpha = c + 1 + 2 * step;
+    double* const beta = alpha + 1;
+    TRELLIS_LAUNCH(scale_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale_.data()),
+                   static_cast<const T*>(q_.data()), scaled_.data());
+    apply(static_cast<const T*>(scaled_.data()), w_.data());
+    TRELLIS_LAUNCH(lanczos_w<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale_.data()),
+                   static_cast<const double*>(step == 0 ? nullptr : alpha - 1),
+                   static_cast<const T*>(q_previous_.data()), w_.data());
+    queue_dot<T>(n, w_.data(), q_.data(), false, partials_, alpha);
+    TRELLIS_LAUNCH(subtract_multiple<T>, blocks, kThreads, 0, nullptr, n, static_cast<const double*>(alpha),
+                   static_cast<const T*>(q_.data()), w_.data());
+    queue_dot<T>(n, w_.data(), w_.data(), true, partials_, beta);
+    if (step + 1 == steps_) break;
+    std::swap(q_previous_, q_);
+    TRELLIS_LAUNCH(divide_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(w_.data()),
+                   static_cast<const double*>(beta), q_.data());
+  }
 }
 
 template <typename T>
-void lanczos_tridiagonal(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal, std::int32_t steps,
-                         std::vector<double>& alpha, std::vector<double>& beta) {
-  lanczos_steps<T>(
-      a.nodes(), [&](const T* in, T* out) { kronecker_apply<T>(a, in, out, nullptr); }, inverse_diagonal, steps, alpha,
-      beta);
+void LanczosQueue<T>::add(const CsrView<T>& a, const T* inverse_diagonal) {
+  queue(
+      a.rows, [&](const T* in, T* out) { spmv(T(1), a, in, T(0), out, nullptr); }, inverse_diagonal);
+}
+
+template <typename T>
+void LanczosQueue<T>::add(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal) {
+  queue(
+      a.nodes(), [&](const T* in, T* out) { kronecker_apply<T>(a, in, out, nullptr); }, inverse_diagonal);
+}
+
+template <typename T>
+std::vector<LanczosTridiagonal> LanczosQueue<T>::tridiagonals() const {
+  std::vector<double> c(added_ * coefficients_a_level());
+  device::copy_to_host(c.data(), coefficients_.data(), c.size() * sizeof(double), nullptr);
+  device::synchronize(nullptr);
+  std::vector<LanczosTridiagonal> out(added_);
+  for (std::size_t level = 0; level < added_; ++level) {
+    const double* const at = c.data() + level * coefficients_a_level();
+    LanczosTridiagonal& t = out[level];
+    if (at[0] == 0) continue;  // no free row: the caller takes 1
+    // Where the host's loop stops: an invariant subspace, or the last step.
+    for (std::int32_t step = 0; step < steps_; ++step) {
+      const double alpha = at[1 + 2 * step], beta = at[2 + 2 * step];
+      t.alpha.push_back(alpha);
+      if (!(beta > 1e-12 * std::abs(alpha)) || step + 1 == steps_) break;
+      t.beta.push_back(beta);
+    }
+  }
+  return out;
 }
 
 TRELLIS_GRID_MULTIGRID_SETUP(float)

@@ -88,12 +88,23 @@ detail::DeviceLineFactors<T> line_factors(const CsrView<T>&, const std::uint8_t*
   unavailable();
 }
 template <typename T>
-void lanczos_tridiagonal(const CsrView<T>&, const T*, std::int32_t, std::vector<double>&, std::vector<double>&) {
+bool rows_only_diagonal(const CsrView<T>&, const DeviceArray<std::int32_t>&) {
   unavailable();
 }
 template <typename T>
-void lanczos_tridiagonal(const detail::DeviceKronecker<T>&, const T*, std::int32_t, std::vector<double>&,
-                         std::vector<double>&) {
+LanczosQueue<T>::LanczosQueue(std::int32_t, std::int32_t, std::size_t) {
+  unavailable();
+}
+template <typename T>
+void LanczosQueue<T>::add(const CsrView<T>&, const T*) {
+  unavailable();
+}
+template <typename T>
+void LanczosQueue<T>::add(const detail::DeviceKronecker<T>&, const T*) {
+  unavailable();
+}
+template <typename T>
+std::vector<LanczosTridiagonal> LanczosQueue<T>::tridiagonals() const {
   unavailable();
 }
 TRELLIS_GRID_MULTIGRID_SETUP(float)
