@@ -52,7 +52,7 @@ struct Level {
   // To this level from the next coarser one (empty on the coarsest), and back.
   CsrMatrix<T> p;
   CsrMatrix<T> r;
-  std::vector<std::uint8_t> constrained;  // per node; on cuda the finest level's only on the device
+  std::vector<std::uint8_t> constrained;
   std::vector<std::int32_t> constrained_nodes;
   std::vector<T> inverse_diagonal;  // 1 / a_ii on free rows, 0 on constrained ones
   double lambda_max = 0;
@@ -303,6 +303,11 @@ struct Multigrid<T>::State {
   // estimates; the host keeps the coarsest matrix and its factors.
   void build_on_device(DeviceCsr<T> finest) {
     device.reset();  // the old levels' device memory first
+    if (device_constrained.empty()) {
+      for (const Level<T>& level : levels) {
+        device_constrained.push_back(DeviceArray<std::uint8_t>::from_host(level.constrained));
+      }
+    }
     std::vector<detail::DeviceLevelParts<T>> parts(levels.size());
     parts[0].a = std::move(finest);
     kronecker.clear();
@@ -352,11 +357,7 @@ struct Multigrid<T>::State {
       Level<T>& level = levels[l];
       detail::DeviceLevelParts<T>& part = parts[l];
       part.constrained_nodes = DeviceArray<std::int32_t>::from_host(level.constrained_nodes);
-      if (l == 0) {
-        part.constrained_diagonal = cuda::diagonal_at<T>(part.a.view(), part.constrained_nodes);
-        part.bands_apply_matrix =
-            part.kronecker.has_value() && cuda::rows_only_diagonal<T>(part.a.view(), part.constrained_nodes);
-      }
+      if (l == 0) part.constrained_diagonal = cuda::diagonal_at<T>(part.a.view(), part.constrained_nodes);
       level.a = CsrMatrix<T>{};
       if (l + 1 == levels.size()) break;
       const std::int32_t n = level.mesh.nodes();
@@ -598,21 +599,13 @@ void check_sizes(const Mesh& mesh, std::int32_t rows, std::int32_t cols, std::si
 
 template <typename T>
 void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::uint8_t>& constrained) {
-  // On cuda the finest level's flags (the setup's largest host array) go to
-  // the device without a host copy; its Level keeps none.
-  const bool on_device = backend == Backend::cuda;
-  levels.push_back(Level<T>{
-      mesh, {}, {}, {}, on_device ? std::vector<std::uint8_t>{} : constrained, {}, {}, 0, {}, {}, {}, {}, {}, {}});
-  auto flags = [&](std::size_t l) -> const std::vector<std::uint8_t>& {
-    return l == 0 ? constrained : levels[l].constrained;
-  };
+  levels.push_back(Level<T>{mesh, {}, {}, {}, constrained, {}, {}, 0, {}, {}, {}, {}, {}, {}});
   while (static_cast<std::int32_t>(levels.size()) < options.max_levels && detail::can_coarsen(levels.back().mesh)) {
-    const std::vector<std::uint8_t>& fine_constrained = flags(levels.size() - 1);
     Level<T>& fine = levels.back();
     Mesh coarse_mesh = detail::coarsened(fine.mesh);
-    std::vector<std::uint8_t> coarse_constrained = detail::coarse_constraints(fine.mesh, coarse_mesh, fine_constrained);
-    if (!on_device) {  // the device builds its own
-      fine.p = detail::prolongation<T>(fine.mesh, coarse_mesh, fine_constrained, coarse_constrained);
+    std::vector<std::uint8_t> coarse_constrained = detail::coarse_constraints(fine.mesh, coarse_mesh, fine.constrained);
+    if (backend != Backend::cuda) {  // the device builds its own
+      fine.p = detail::prolongation<T>(fine.mesh, coarse_mesh, fine.constrained, coarse_constrained);
       fine.r = detail::transposed(fine.p);
     }
     levels.push_back(
@@ -621,16 +614,13 @@ void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::u
   for (std::size_t l = 0; l < levels.size(); ++l) {
     Level<T>& level = levels[l];
     const auto n = static_cast<std::size_t>(level.mesh.nodes());
-    level.constrained_nodes = detail::flagged_nodes(flags(l));
-    if (on_device) {  // the device levels hold the work vectors
-      device_constrained.push_back(DeviceArray<std::uint8_t>::from_host(flags(l)));
-      continue;
-    }
+    level.constrained_nodes = detail::flagged_nodes(level.constrained);
+    if (backend == Backend::cuda) continue;  // the device levels hold the work vectors
     if (l > 0) level.b.assign(n, T(0)), level.x.assign(n, T(0));
     level.residual.assign(n, T(0));
     level.direction.assign(n, T(0));
   }
-  if (on_device) {
+  if (backend == Backend::cuda) {
     staged_b = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
     staged_x = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
   }

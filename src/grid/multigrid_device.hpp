@@ -125,18 +125,14 @@ struct DeviceLineFactors {
 // One level as the device cycle holds it: its matrix in CSR, or (levels
 // between the finest and the coarsest of a separable form) as Kronecker
 // products applied without a matrix; the finest level may have both (its
-// residuals from the bands; its matrix for the Krylov solver outside,
-// unless the bands apply the whole matrix).
+// residuals from the bands, its matrix for the Krylov solver outside).
 template <typename T>
 struct DeviceLevelParts {
   DeviceCsr<T> a;
   std::optional<DeviceKronecker<T>> kronecker;
   std::optional<DeviceTransfer> transfer;  // to and from the next coarser level; empty on the coarsest
   DeviceArray<std::int32_t> constrained_nodes;
-  DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes; empty below
-  // The finest level with bands: its constrained rows hold only a_ii, so
-  // the bands and constrained_diagonal apply the whole matrix.
-  bool bands_apply_matrix = false;
+  DeviceArray<T> constrained_diagonal;      // the finest level's a_ii at its constrained nodes; empty below
   DeviceArray<T> inverse_diagonal;          // empty on the coarsest
   std::vector<SmoothingStep> steps;         // empty on the coarsest
   std::vector<DeviceLineFactors<T>> lines;  // per axis of two nodes or more (Smoother::line)
@@ -185,10 +181,6 @@ detail::DeviceLineFactors<T> line_factors(const CsrView<T>& a, const std::uint8_
 // a_ii (duplicates summed) at each of the nodes.
 template <typename T>
 DeviceArray<T> diagonal_at(const CsrView<T>& a, const DeviceArray<std::int32_t>& nodes);
-
-// Whether each of the rows holds no nonzero entry but a_ii.
-template <typename T>
-bool rows_only_diagonal(const CsrView<T>& a, const DeviceArray<std::int32_t>& nodes);
 
 // The Lanczos tridiagonal matrix of D^-1/2 A D^-1/2 (multigrid.cpp's
 // estimate_lambda_max: the same start vector, steps and stopping rule):
@@ -259,7 +251,6 @@ KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const C
                                                            const detail::LevelExtents&, const std::uint8_t*);       \
   template std::int32_t inverse_diagonal<T>(const CsrView<T>&, const std::uint8_t*, T*);                            \
   template DeviceArray<T> diagonal_at<T>(const CsrView<T>&, const DeviceArray<std::int32_t>&);                      \
-  template bool rows_only_diagonal<T>(const CsrView<T>&, const DeviceArray<std::int32_t>&);                         \
   template detail::DeviceLineFactors<T> line_factors<T>(const CsrView<T>&, const std::uint8_t*, std::int32_t,       \
                                                         std::int32_t, std::int32_t&);                               \
   template class LanczosQueue<T>;

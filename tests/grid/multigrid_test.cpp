@@ -872,61 +872,6 @@ TEST(MultigridCuda, MatrixFreeOperatorInTheCycle) {
   EXPECT_LE(relative_difference(x.to_host(), x_csr.to_host()), 1e-8);
 }
 
-// mgcg's operator is the finest matrix, whether the bands apply it (a
-// symmetrized assembly, its constrained rows a_ii alone, here scaled) or
-// the matrix itself does (free rows reaching constrained nodes, or a
-// constrained row with an entry off its diagonal).
-TEST(MultigridCuda, FinestOperatorIsTheMatrix) {
-  TRELLIS_SKIP_UNLESS_CUDA();
-  const BilinearForm poisson = inner_plus(grad_minus(TrialFunction{}), grad_minus(TestFunction{}));
-  std::uint64_t seed = 1200;
-  for (const std::vector<std::int32_t>& cells : {std::vector<std::int32_t>{24, 16}, {8, 10, 12}}) {
-    const Mesh mesh = make_mesh(cells, Kind::graded, seed);
-    for (int variant = 0; variant < 3; ++variant) {
-      Problem problem = make_problem(mesh, poisson, {boundary_marker(mesh)}, false, seed += 10, variant != 1);
-      CsrMatrix<double>& a = problem.a.matrix;
-      const std::int32_t corner = 0;  // a constrained node
-      ASSERT_TRUE(problem.constrained[corner]);
-      for (std::int32_t row = 0; row < a.rows; ++row) {
-        if (!problem.constrained[static_cast<std::size_t>(row)]) continue;
-        for (RowOffset k = a.row_offsets[row]; k < a.row_offsets[row + 1]; ++k) {
-          if (a.col_indices[k] == row) a.values[k] *= 2.5;
-        }
-      }
-      if (variant == 2) {  // corner's row also reaches node 1
-        CsrMatrix<double> wider;
-        wider.rows = a.rows;
-        wider.cols = a.cols;
-        wider.row_offsets.push_back(0);
-        for (std::int32_t row = 0; row < a.rows; ++row) {
-          bool added = row != corner;
-          for (RowOffset k = a.row_offsets[row]; k < a.row_offsets[row + 1]; ++k) {
-            if (!added && a.col_indices[k] > 1) {
-              wider.col_indices.push_back(1), wider.values.push_back(0.75), added = true;
-            }
-            if (row == corner && a.col_indices[k] == 1) {
-              wider.col_indices.push_back(1), wider.values.push_back(a.values[k] + 0.75), added = true;
-              continue;
-            }
-            wider.col_indices.push_back(a.col_indices[k]), wider.values.push_back(a.values[k]);
-          }
-          if (!added) wider.col_indices.push_back(1), wider.values.push_back(0.75);
-          wider.row_offsets.push_back(static_cast<RowOffset>(wider.col_indices.size()));
-        }
-        a = std::move(wider);
-      }
-      const Multigrid<double> mg(mesh, poisson, a, problem.constrained, {}, Backend::cuda);
-      const std::vector<double> x = random_vector<double>(problem.b.size(), seed + 1);
-      std::vector<double> expected(x.size());
-      spmv<double>(1.0, a, x, 0.0, expected, Backend::cpu);
-      const DeviceArray<double> x_device = DeviceArray<double>::from_host(x);
-      DeviceArray<double> y(x.size());
-      mg.device_operator().apply(x_device.data(), y.data(), nullptr);
-      EXPECT_LE(relative_difference(y.to_host(), expected), 1e-13) << mesh.nodes() << " nodes, variant " << variant;
-    }
-  }
-}
-
 TEST(MultigridCuda, DeviceVectors) {
   TRELLIS_SKIP_UNLESS_CUDA();
   // Square cells, where a cycle contracts fast (on a graded 24x16x8 mesh 60

@@ -63,17 +63,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// y = a_ii x at the constrained nodes (their rows hold only a_ii).
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    constrained_products(std::int32_t count, const std::int32_t* __restrict__ nodes, const T* __restrict__ diagonal,
-                         const T* __restrict__ x, T* __restrict__ y) {
-  for (std::int64_t i = first_index(); i < count; i += grid_stride()) {
-    const std::int32_t node = nodes[i];
-    y[node] = diagonal[i] * x[node];
-  }
-}
-
 // r = b - r (r holding A x).
 template <typename T>
 __global__ void __launch_bounds__(kThreads) subtract_from(std::int32_t n, const T* __restrict__ b, T* __restrict__ r) {
@@ -339,21 +328,7 @@ MultigridCycle<T>::MultigridCycle(std::vector<detail::DeviceLevelParts<T>> level
     level.direction = DeviceArray<T>(n);
     level.direction.fill_zero();
   }
-  const DeviceLevel<T>& finest = s.levels.front();
-  if (finest.kronecker && levels.front().bands_apply_matrix) {
-    // The bands on the free rows, a_ii x on the constrained ones: the
-    // matrix's product to rounding, at the bands' cost.
-    s.finest.size = finest.n;
-    s.finest.apply = [&finest](const T* x, T* y, Stream stream) {
-      kronecker_apply<T>(*finest.kronecker, x, y, stream);
-      if (finest.constrained_count == 0) return;
-      TRELLIS_LAUNCH(constrained_products<T>, blocks_for(finest.constrained_count), kThreads, 0, stream,
-                     finest.constrained_count, finest.constrained_nodes.data(),
-                     static_cast<const T*>(finest.constrained_diagonal.data()), x, y);
-    };
-  } else {
-    s.finest = csr_apply<T>(finest.a.view(), nullptr);
-  }
+  s.finest = csr_apply<T>(s.levels.front().a.view(), nullptr);
   set_coarse_solve(nullptr, true);
 }
 

@@ -355,18 +355,6 @@ __global__ void __launch_bounds__(kThreads)
   for (std::int64_t k = first_index(); k < count; k += grid_stride()) out[k] = diagonal_of(a, nodes[k]);
 }
 
-// found = 1 where a listed row holds a nonzero entry off its diagonal.
-template <typename T>
-__global__ void __launch_bounds__(kThreads) find_off_diagonal(CsrView<T> a, const std::int32_t* __restrict__ nodes,
-                                                              std::int64_t count, int* __restrict__ found) {
-  for (std::int64_t k = first_index(); k < count; k += grid_stride()) {
-    const std::int32_t row = nodes[k];
-    for (RowOffset e = a.row_offsets[row]; e < a.row_offsets[row + 1]; ++e) {
-      if (a.col_indices[e] != row && a.values[e] != T(0)) *found = 1;
-    }
-  }
-}
-
 // ------------------------------------------------------------ Lanczos
 
 constexpr int kMaxPartials = 1024;
@@ -533,19 +521,6 @@ DeviceArray<T> diagonal_at(const CsrView<T>& a, const DeviceArray<std::int32_t>&
     TRELLIS_LAUNCH(diagonal_at_nodes<T>, blocks_for(count), kThreads, 0, nullptr, a, nodes.data(), count, out.data());
   }
   return out;
-}
-
-template <typename T>
-bool rows_only_diagonal(const CsrView<T>& a, const DeviceArray<std::int32_t>& nodes) {
-  const auto count = static_cast<std::int64_t>(nodes.size());
-  if (count == 0) return true;
-  DeviceArray<int> found(1);
-  found.fill_zero();
-  TRELLIS_LAUNCH(find_off_diagonal<T>, blocks_for(count), kThreads, 0, nullptr, a, nodes.data(), count, found.data());
-  int any = 0;
-  device::copy_to_host(&any, found.data(), sizeof(int), nullptr);
-  device::synchronize(nullptr);
-  return any == 0;
 }
 
 namespace {

@@ -88,10 +88,6 @@ detail::DeviceLineFactors<T> line_factors(const CsrView<T>&, const std::uint8_t*
   unavailable();
 }
 template <typename T>
-bool rows_only_diagonal(const CsrView<T>&, const DeviceArray<std::int32_t>&) {
-  unavailable();
-}
-template <typename T>
 LanczosQueue<T>::LanczosQueue(std::int32_t, std::int32_t, std::size_t) {
   unavailable();
 }
