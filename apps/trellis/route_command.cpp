@@ -167,6 +167,15 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
                    "(0: none)")
       ->capture_default_str();
   route
+      ->add_option("--present-factor-growth", command->present_factor_growth,
+                   "PathFinder's present-congestion factor is multiplied by this each iteration after the second "
+                   "(at least 1; larger converges in fewer iterations, with less room to negotiate)")
+      ->capture_default_str();
+  route
+      ->add_option("--history-factor", command->history_factor,
+                   "PathFinder's history cost added per unit of overuse at each iteration's end (0 or more)")
+      ->capture_default_str();
+  route
       ->add_option("--batch-size", command->batch_size,
                    "Nets searched together at most; each path found is placed only if the paths placed "
                    "before it left its price as searched, else searched again")

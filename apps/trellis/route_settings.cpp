@@ -34,6 +34,8 @@ route::RouterOptions router_options(const RouteSettings& settings, Backend backe
                                                                 : route::LayerDirections::from_board;
   options.against_direction_cost = settings.against_cost;
   options.pour_cost = settings.pour_cost;
+  options.present_factor_growth = settings.present_factor_growth;
+  options.history_factor = settings.history_factor;
   options.concurrent_nets = settings.concurrent_nets;
   options.batch_size = settings.batch_size;
   options.checked_batches = !settings.nets_apart;

@@ -18,6 +18,8 @@ struct RouteSettings {
   std::string directions = "board";  // board, alternate or none
   double against_cost = 2;
   double pour_cost = route::RouterOptions{}.pour_cost;
+  double present_factor_growth = route::RouterOptions{}.present_factor_growth;
+  double history_factor = route::RouterOptions{}.history_factor;
   int concurrent_nets = 0;
   int batch_size = route::RouterOptions{}.batch_size;
   bool nets_apart = false;  // batches of nets whose reaches are apart, not checked batches

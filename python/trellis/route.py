@@ -27,7 +27,8 @@ def route(board, out=None, *, backend: str = "auto", progress: Optional[Callable
     """Routes the board; `options` are trellis route's, with underscores:
     max_iterations, pitch_mm (0: from the board's rules), via_cost, corners
     (45 or 90), directions ("board", "alternate", "none"), against_cost,
-    pour_cost, batch_size, nets_apart, device_round_min, concurrent_nets,
+    pour_cost, present_factor_growth, history_factor, batch_size,
+    nets_apart, device_round_min, concurrent_nets,
     concurrency_follows_overuse, overuse_per_concurrent_net, cleanup_passes,
     cleanup_via_cost, neck_down_width_mm (negative: the board's rule; 0:
     none), nets (names of the nets to route; empty: every net); the CLI's

@@ -130,6 +130,8 @@ void bind_route(nb::module_& m) {
       .def_rw("directions", &RouteSettings::directions)
       .def_rw("against_cost", &RouteSettings::against_cost)
       .def_rw("pour_cost", &RouteSettings::pour_cost)
+      .def_rw("present_factor_growth", &RouteSettings::present_factor_growth)
+      .def_rw("history_factor", &RouteSettings::history_factor)
       .def_rw("concurrent_nets", &RouteSettings::concurrent_nets)
       .def_rw("batch_size", &RouteSettings::batch_size)
       .def_rw("nets_apart", &RouteSettings::nets_apart)

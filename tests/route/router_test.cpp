@@ -652,6 +652,29 @@ TEST(Router, ProgressReportsEveryIteration) {
   EXPECT_EQ(seen.front().present_factor, 0.0);
 }
 
+// The negotiation's schedule as asked: pres_fac 0 in the first iteration,
+// present_factor in the second, then times present_factor_growth each
+// iteration up to present_factor_max.
+TEST(Router, ThePresentFactorFollowsTheSchedule) {
+  const Board board = random_board(8, 8, 5);
+  for (const double growth : {1.3, 2.0}) {
+    SCOPED_TRACE(growth);
+    RouterOptions options;
+    options.backend = Backend::cpu;
+    options.present_factor_growth = growth;
+    options.present_factor_max = 3;
+    const RouteResult result = route_board(board, options);
+    ASSERT_GE(result.iterations.size(), 3u);
+    EXPECT_EQ(result.iterations[0].present_factor, 0.0);
+    double expected = options.present_factor;
+    for (std::size_t i = 1; i < result.iterations.size(); ++i) {
+      if (result.iterations[i].iteration == 1) break;  // a further routing (finer lattice) starts again
+      EXPECT_DOUBLE_EQ(result.iterations[i].present_factor, expected) << "iteration " << i + 1;
+      expected = std::min(expected * growth, options.present_factor_max);
+    }
+  }
+}
+
 // A net squeezed under a keepout onto the grid row 0.9 mm from another net
 // (two grid steps: twice what the wire and the default clearance need),
 // on a board where one far-away net belongs to a class of its own. Two
@@ -1248,20 +1271,30 @@ TEST(Router, NetsBlockedByTheirOwnRulesAreNamed) {
 
   // Left apart by congestion, with finer lattices allowed: finer lattices,
   // then the finest once more with straight stubs only at fine-pitch pads,
-  // and the first once more with bent stubs there reaching further; each
-  // routing starts at iteration 1.
+  // the first once more with bent stubs there reaching further, and the
+  // first under a steeper negotiation; each routing starts at iteration 1,
+  // the last with its own present factors.
   options.refine_pitch = true;
   std::vector<Coord> pitches;
+  std::vector<double> third_factors;  // each routing's present factor in its third iteration, 0 if none
   const RouteResult refined = route_board(b.board, options, [&](const RouteIteration& it) {
-    if (it.iteration == 1) pitches.push_back(it.pitch);
+    if (it.iteration == 1) {
+      pitches.push_back(it.pitch);
+      third_factors.push_back(0);  // a routing may end before its third iteration
+    }
+    if (it.iteration == 3) third_factors.back() = it.present_factor;
   });
   EXPECT_EQ(refined.unrouted_nets.size(), 1u);
-  ASSERT_GE(pitches.size(), 4u);
+  ASSERT_GE(pitches.size(), 5u);
   EXPECT_EQ(pitches.front(), mm(0.45));
-  const std::size_t finer = pitches.size() - 2;  // the lattices routed before the other stubs
+  const std::size_t finer = pitches.size() - 3;  // the lattices routed before the other stubs
   for (std::size_t i = 1; i < finer; ++i) EXPECT_EQ(pitches[i], pitches[i - 1] * 3 / 4);
   EXPECT_EQ(pitches[finer], pitches[finer - 1]);
+  EXPECT_EQ(pitches[finer + 1], pitches.front());
   EXPECT_EQ(pitches.back(), pitches.front());
+  ASSERT_EQ(third_factors.size(), pitches.size());
+  EXPECT_DOUBLE_EQ(third_factors.front(), options.present_factor * options.present_factor_growth);
+  EXPECT_DOUBLE_EQ(third_factors.back(), options.present_factor * 1.6);
 }
 
 }  // namespace

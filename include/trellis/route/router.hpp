@@ -201,8 +201,10 @@ struct RouterOptions {
   // that, the finest lattice is routed once more with straight stubs only
   // on fine-pitch pads (their bent stubs' claims can shut a net out), then
   // the first with bent stubs there reaching further (past the rows in
-  // front of the part); each is kept if it leaves fewer nets unrouted.
-  // These two run in the first routing only, not in those the pours ask for.
+  // front of the part), and last the first lattice under a steeper
+  // negotiation (present_factor_growth 1.6, where it is less); each is
+  // kept if it leaves fewer nets unrouted. These three run in the first
+  // routing only, not in those the pours ask for.
   bool refine_pitch = true;
   // After the negotiation, with nothing overused: passes over the nets in
   // routing order, each complete net routed again alone round the others'
