@@ -374,4 +374,8 @@ TRELLIS_GRID_DECLARE_ALL_FORM_KERNELS;
 }
 namespace trellis::grid::cuda {
 TRELLIS_GRID_DECLARE_ALL_FORM_KERNELS;
-}
+// out[nodes[i]] = values[i] for i < count: a vector's few entries that
+// matter (boundary values at the constrained nodes) sent without the rest.
+template <typename T>
+void scatter_values(std::int32_t count, const std::int32_t* nodes, const T* values, T* out, ::trellis::Stream stream);
+}  // namespace trellis::grid::cuda

@@ -52,7 +52,7 @@ struct Level {
   // To this level from the next coarser one (empty on the coarsest), and back.
   CsrMatrix<T> p;
   CsrMatrix<T> r;
-  std::vector<std::uint8_t> constrained;
+  std::vector<std::uint8_t> constrained;  // empty on level 0 of a cuda hierarchy (device_constrained holds it)
   std::vector<std::int32_t> constrained_nodes;
   std::vector<T> inverse_diagonal;  // 1 / a_ii on free rows, 0 on constrained ones
   double lambda_max = 0;
@@ -169,8 +169,8 @@ struct Multigrid<T>::State {
     phases.clear();
     phase_clock = SteadyTimer();
   }
-  std::vector<DeviceArray<std::uint8_t>> device_constrained;  // per level
-  mutable DeviceArray<T> staged_b, staged_x;
+  std::vector<DeviceArray<std::uint8_t>> device_constrained;  // per level (cuda; the host keeps none of level 0's)
+  mutable DeviceArray<T> staged_b, staged_x;                  // b and x of cycles on host vectors, made at the first
 
   // Options, backend, levels and (with a form) the separable operator.
   void start(const Mesh& mesh, const BilinearForm* form, const std::vector<std::uint8_t>& constrained,
@@ -303,11 +303,6 @@ struct Multigrid<T>::State {
   // estimates; the host keeps the coarsest matrix and its factors.
   void build_on_device(DeviceCsr<T> finest) {
     device.reset();  // the old levels' device memory first
-    if (device_constrained.empty()) {
-      for (const Level<T>& level : levels) {
-        device_constrained.push_back(DeviceArray<std::uint8_t>::from_host(level.constrained));
-      }
-    }
     std::vector<detail::DeviceLevelParts<T>> parts(levels.size());
     parts[0].a = std::move(finest);
     kronecker.clear();
@@ -599,11 +594,19 @@ void check_sizes(const Mesh& mesh, std::int32_t rows, std::int32_t cols, std::si
 
 template <typename T>
 void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::uint8_t>& constrained) {
-  levels.push_back(Level<T>{mesh, {}, {}, {}, constrained, {}, {}, 0, {}, {}, {}, {}, {}, {}});
+  // On cuda the finest flags go to the device from the caller's vector,
+  // with no host copy: the device levels hold every level's.
+  const bool on_device = backend == Backend::cuda;
+  levels.push_back(Level<T>{
+      mesh, {}, {}, {}, on_device ? std::vector<std::uint8_t>{} : constrained, {}, {}, 0, {}, {}, {}, {}, {}, {}});
+  const auto flags = [&](std::size_t l) -> const std::vector<std::uint8_t>& {
+    return l == 0 ? constrained : levels[l].constrained;
+  };
   while (static_cast<std::int32_t>(levels.size()) < options.max_levels && detail::can_coarsen(levels.back().mesh)) {
     Level<T>& fine = levels.back();
     Mesh coarse_mesh = detail::coarsened(fine.mesh);
-    std::vector<std::uint8_t> coarse_constrained = detail::coarse_constraints(fine.mesh, coarse_mesh, fine.constrained);
+    std::vector<std::uint8_t> coarse_constrained =
+        detail::coarse_constraints(fine.mesh, coarse_mesh, flags(levels.size() - 1));
     if (backend != Backend::cuda) {  // the device builds its own
       fine.p = detail::prolongation<T>(fine.mesh, coarse_mesh, fine.constrained, coarse_constrained);
       fine.r = detail::transposed(fine.p);
@@ -614,15 +617,14 @@ void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::u
   for (std::size_t l = 0; l < levels.size(); ++l) {
     Level<T>& level = levels[l];
     const auto n = static_cast<std::size_t>(level.mesh.nodes());
-    level.constrained_nodes = detail::flagged_nodes(level.constrained);
-    if (backend == Backend::cuda) continue;  // the device levels hold the work vectors
+    level.constrained_nodes = detail::flagged_nodes(flags(l));
+    if (on_device) {  // the device levels hold the work vectors
+      device_constrained.push_back(DeviceArray<std::uint8_t>::from_host(flags(l)));
+      continue;
+    }
     if (l > 0) level.b.assign(n, T(0)), level.x.assign(n, T(0));
     level.residual.assign(n, T(0));
     level.direction.assign(n, T(0));
-  }
-  if (backend == Backend::cuda) {
-    staged_b = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
-    staged_x = DeviceArray<T>(static_cast<std::size_t>(mesh.nodes()));
   }
 }
 
@@ -721,6 +723,10 @@ void Multigrid<T>::cycle(std::span<const T> b, std::span<T> x) const {
   if (s.backend != Backend::cuda) {
     s.cycle(0, s.options.cycle, b.data(), x.data());
     return;
+  }
+  if (s.staged_b.size() != b.size()) {  // made at the first cycle on host vectors
+    s.staged_b = DeviceArray<T>(b.size());
+    s.staged_x = DeviceArray<T>(x.size());
   }
   s.staged_b.copy_from_host(b);
   s.staged_x.copy_from_host(x);

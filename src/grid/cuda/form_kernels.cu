@@ -87,6 +87,13 @@ __global__ void finish_kernel(std::int32_t rows, const std::uint8_t* __restrict_
 }
 
 template <typename T>
+__global__ void scatter_values_kernel(std::int32_t count, const std::int32_t* __restrict__ nodes,
+                                      const T* __restrict__ values, T* __restrict__ out) {
+  const std::int32_t i = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < count) out[nodes[i]] = values[i];
+}
+
+template <typename T>
 __global__ void generic_apply_kernel(FormView<T> form, const T* __restrict__ x, T* __restrict__ y) {
   const std::int32_t nodes = form.mesh.extent[0] * form.mesh.extent[1] * form.mesh.extent[2];
   const std::int32_t row = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -347,5 +354,13 @@ void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, cons
 
 TRELLIS_CUDA_FORM_KERNELS(float)
 TRELLIS_CUDA_FORM_KERNELS(double)
+
+template <typename T>
+void scatter_values(std::int32_t count, const std::int32_t* nodes, const T* values, T* out, Stream stream) {
+  if (count == 0) return;
+  TRELLIS_LAUNCH(scatter_values_kernel<T>, blocks_for(count), kThreads, 0, stream, count, nodes, values, out);
+}
+template void scatter_values<float>(std::int32_t, const std::int32_t*, const float*, float*, Stream);
+template void scatter_values<double>(std::int32_t, const std::int32_t*, const double*, double*, Stream);
 
 }  // namespace trellis::grid::cuda

@@ -22,6 +22,13 @@ TRELLIS_UNAVAILABLE_FORM_KERNELS(float)
 TRELLIS_UNAVAILABLE_FORM_KERNELS(double)
 
 template <typename T>
+void scatter_values(std::int32_t, const std::int32_t*, const T*, T*, Stream) {
+  unavailable();
+}
+template void scatter_values<float>(std::int32_t, const std::int32_t*, const float*, float*, Stream);
+template void scatter_values<double>(std::int32_t, const std::int32_t*, const double*, double*, Stream);
+
+template <typename T>
 bool build_matrix_tables(const detail::DeviceSetupInput&, detail::DeviceTableArrays<T>&, detail::DevicePattern&,
                          detail::DevicePattern&) {
   unavailable();

@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 
+#include "../form_kernels.hpp"
+#include "../multigrid_transfer.hpp"
 #include "trellis/core/device.hpp"
 #include "trellis/core/error.hpp"
 #include "trellis/core/timer.hpp"
@@ -18,7 +22,27 @@ struct FormSolver::Device {
   DeviceArray<double> b;
   DeviceArray<double> g;
   DeviceArray<double> x;
+  // The right-hand side reads g only at the constrained nodes: those
+  // entries alone go up (a few MB where the whole vector is a hundred).
+  std::vector<std::int32_t> constrained;
+  DeviceArray<std::int32_t> device_constrained;
+  std::vector<double> g_values;
+  DeviceArray<double> device_g_values;
 };
+
+namespace {
+
+// Whether every entry is +0 (an initial guess the device can write itself).
+bool all_positive_zero(const std::vector<double>& x) {
+  const auto n = static_cast<std::int64_t>(x.size());
+  bool nonzero = false;
+#pragma omp parallel for schedule(static) reduction(|| : nonzero) if (n >= (std::int64_t{1} << 20))
+  for (std::int64_t i = 0; i < n; ++i)
+    nonzero = nonzero || std::bit_cast<std::uint64_t>(x[static_cast<std::size_t>(i)]) != 0;
+  return !nonzero;
+}
+
+}  // namespace
 
 FormSolver::FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearForm& rhs,
                        const std::vector<Marker>& dirichlet, Krylov krylov, const ProblemOptions& options,
@@ -39,6 +63,11 @@ FormSolver::FormSolver(const Mesh& mesh, const BilinearForm& form, const LinearF
     device_->b = DeviceArray<double>(n);
     device_->g = DeviceArray<double>(n);
     device_->x = DeviceArray<double>(n);
+    device_->g.fill_zero();  // only its constrained entries are written and read
+    device_->constrained = flagged_nodes(assembly_.constrained());
+    device_->device_constrained = DeviceArray<std::int32_t>::from_host(device_->constrained);
+    device_->g_values.resize(device_->constrained.size());
+    device_->device_g_values = DeviceArray<double>(device_->constrained.size());
   }
 }
 
@@ -98,8 +127,24 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
 
   Device& d = *device_;
   DeviceCoefficients<double> device_coefficients(coefficients);
-  d.g.copy_from_host(boundary_values);
-  d.x.copy_from_host(x);
+  if (boundary_values.size() != static_cast<std::size_t>(n) || x.size() != static_cast<std::size_t>(n)) {
+    throw UsageError(fmt::format("a solve on {} nodes needs boundary values and x of that many entries, got {} and {}",
+                                 n, boundary_values.size(), x.size()));
+  }
+  const auto constrained = static_cast<std::int64_t>(d.constrained.size());
+#pragma omp parallel for schedule(static) if (constrained >= (std::int64_t{1} << 16))
+  for (std::int64_t i = 0; i < constrained; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    d.g_values[at] = boundary_values[static_cast<std::size_t>(d.constrained[at])];
+  }
+  d.device_g_values.copy_from_host(d.g_values);
+  cuda::scatter_values<double>(static_cast<std::int32_t>(constrained), d.device_constrained.data(),
+                               d.device_g_values.data(), d.g.data(), nullptr);
+  if (all_positive_zero(x)) {
+    d.x.fill_zero();
+  } else {
+    d.x.copy_from_host(x);
+  }
   end_phase("data to the device");
   assembly_.refill(device_coefficients, d.matrix);
   assembly_.assemble_rhs(device_coefficients, d.g, d.matrix, d.b);
