@@ -359,17 +359,32 @@ __global__ void __launch_bounds__(kThreads)
 
 constexpr int kMaxPartials = 1024;
 
+// The blocks of a dot product over n entries: a fixed tree for a given n.
+int dot_blocks(std::int32_t n) {
+  return static_cast<int>(std::clamp<std::int64_t>((std::int64_t{n} + kThreads - 1) / kThreads, 1, kMaxPartials));
+}
+
+// One term of a dot product, written once so that every kernel that sums
+// one (alone or beside the step that makes x) rounds it alike.
+template <typename T>
+__device__ __forceinline__ double plus_product(double sum, T x, T y) {
+  return sum + static_cast<double>(x) * static_cast<double>(y);
+}
+
+// A block's sum of its threads' partial sums into partials[blockIdx.x].
+__device__ __forceinline__ void store_block_sum(double sum, double* __restrict__ partials) {
+  using BlockReduce = cub::BlockReduce<double, kThreads>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  const double block_sum = BlockReduce(scratch).Sum(sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_sum;
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     dot_partials(std::int32_t n, const T* __restrict__ x, const T* __restrict__ y, double* __restrict__ partials) {
-  using BlockReduce = cub::BlockReduce<double, kThreads>;
-  __shared__ typename BlockReduce::TempStorage scratch;
   double sum = 0;
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    sum += static_cast<double>(x[i]) * static_cast<double>(y[i]);
-  }
-  const double block_sum = BlockReduce(scratch).Sum(sum);
-  if (threadIdx.x == 0) partials[blockIdx.x] = block_sum;
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) sum = plus_product(sum, x[i], y[i]);
+  store_block_sum(sum, partials);
 }
 
 // The partials' sum into *out, or its square root (double's sqrt rounds
@@ -387,7 +402,7 @@ __global__ void __launch_bounds__(kMaxPartials)
 // given n, so the same bits every run.
 template <typename T>
 void queue_dot(std::int32_t n, const T* x, const T* y, bool root, DeviceArray<double>& partials, double* out) {
-  const auto blocks = static_cast<int>(std::clamp<std::int64_t>((n + kThreads - 1) / kThreads, 1, kMaxPartials));
+  const int blocks = dot_blocks(n);
   TRELLIS_LAUNCH(dot_partials<T>, blocks, kThreads, 0, nullptr, n, x, y, partials.data());
   TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, nullptr, blocks, static_cast<const double*>(partials.data()), root,
                  out);
@@ -403,38 +418,50 @@ __global__ void __launch_bounds__(kThreads) lanczos_start_vector(std::int32_t n,
   }
 }
 
-// q = w / *divisor in double, rounded to T (w may be q).
+// q = w / *divisor in double, rounded to T (w may be q), and scaled =
+// scale q, the next step's input to the operator.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) divide_into(std::int32_t n, const T* w, const double* divisor, T* q) {
+__global__ void __launch_bounds__(kThreads) divide_and_scale(std::int32_t n, const T* w, const double* divisor, T* q,
+                                                             const T* __restrict__ scale, T* __restrict__ scaled) {
   const double by = *divisor;
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    q[i] = static_cast<T>(static_cast<double>(w[i]) / by);
+    const T value = static_cast<T>(static_cast<double>(w[i]) / by);
+    q[i] = value;
+    scaled[i] = mul_rn(scale[i], value);
   }
 }
 
+// w = scale w - beta q_previous, beta = *beta_at rounded to T (0 where
+// null); with the partials of w . q. Run on dot_blocks(n) blocks.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    scale_into(std::int32_t n, const T* __restrict__ scale, const T* __restrict__ q, T* __restrict__ scaled) {
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) scaled[i] = mul_rn(scale[i], q[i]);
-}
-
-// w = scale w - beta q_previous, beta = *beta_at rounded to T (0 where null)
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    lanczos_w(std::int32_t n, const T* __restrict__ scale, const double* __restrict__ beta_at,
-              const T* __restrict__ q_previous, T* __restrict__ w) {
+    lanczos_w_dot(std::int32_t n, const T* __restrict__ scale, const double* __restrict__ beta_at,
+                  const T* __restrict__ q_previous, const T* __restrict__ q, T* __restrict__ w,
+                  double* __restrict__ partials) {
   const T beta = beta_at == nullptr ? T(0) : static_cast<T>(*beta_at);
+  double sum = 0;
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    w[i] = add_rn(mul_rn(scale[i], w[i]), -mul_rn(beta, q_previous[i]));
+    const T value = add_rn(mul_rn(scale[i], w[i]), -mul_rn(beta, q_previous[i]));
+    w[i] = value;
+    sum = plus_product(sum, value, q[i]);
   }
+  store_block_sum(sum, partials);
 }
 
-// y -= *a x (the host axpy's rounding: -*a in T, product then sum)
+// y -= *a x (the host axpy's rounding: -*a in T, product then sum), with
+// the partials of y . y. Run on dot_blocks(n) blocks.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    subtract_multiple(std::int32_t n, const double* __restrict__ a, const T* __restrict__ x, T* __restrict__ y) {
+    subtract_multiple_dot(std::int32_t n, const double* __restrict__ a, const T* __restrict__ x, T* __restrict__ y,
+                          double* __restrict__ partials) {
   const auto by = static_cast<T>(-*a);
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) y[i] = add_rn(y[i], mul_rn(by, x[i]));
+  double sum = 0;
+  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
+    const T value = add_rn(y[i], mul_rn(by, x[i]));
+    y[i] = value;
+    sum = plus_product(sum, value, value);
+  }
+  store_block_sum(sum, partials);
 }
 
 std::vector<AxisRow> axis_rows(const std::vector<detail::AxisWeights>& weights) {
@@ -609,30 +636,39 @@ void LanczosQueue<T>::queue(std::int32_t n, const Apply& apply, const T* inverse
   double* const c = coefficients_.data() + added_ * coefficients_a_level();
   ++added_;
   const unsigned blocks = blocks_for(n);
+  const int dot_grid = dot_blocks(n);
+  const auto sum_into = [&](bool root, double* out) {
+    TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, nullptr, dot_grid, static_cast<const double*>(partials_.data()),
+                   root, out);
+  };
+  // Each elementwise step that precedes a dot product computes it too, on
+  // the dot's blocks and in its order (plus_product): the same bits as the
+  // step and the dot apart, with fewer passes over the vectors.
+  const auto divide_and_scale_into = [&](const T* w, const double* divisor) {
+    TRELLIS_LAUNCH(divide_and_scale<T>, blocks, kThreads, 0, nullptr, n, w, divisor, q_.data(),
+                   static_cast<const T*>(scale_.data()), scaled_.data());
+  };
   device::fill_zero(q_previous_.data(), static_cast<std::size_t>(n) * sizeof(T), nullptr);
   TRELLIS_LAUNCH(lanczos_start_vector<T>, blocks, kThreads, 0, nullptr, n, inverse_diagonal, scale_.data(), q_.data());
   queue_dot<T>(n, q_.data(), q_.data(), true, partials_, c);
-  TRELLIS_LAUNCH(divide_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(q_.data()),
-                 static_cast<const double*>(c), q_.data());
+  divide_and_scale_into(q_.data(), c);
   // Step s leaves alpha in c[1 + 2 s] and beta in c[2 + 2 s]; steps past a
   // breakdown compute what tridiagonals() leaves out.
   for (std::int32_t step = 0; step < steps_; ++step) {
     double* const alpha = c + 1 + 2 * step;
     double* const beta = alpha + 1;
-    TRELLIS_LAUNCH(scale_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale_.data()),
-                   static_cast<const T*>(q_.data()), scaled_.data());
     apply(static_cast<const T*>(scaled_.data()), w_.data());
-    TRELLIS_LAUNCH(lanczos_w<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(scale_.data()),
+    TRELLIS_LAUNCH(lanczos_w_dot<T>, dot_grid, kThreads, 0, nullptr, n, static_cast<const T*>(scale_.data()),
                    static_cast<const double*>(step == 0 ? nullptr : alpha - 1),
-                   static_cast<const T*>(q_previous_.data()), w_.data());
-    queue_dot<T>(n, w_.data(), q_.data(), false, partials_, alpha);
-    TRELLIS_LAUNCH(subtract_multiple<T>, blocks, kThreads, 0, nullptr, n, static_cast<const double*>(alpha),
-                   static_cast<const T*>(q_.data()), w_.data());
-    queue_dot<T>(n, w_.data(), w_.data(), true, partials_, beta);
+                   static_cast<const T*>(q_previous_.data()), static_cast<const T*>(q_.data()), w_.data(),
+                   partials_.data());
+    sum_into(false, alpha);
+    TRELLIS_LAUNCH(subtract_multiple_dot<T>, dot_grid, kThreads, 0, nullptr, n, static_cast<const double*>(alpha),
+                   static_cast<const T*>(q_.data()), w_.data(), partials_.data());
+    sum_into(true, beta);
     if (step + 1 == steps_) break;
     std::swap(q_previous_, q_);
-    TRELLIS_LAUNCH(divide_into<T>, blocks, kThreads, 0, nullptr, n, static_cast<const T*>(w_.data()),
-                   static_cast<const double*>(beta), q_.data());
+    divide_and_scale_into(w_.data(), beta);
   }
 }
 
