@@ -2,9 +2,12 @@
 // against, and the median of repeated CUDA-event timings after warm-up.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "median.hpp"
+#include "trellis/core/device.hpp"
+#include "trellis/core/device_array.hpp"
 #include "trellis/core/timer.hpp"
 
 namespace trellis::bench {
@@ -33,6 +36,17 @@ double median_device_ms(int warmups, int repeats, Run&& run, AfterEach&& after_e
 template <typename Run>
 double median_device_ms(int warmups, int repeats, Run&& run) {
   return median_device_ms(warmups, repeats, run, [] {});
+}
+
+// The copy bandwidth of the device in use (read + write, GB/s), measured by
+// a device-to-device copy of 512 MiB, for tables run on other devices than
+// the one kCopyBandwidthGBs was measured on.
+inline double measured_copy_bandwidth_gbs() {
+  constexpr std::size_t kBytes = std::size_t{512} << 20;
+  DeviceArray<std::byte> from(kBytes), to(kBytes);
+  from.fill_zero();
+  const double ms = median_device_ms(2, 10, [&] { device::copy_on_device(to.data(), from.data(), kBytes, nullptr); });
+  return 2.0 * static_cast<double>(kBytes) / (ms * 1e-3) * 1e-9;
 }
 
 }  // namespace trellis::bench

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "cusparse_spmv.hpp"
@@ -33,9 +34,10 @@ struct Problem {
   std::vector<double> k;  // diffusivity per node, in [1, 2]
 };
 
-Problem make_problem(int dim, std::int32_t nodes_per_axis) {
-  std::vector<grid::Mesh1D> axes(static_cast<std::size_t>(dim), grid::Mesh1D::uniform(0.0, 1.0, nodes_per_axis - 1));
-  Problem problem{fmt::format("{}-D {}-point {}^{}", dim, 2 * dim + 1, nodes_per_axis, dim), grid::Mesh(axes), {}};
+Problem make_problem(int dim, std::int32_t cells_per_axis) {
+  std::vector<grid::Mesh1D> axes(static_cast<std::size_t>(dim), grid::Mesh1D::uniform(0.0, 1.0, cells_per_axis));
+  Problem problem{
+      fmt::format("{}-D {}-point, {}^{} cells", dim, 2 * dim + 1, cells_per_axis, dim), grid::Mesh(axes), {}};
   problem.k.resize(static_cast<std::size_t>(problem.mesh.nodes()));
   std::mt19937_64 rng(20261129);
   std::uniform_real_distribution<double> uniform(1.0, 2.0);
@@ -102,11 +104,12 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
       contributions * (sizeof(double) + sizeof(std::int32_t) + sizeof(std::int64_t) + sizeof(double)) +
       positions * sizeof(double);
   auto add_assembly_row = [&](const std::string& what, double ms, double bytes, double speedup) {
-    tables.assembly.add_row({problem.name, what, static_cast<std::int64_t>(host.matrix.nnz()),
-                             static_cast<std::int64_t>(assembly.contributions()), number(ms, 3),
-                             bytes > 0 ? number(gbs(bytes, ms), 0) : number(std::nan(""), 0),
-                             bytes > 0 ? number(100 * gbs(bytes, ms) / kCopyBandwidthGBs, 1) : number(std::nan(""), 1),
-                             number(speedup, 1)});
+    tables.assembly.add_row(
+        {problem.name, what, static_cast<std::int64_t>(host.matrix.nnz()),
+         static_cast<std::int64_t>(assembly.contributions()), number(ms, 3),
+         bytes > 0 ? number(gbs(bytes, ms), 0) : number(std::nan(""), 0),
+         bytes > 0 ? number(100 * gbs(bytes, ms) / tables.copy_bandwidth_gbs, 1) : number(std::nan(""), 1),
+         number(speedup, 1)});
   };
   add_assembly_row("setup (host, pattern + tables)", setup_ms, 0, std::nan(""));
   add_assembly_row("refill cpu (gather)", cpu_refill_ms, refill_bytes, 1.0);
@@ -128,19 +131,24 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
   const SolveResult cpu_result = cg<double>(op, b, x0, cpu_options, Backend::cpu);
   const double cpu_ms = cpu_timer.elapsed_ms();
   const double per_iteration = cpu_ms / std::max(1, cpu_result.iterations);
-  tables.solvers.add_row({problem.name, fmt::format("cpu, CSR ({} iterations timed)", cpu_result.iterations),
-                          static_cast<std::int64_t>(cpu_result.iterations), "-",
-                          scientific(cpu_result.final_residual / cpu_result.rhs_norm, 1), number(cpu_ms, 1), "-",
-                          number(per_iteration, 4), number(1.0, 1)});
-  // A multigrid solve's row: time is the hierarchy and the iterations.
-  auto add_multigrid_row = [&](const std::string& solver, const SolveResult& result, double hierarchy_ms,
-                               double solve_ms) {
-    const double ms = hierarchy_ms + solve_ms;
+  // A solve's row: the assembly's setup (pattern, tables, fill and right-hand
+  // side), the multigrid hierarchy (NaN: none, a Jacobi CG row, whose
+  // iterations compare with the cpu's) and the iterations; their sum is the
+  // time to solution.
+  auto add_solver_row = [&](const std::string& solver, const SolveResult& result, double setup_ms_of_row,
+                            double hierarchy_ms, double solve_ms, bool to_solution) {
+    const double ms_per_iteration = solve_ms / std::max(1, result.iterations);
+    const double total = setup_ms_of_row + (std::isnan(hierarchy_ms) ? 0.0 : hierarchy_ms) + solve_ms;
     tables.solvers.add_row({problem.name, solver, static_cast<std::int64_t>(result.iterations),
-                            result.converged ? "yes" : "no", scientific(result.final_residual / result.rhs_norm, 1),
-                            number(ms, 1), number(hierarchy_ms, 1),
-                            number(solve_ms / std::max(1, result.iterations), 4), "-"});
+                            to_solution ? (result.converged ? "yes" : "no") : "-",
+                            scientific(result.final_residual / result.rhs_norm, 1), number(setup_ms_of_row, 1),
+                            number(hierarchy_ms, 1), number(solve_ms, 1),
+                            to_solution ? number(total, 1) : number(std::nan(""), 1), number(ms_per_iteration, 4),
+                            std::isnan(hierarchy_ms) ? number(per_iteration / ms_per_iteration, 1) : "-"});
   };
+  const double host_setup_ms = setup_ms + cpu_refill_ms;
+  add_solver_row(fmt::format("cpu, Jacobi CG, CSR ({} iterations timed)", cpu_result.iterations), cpu_result,
+                 host_setup_ms, std::nan(""), cpu_ms, false);
   const MultigridOptions multigrid_options;
   const SolverOptions mgcg_options{.relative_tolerance = kCgTolerance, .max_iterations = 200};
   {
@@ -153,7 +161,7 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
     SteadyTimer solve_timer;
     const SolveResult result =
         mgcg<double>(csr_operator(host.matrix, Preconditioner::none, Backend::cpu), mg, b, x_mg, mgcg_options);
-    add_multigrid_row("cpu, mgcg, variable k", result, hierarchy_ms, solve_timer.elapsed_ms());
+    add_solver_row("cpu, mgcg, variable k", result, host_setup_ms, hierarchy_ms, solve_timer.elapsed_ms(), true);
   }
   progress.advance();
 
@@ -196,6 +204,7 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
     StructuredBenchmarkOptions structured;
     structured.repeats = options.repeats;
     structured.quiet = options.quiet;
+    structured.copy_bandwidth_gbs = tables.copy_bandwidth_gbs;
     tables.kernels.push_back(run_structured_benchmark<double>(host.matrix, problem.name, structured));
     progress.advance();
 
@@ -236,75 +245,93 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
                                  : uniform_path ? "matrix-free, constant k (uniform path)"
                                                 : "matrix-free, constant k";
       tables.matrix_free.add_row({problem.name, kernel, number(ms, 4), number(gbs(bytes, ms), 0),
-                                  number(100 * gbs(bytes, ms) / kCopyBandwidthGBs, 1), number(cusparse_ms, 4),
+                                  number(100 * gbs(bytes, ms) / tables.copy_bandwidth_gbs, 1), number(cusparse_ms, 4),
                                   number(cusparse_ms / ms, 2), scientific(error, 1)});
     }
     progress.advance();
 
-    // CG on the device: assembled and matrix-free, to 1e-8.
-    std::vector<double> g(n, 0.0);
-    DeviceArray<double> device_g = DeviceArray<double>::from_host(g);
-    DeviceAssembledMatrix<double> solved = assembly.new_device_matrix();
-    assembly.refill(device_coefficients, solved);
-    DeviceArray<double> device_b(n);
-    assembly.assemble_rhs(device_coefficients, device_g, solved, device_b);
-    DeviceCsrOperator<double> csr_op(solved.matrix, Preconditioner::jacobi);
-    MatrixFreeOperator<double> mf(problem.mesh, variable, dirichlet, {.symmetrize = true});
-    const std::vector<double> diagonal = mf.diagonal(coefficients);
-    auto device_diagonal = DeviceArray<double>::from_host(diagonal);
-    DeviceLinearOperator<double> mf_op{
-        static_cast<std::int32_t>(n),
-        [&](const double* in, double* out, Stream stream) { mf.apply(device_coefficients, in, out, stream); },
-        device_diagonal.data()};
-    const SolverOptions solver_options{.relative_tolerance = kCgTolerance, .max_iterations = 100000, .check_every = 50};
-    for (int matrix_free = 0; matrix_free < 2; ++matrix_free) {
-      DeviceArray<double> device_x0(n);
-      device_x0.fill_zero();
-      EventTimer timer;
-      timer.start();
-      const SolveResult result = cg<double>(matrix_free ? mf_op : csr_op.op(), device_b, device_x0, solver_options);
-      timer.stop();
-      const double ms = timer.elapsed_ms();
-      tables.solvers.add_row({problem.name, matrix_free ? "cuda, matrix-free" : "cuda, CSR",
-                              static_cast<std::int64_t>(result.iterations), result.converged ? "yes" : "no",
-                              scientific(result.final_residual / result.rhs_norm, 1), number(ms, 1), "-",
-                              number(ms / std::max(1, result.iterations), 4),
-                              number(per_iteration / (ms / std::max(1, result.iterations)), 1)});
-    }
-    // mgcg on the device: variable k (3-D Galerkin products, the matrix as
-    // the operator), and constant k with the coarse operators by axes and
-    // the matrix-free apply as the operator (its finest residuals too).
-    auto device_mgcg = [&](const std::string& solver, const BilinearForm& form, const DeviceCsr<double>& matrix,
-                           const DeviceLinearOperator<double>* outer, const DeviceArray<double>& rhs_b) {
-      EventTimer hierarchy_timer;
-      hierarchy_timer.start();
-      const Multigrid<double> mg(problem.mesh, form, matrix, assembly.constrained(), multigrid_options);
-      hierarchy_timer.stop();
-      DeviceArray<double> device_x0(n);
-      device_x0.fill_zero();
-      EventTimer timer;
-      timer.start();
-      const SolveResult result =
-          mgcg<double>(outer != nullptr ? *outer : mg.device_operator(), mg, rhs_b, device_x0, mgcg_options);
-      timer.stop();
-      add_multigrid_row(solver + (mg.coarse_by_axes() ? " (coarse by axes)" : " (coarse as 3-D products)"), result,
-                        hierarchy_timer.elapsed_ms(), timer.elapsed_ms());
+    // Solves on the device from the mesh and the form alone, each phase
+    // timed to its end on the device: the assembly's setup on the device,
+    // fill and right-hand side; the multigrid hierarchy; the iterations.
+    const std::vector<double> g(n, 0.0);
+    const DeviceArray<double> device_g = DeviceArray<double>::from_host(g);
+    const DeviceCoefficients<double> no_coefficients(Coefficients<double>(problem.mesh, 0));
+    enum class Method { jacobi_cg, mgcg };
+    // One solve's phases.
+    struct DeviceSolve {
+      std::string name;
+      SolveResult result;
+      double setup_ms = 0, hierarchy_ms = 0, solve_ms = 0;
+      double total() const { return setup_ms + (std::isnan(hierarchy_ms) ? 0.0 : hierarchy_ms) + solve_ms; }
     };
-    device_mgcg("cuda, mgcg, variable k", variable, solved.matrix, nullptr, device_b);
-    {
-      const Assembly<double> constant_assembly(problem.mesh, constant, rhs, dirichlet,
-                                               {.symmetrize = true, .setup = Backend::cuda});
-      DeviceAssembledMatrix<double> constant_matrix = constant_assembly.new_device_matrix();
-      constant_assembly.refill(device_coefficients, constant_matrix);
-      DeviceArray<double> constant_b(n);
-      constant_assembly.assemble_rhs(device_coefficients, device_g, constant_matrix, constant_b);
-      MatrixFreeOperator<double> constant_free(problem.mesh, constant, dirichlet, {.symmetrize = true});
-      const DeviceCoefficients<double> none(Coefficients<double>(problem.mesh, 0));
-      const DeviceLinearOperator<double> constant_op{
-          static_cast<std::int32_t>(n),
-          [&](const double* in, double* out, Stream stream) { constant_free.apply(none, in, out, stream); }, nullptr};
-      device_mgcg("cuda, mgcg, constant k, matrix-free", constant, constant_matrix.matrix, &constant_op, constant_b);
-    }
+    auto solve_once = [&](const std::string& solver, const BilinearForm& form, bool variable_k, Method method,
+                          bool matrix_free_operator) {
+      SteadyTimer clock;
+      const Assembly<double> on_device(problem.mesh, form, rhs, dirichlet,
+                                       {.symmetrize = true, .setup = Backend::cuda});
+      DeviceAssembledMatrix<double> filled = on_device.new_device_matrix();
+      on_device.refill(device_coefficients, filled);
+      DeviceArray<double> device_b(n);
+      on_device.assemble_rhs(device_coefficients, device_g, filled, device_b);
+      std::optional<MatrixFreeOperator<double>> free_apply;
+      DeviceArray<double> free_diagonal;
+      if (matrix_free_operator) {
+        free_apply.emplace(problem.mesh, form, dirichlet, AssemblyOptions{.symmetrize = true});
+        if (method == Method::jacobi_cg) {
+          free_diagonal = DeviceArray<double>::from_host(free_apply->diagonal(coefficients));
+        }
+      }
+      device::synchronize(nullptr);
+      const double setup_ms_of_row = clock.elapsed_ms();
+      const DeviceCoefficients<double>& apply_coefficients = variable_k ? device_coefficients : no_coefficients;
+      std::optional<DeviceLinearOperator<double>> free_op;
+      if (matrix_free_operator) {
+        free_op.emplace(free_apply->device_operator(apply_coefficients,
+                                                    free_diagonal.size() != 0 ? free_diagonal.data() : nullptr));
+      }
+      DeviceArray<double> solution(n);
+      solution.fill_zero();
+      std::string name = solver;
+      double hierarchy_ms = std::nan("");
+      SolveResult result;
+      if (method == Method::jacobi_cg) {
+        const DeviceCsrOperator<double> csr_op(filled.matrix, Preconditioner::jacobi);
+        const SolverOptions options_cg{.relative_tolerance = kCgTolerance, .max_iterations = 100000, .check_every = 50};
+        clock = SteadyTimer();
+        result = cg<double>(free_op ? *free_op : csr_op.op(), device_b, solution, options_cg);
+      } else {
+        clock = SteadyTimer();
+        const Multigrid<double> mg(problem.mesh, form, filled.matrix, on_device.constrained(), multigrid_options);
+        device::synchronize(nullptr);
+        hierarchy_ms = clock.elapsed_ms();
+        name += mg.coarse_by_axes() ? " (coarse by axes)" : " (coarse as 3-D products)";
+        clock = SteadyTimer();
+        result = mgcg<double>(free_op ? *free_op : mg.device_operator(), mg, device_b, solution, mgcg_options);
+      }
+      device::synchronize(nullptr);
+      return DeviceSolve{name, result, setup_ms_of_row, hierarchy_ms, clock.elapsed_ms()};
+    };
+    // A multigrid solve (well under a second) runs kMultigridRuns times and
+    // the run of the median time to solution is reported; Jacobi CG once.
+    constexpr int kMultigridRuns = 3;
+    auto device_solve = [&](const std::string& solver, const BilinearForm& form, bool variable_k, Method method,
+                            bool matrix_free_operator) {
+      std::vector<DeviceSolve> runs;
+      for (int r = 0; r < (method == Method::mgcg ? kMultigridRuns : 1); ++r) {
+        runs.push_back(solve_once(solver, form, variable_k, method, matrix_free_operator));
+      }
+      std::sort(runs.begin(), runs.end(),
+                [](const DeviceSolve& left, const DeviceSolve& right) { return left.total() < right.total(); });
+      const DeviceSolve& median_run = runs[runs.size() / 2];
+      add_solver_row(median_run.name + (runs.size() > 1 ? fmt::format(", median of {}", runs.size()) : ""),
+                     median_run.result, median_run.setup_ms, median_run.hierarchy_ms, median_run.solve_ms, true);
+    };
+    device_solve("cuda, Jacobi CG, CSR, variable k", variable, true, Method::jacobi_cg, false);
+    device_solve("cuda, Jacobi CG, matrix-free, variable k", variable, true, Method::jacobi_cg, true);
+    device_solve("cuda, Jacobi CG, matrix-free, constant k", constant, false, Method::jacobi_cg, true);
+    device_solve("cuda, mgcg, CSR, variable k", variable, true, Method::mgcg, false);
+    device_solve("cuda, mgcg, matrix-free, variable k", variable, true, Method::mgcg, true);
+    device_solve("cuda, mgcg, matrix-free, constant k", constant, false, Method::mgcg, true);
     assembly.release_device_tables();
   }
 
@@ -314,22 +341,23 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
 }  // namespace
 
 GridBenchmarkTables run_grid_benchmark(const GridBenchmarkOptions& options) {
-  if (options.size < 3 || options.size_2d < 3) {
-    throw UsageError(fmt::format("--size and --size-2d must be at least 3 nodes per axis, got {} and {}", options.size,
+  if (options.size < 2 || options.size_2d < 2) {
+    throw UsageError(fmt::format("--size and --size-2d must be at least 2 cells per axis, got {} and {}", options.size,
                                  options.size_2d));
   }
   if (options.repeats <= 0) throw UsageError(fmt::format("--repeats must be positive, got {}", options.repeats));
   if (options.cpu_cg_iterations <= 0) {
     throw UsageError(fmt::format("--cpu-cg-iterations must be positive, got {}", options.cpu_cg_iterations));
   }
+  const bool with_cuda = cuda_usable();
   GridBenchmarkTables tables{
+      with_cuda ? measured_copy_bandwidth_gbs() : std::nan(""),
       {},
       Table({"problem", "kernel", "time ms (median)", "GB/s", "% of copy BW", "cuSPARSE ms", "speed-up",
              "max rel. diff. to CSR"}),
       Table({"problem", "step", "nnz", "contributions", "time ms (median)", "GB/s", "% of copy BW", "speed-up vs cpu"}),
-      Table({"problem", "solver", "iterations", "converged", "relative residual", "time ms", "hierarchy ms",
-             "ms per iteration", "speed-up per iteration vs cpu"})};
-  const bool with_cuda = cuda_usable();
+      Table({"problem", "solver", "iterations", "converged", "relative residual", "setup ms", "hierarchy ms",
+             "solve ms", "time to solution ms", "ms per iteration", "speed-up per iteration vs cpu CG"})};
   run_problem(options, make_problem(3, options.size), with_cuda, tables);
   run_problem(options, make_problem(2, options.size_2d), with_cuda, tables);
   return tables;

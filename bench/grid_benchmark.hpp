@@ -21,7 +21,7 @@
 namespace trellis::bench {
 
 struct GridBenchmarkOptions {
-  std::int32_t size = 256;              // cells per axis of the 3-D problem (nodes: size + 1... see below)
+  std::int32_t size = 256;              // cells per axis of the 3-D problem
   std::int32_t size_2d = 4096;          // cells per axis of the 2-D problem
   int repeats = 20;                     // timed device runs; host refills run ceil(repeats / 5)
   std::int32_t cpu_cg_iterations = 50;  // cpu CG runs this many iterations (timed per iteration)
@@ -29,15 +29,17 @@ struct GridBenchmarkOptions {
 };
 
 struct GridBenchmarkTables {
-  std::vector<Table> kernels;  // one per problem
+  double copy_bandwidth_gbs = 0;  // measured on the device ("% of copy BW" divides by it); NaN without one
+  std::vector<Table> kernels;     // one per problem
   Table matrix_free;
   Table assembly;
   Table solvers;
 };
 
-// The problems have size^3 and size_2d^2 nodes (size - 1 cells per axis),
-// so 256 gives the 256^3 grid of the SpMV benchmark. Without a usable CUDA
-// device only the cpu rows run.
+// The problems have size^3 and size_2d^2 cells ((size + 1)^3 nodes), as
+// `trellis grid poisson --n size` has, so that the multigrid can halve every
+// axis down to its coarsest level. Without a usable CUDA device only the cpu
+// rows run.
 GridBenchmarkTables run_grid_benchmark(const GridBenchmarkOptions& options);
 
 }  // namespace trellis::bench

@@ -173,7 +173,7 @@ Table run_structured_benchmark(const CsrMatrix<T>& a, const std::string& matrix_
     const double gbs = static_cast<double>(m.bytes) / (m.ms * 1e-3) * 1e-9;
     table.add_row({m.kernel, matrix_name, precision, static_cast<std::int64_t>(a.rows),
                    static_cast<std::int64_t>(a.nnz()), number(m.ms, 3), number(per_rhs, 3), number(gbs, 0),
-                   number(100.0 * gbs / kCopyBandwidthGBs, 1), number(cusparse_ms / per_rhs, 2),
+                   number(100.0 * gbs / options.copy_bandwidth_gbs, 1), number(cusparse_ms / per_rhs, 2),
                    scientific(m.error, 1)});
   }
   return table;

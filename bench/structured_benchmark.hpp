@@ -8,15 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "device_timing.hpp"
 #include "trellis/core/csr.hpp"
 #include "trellis/core/table.hpp"
 
 namespace trellis::bench {
 
 struct StructuredBenchmarkOptions {
-  int repeats = 50;                             // timed runs per kernel, after warm-up
-  std::vector<std::int32_t> spmm_widths{4, 8};  // right-hand sides per SpMM row
-  std::int32_t max_diagonals = 32;              // more: the DIA row reports why it is missing
+  int repeats = 50;                               // timed runs per kernel, after warm-up
+  std::vector<std::int32_t> spmm_widths{4, 8};    // right-hand sides per SpMM row
+  std::int32_t max_diagonals = 32;                // more: the DIA row reports why it is missing
+  double copy_bandwidth_gbs = kCopyBandwidthGBs;  // what "% of copy BW" divides by
   bool quiet = false;
 };
 

@@ -2,6 +2,7 @@
 // anchor side by side and print one table.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <variant>
@@ -93,13 +94,20 @@ void run_grid(const GridCommand& command, const GlobalOptions& globals) {
   if (command.format == "json") {
     nlohmann::json kernels = nlohmann::json::array();
     for (const Table& table : tables.kernels) kernels.push_back(nlohmann::json::parse(table.to_json()));
-    nlohmann::json all{{"kernels", kernels},
+    nlohmann::json all{{"copy_bandwidth_gbs", tables.copy_bandwidth_gbs},
+                       {"kernels", kernels},
                        {"matrix_free", nlohmann::json::parse(tables.matrix_free.to_json())},
                        {"assembly", nlohmann::json::parse(tables.assembly.to_json())},
                        {"solvers", nlohmann::json::parse(tables.solvers.to_json())}};
     text = all.dump(2) + "\n";
   } else {
-    text = "## Sparse kernels on the assembled matrices\n\n";
+    text = std::isnan(tables.copy_bandwidth_gbs)
+               ? std::string()
+               : fmt::format(
+                     "Device copy bandwidth (read + write, measured): {:.0f} GB/s; \"% of copy BW\" is "
+                     "against it.\n\n",
+                     tables.copy_bandwidth_gbs);
+    text += "## Sparse kernels on the assembled matrices\n\n";
     for (const Table& table : tables.kernels) text += table.to_markdown() + "\n";
     if (tables.kernels.empty()) text += "(no CUDA device: the device kernels did not run)\n\n";
     text += "## Matrix-free apply (the same operator, never assembled)\n\n" + tables.matrix_free.to_markdown() +
@@ -247,8 +255,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
       "Finite differences: -div(k grad u) with variable k on a 3-D 7-point and a 2-D 5-point grid, assembled by "
       "forms. Sparse kernels (our CSR, cuSPARSE, DIA, SpMM), the matrix-free apply, assembly setup and refill "
       "(cpu, cuda gather and atomic) and Jacobi CG, with bytes moved against the copy bandwidth.");
-  grid_cmd->add_option("--size", grid->options.size, "Nodes per axis of the 3-D problem")->capture_default_str();
-  grid_cmd->add_option("--size-2d", grid->options.size_2d, "Nodes per axis of the 2-D problem")->capture_default_str();
+  grid_cmd->add_option("--size", grid->options.size, "Cells per axis of the 3-D problem")->capture_default_str();
+  grid_cmd->add_option("--size-2d", grid->options.size_2d, "Cells per axis of the 2-D problem")->capture_default_str();
   grid_cmd
       ->add_option("--repeats", grid->options.repeats,
                    "Timed device runs after 2 warm-ups; host refills run ceil(repeats/5) times")

@@ -378,4 +378,24 @@ TRELLIS_GRID_DECLARE_ALL_FORM_KERNELS;
 // matter (boundary values at the constrained nodes) sent without the rest.
 template <typename T>
 void scatter_values(std::int32_t count, const std::int32_t* nodes, const T* values, T* out, ::trellis::Stream stream);
+
+// The device vectors of a multigrid smoothing step (size() values each).
+template <typename T>
+struct SmoothingStepVectors {
+  const T* b;                 // right-hand side
+  const T* x;                 // iterate
+  const T* inverse_diagonal;  // D^-1
+  T* d;                       // direction, updated in place
+  T* x_out;                   // the new iterate; not x
+};
+// A smoothing step in the matrix-free apply's pass (uniform paths only):
+// r = b - A x, d = alpha d + beta D^-1 r and x_out = x + d, rounded as the
+// multigrid's two-pass step. False, with nothing launched, where the form
+// has no uniform path or the mesh is too tall for its launch.
+bool matrix_free_smoothing_step(const ::trellis::grid::detail::FormView<float>& form,
+                                const SmoothingStepVectors<float>& vectors, float alpha, float beta,
+                                ::trellis::Stream stream);
+bool matrix_free_smoothing_step(const ::trellis::grid::detail::FormView<double>& form,
+                                const SmoothingStepVectors<double>& vectors, double alpha, double beta,
+                                ::trellis::Stream stream);
 }  // namespace trellis::grid::cuda

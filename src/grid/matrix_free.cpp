@@ -109,6 +109,15 @@ struct MatrixFreeOperator<T>::State {
     });
   }
 
+  // UsageError unless the device coefficients are on this mesh and hold the slots the form reads.
+  void require_fits(const DeviceCoefficients<T>& coefficients) const {
+    if (coefficients.nodes() != mesh.nodes() || coefficients.slots() < slots) {
+      throw UsageError(
+          fmt::format("device coefficients of {} nodes and {} slots for a form on {} nodes reading {} slots",
+                      coefficients.nodes(), coefficients.slots(), mesh.nodes(), slots));
+    }
+  }
+
   void upload(Stream stream) const {
     if (uploaded) return;
     device_view = host_arrays.view;
@@ -242,10 +251,7 @@ void MatrixFreeOperator<T>::apply(const DeviceCoefficients<T>& coefficients, con
                                   Stream stream) const {
   const State& s = *state_;
   const auto n = static_cast<std::size_t>(s.mesh.nodes());
-  if (coefficients.nodes() != s.mesh.nodes() || coefficients.slots() < s.slots) {
-    throw UsageError(fmt::format("device coefficients of {} nodes and {} slots for a form on {} nodes reading {} slots",
-                                 coefficients.nodes(), coefficients.slots(), s.mesh.nodes(), s.slots));
-  }
+  s.require_fits(coefficients);
   if (x.size() != n || y.size() != n) {
     throw UsageError(fmt::format("matrix-free apply on {} nodes needs x and y of that length, got {} and {}", n,
                                  x.size(), y.size()));
@@ -256,12 +262,29 @@ void MatrixFreeOperator<T>::apply(const DeviceCoefficients<T>& coefficients, con
 template <typename T>
 void MatrixFreeOperator<T>::apply(const DeviceCoefficients<T>& coefficients, const T* x, T* y, Stream stream) const {
   const State& s = *state_;
-  if (coefficients.nodes() != s.mesh.nodes() || coefficients.slots() < s.slots) {
-    throw UsageError(fmt::format("device coefficients of {} nodes and {} slots for a form on {} nodes reading {} slots",
-                                 coefficients.nodes(), coefficients.slots(), s.mesh.nodes(), s.slots));
-  }
+  s.require_fits(coefficients);
   s.upload(stream);
   cuda::matrix_free_apply(s.view(s.device_view, s.device_constrained.data(), coefficients.packed()), x, y, stream);
+}
+
+template <typename T>
+DeviceLinearOperator<T> MatrixFreeOperator<T>::device_operator(const DeviceCoefficients<T>& coefficients,
+                                                               const T* diagonal) const {
+  state_->require_fits(coefficients);
+  DeviceLinearOperator<T> op;
+  op.size = size();
+  op.apply = [this, &coefficients](const T* x, T* y, Stream stream) { apply(coefficients, x, y, stream); };
+  op.diagonal = diagonal;
+  if (uses_uniform_constant_path() || uses_uniform_coefficient_path()) {
+    op.smoothing_step = [this, &coefficients](const T* b, const T* x, T alpha, T beta, const T* inverse_diagonal, T* d,
+                                              T* x_out, Stream stream) {
+      const State& s = *state_;
+      s.upload(stream);
+      return cuda::matrix_free_smoothing_step(s.view(s.device_view, s.device_constrained.data(), coefficients.packed()),
+                                              {b, x, inverse_diagonal, d, x_out}, alpha, beta, stream);
+    };
+  }
+  return op;
 }
 
 template <typename T>

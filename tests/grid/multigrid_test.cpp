@@ -124,6 +124,18 @@ SolveResult solve_mgcg(const Problem& problem, const Multigrid<double>& mg, std:
   return solve_mgcg(problem.a.matrix, problem.b, mg, x, tolerance);
 }
 
+// mgcg from a zero guess with a device operator on a cuda hierarchy; the
+// solution comes back in x.
+SolveResult device_mgcg(const DeviceLinearOperator<double>& op, const Multigrid<double>& mg,
+                        const std::vector<double>& b, std::vector<double>& x, const SolverOptions& options) {
+  const DeviceArray<double> device_b = DeviceArray<double>::from_host(b);
+  DeviceArray<double> device_x(b.size());
+  device_x.fill_zero();
+  const SolveResult result = mgcg<double>(op, mg, device_b, device_x, options);
+  x = device_x.to_host();
+  return result;
+}
+
 // mgcg's iterations to 1e-8 on problem with a hierarchy smoothing with smoother.
 std::int32_t mgcg_iterations(const Problem& problem, Smoother smoother, Backend backend) {
   MultigridOptions options;
@@ -859,17 +871,75 @@ TEST(MultigridCuda, MatrixFreeOperatorInTheCycle) {
   DeviceLinearOperator<double> op;
   op.size = mesh.nodes();
   op.apply = [&](const double* in, double* out, Stream stream) { matrix_free.apply(coefficients, in, out, stream); };
-  const auto n = problem.b.size();
-  const DeviceArray<double> b = DeviceArray<double>::from_host(problem.b);
-  DeviceArray<double> x(n), x_csr(n);
-  x.fill_zero();
-  x_csr.fill_zero();
+  std::vector<double> x, x_csr;
   const SolverOptions options{.relative_tolerance = 1e-10, .max_iterations = 40};
-  const SolveResult free = mgcg<double>(op, mg, b, x, options);
-  const SolveResult csr = mgcg<double>(mg.device_operator(), mg, b, x_csr, options);
+  const SolveResult free = device_mgcg(op, mg, problem.b, x, options);
+  const SolveResult csr = device_mgcg(mg.device_operator(), mg, problem.b, x_csr, options);
   ASSERT_TRUE(free.converged) << free.stopped_because;
   EXPECT_NEAR(free.iterations, csr.iterations, 1);
-  EXPECT_LE(relative_difference(x.to_host(), x_csr.to_host()), 1e-8);
+  EXPECT_LE(relative_difference(x, x_csr), 1e-8);
+}
+
+// A matrix-free operator on equal spacings does the finest level's
+// smoothing steps in its apply's pass: the solve equals, bit for bit, the
+// same solve with each step in two passes (the operator's residual, then
+// the step), on constant and variable k in 1-, 2- and 3-D; a graded mesh
+// (no uniform path) offers no such step.
+TEST(MultigridCuda, SmoothingStepsInTheApplysPass) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  struct Shape {
+    std::vector<std::int32_t> cells;
+    bool variable_k;
+  };
+  const std::vector<Shape> shapes = {
+      {{64}, true}, {{32, 24}, true}, {{24, 16}, false}, {{16, 16, 16}, true}, {{16, 12, 20}, false}};
+  const BilinearForm diffusion = inner_plus(Coefficient{0} * grad_minus(TrialFunction{}), grad_minus(TestFunction{}));
+  const BilinearForm poisson = inner_plus(grad_minus(TrialFunction{}), grad_minus(TestFunction{}));
+  std::uint64_t seed = 500;
+  for (const Shape& shape : shapes) {
+    const Mesh mesh = make_mesh(shape.cells, Kind::uniform);
+    const std::string what = std::to_string(mesh.nodes()) + " nodes" + (shape.variable_k ? ", variable k" : "");
+    const BilinearForm& form = shape.variable_k ? diffusion : poisson;
+    const Problem problem = make_problem(mesh, form, {boundary_marker(mesh)}, shape.variable_k, seed += 10);
+    // The k the problem's matrix was filled with (make_problem's).
+    const auto n = static_cast<std::size_t>(mesh.nodes());
+    std::vector<double> k = random_vector<double>(n, seed);
+    for (double& value : k) value = shape.variable_k ? 1.5 + 0.5 * value : 1.0;
+    Coefficients<double> host_coefficients(mesh, 2);
+    host_coefficients.set(0, std::span<const double>(k));
+    const DeviceCoefficients<double> coefficients(host_coefficients);
+    const MatrixFreeOperator<double> matrix_free(mesh, form, {boundary_marker(mesh)}, {.symmetrize = true});
+    // From the matrix alone: no Kronecker bands on the finest level, whose
+    // residuals then come from the operator.
+    const Multigrid<double> mg(mesh, problem.a.matrix, problem.constrained, {}, Backend::cuda);
+    const DeviceLinearOperator<double> one_pass = matrix_free.device_operator(coefficients);
+    ASSERT_TRUE(one_pass.smoothing_step) << what;
+    std::int32_t steps_in_one_pass = 0;
+    DeviceLinearOperator<double> counted = one_pass;
+    counted.smoothing_step = [&](const double* b, const double* x, double alpha, double beta, const double* inverse,
+                                 double* d, double* x_out, Stream stream) {
+      const bool done = one_pass.smoothing_step(b, x, alpha, beta, inverse, d, x_out, stream);
+      steps_in_one_pass += done ? 1 : 0;
+      return done;
+    };
+    DeviceLinearOperator<double> two_passes = one_pass;
+    two_passes.smoothing_step = nullptr;
+    std::vector<double> x_one, x_two, x_csr;
+    const SolverOptions options{.relative_tolerance = 1e-10, .max_iterations = 60};
+    const SolveResult one = device_mgcg(counted, mg, problem.b, x_one, options);
+    const SolveResult two = device_mgcg(two_passes, mg, problem.b, x_two, options);
+    ASSERT_TRUE(one.converged) << what << ": " << one.stopped_because;
+    EXPECT_GT(steps_in_one_pass, 0) << what;
+    EXPECT_EQ(one.iterations, two.iterations) << what;
+    EXPECT_EQ(one.final_residual, two.final_residual) << what;
+    EXPECT_EQ(x_one, x_two) << what;
+    device_mgcg(mg.device_operator(), mg, problem.b, x_csr, options);
+    EXPECT_LE(relative_difference(x_one, x_csr), 1e-8) << what;
+  }
+  const Mesh graded = make_mesh({16, 16}, Kind::graded);
+  const MatrixFreeOperator<double> stretched(graded, poisson, {boundary_marker(graded)}, {.symmetrize = true});
+  const DeviceCoefficients<double> none(Coefficients<double>(graded, 0));
+  EXPECT_FALSE(stretched.device_operator(none).smoothing_step);
 }
 
 TEST(MultigridCuda, DeviceVectors) {

@@ -96,6 +96,13 @@ struct DeviceLinearOperator {
   std::int32_t size = 0;                                       // rows and columns of A
   std::function<void(const T* x, T* y, Stream stream)> apply;  // y = A x, enqueued on stream
   const T* diagonal = nullptr;                                 // A's diagonal on the device, or null
+  // Optional, for the finest level of a multigrid cycle (mgcg passes its
+  // operator there): a smoothing step in the apply's pass, r = b - A x,
+  // d = alpha d + beta D^-1 r, x_out = x + d (x_out not x), rounded as the
+  // cycle's own two-pass step, so the iterates are the same. Returns false,
+  // with nothing enqueued, where it cannot; the cycle then takes two passes.
+  std::function<bool(const T* b, const T* x, T alpha, T beta, const T* inverse_diagonal, T* d, T* x_out, Stream stream)>
+      smoothing_step;
 };
 
 // The preconditioner of a Krylov solve: none or Jacobi (A's diagonal).

@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "../form_kernels.hpp"
+#include "smoothing_step.cuh"
 #include "trellis/core/cuda_check.hpp"
 
 namespace trellis::grid::cuda {
@@ -123,6 +124,10 @@ __global__ void separable_apply_kernel(FormView<T> form, const T* __restrict__ x
 // and the weights are kernel parameters. Constrained rows (the boundary)
 // are found from the indices. Stencil(row, x_row, below, above) sums an
 // interior row: constant weights, or weights times coefficients read there.
+// A stencil names the rows a thread takes in 3-D and the blocks a
+// multiprocessor must hold (the registers a thread may use): one slot loaded
+// around the rows doubles the registers, and 2 rows at 4 blocks ran faster
+// than 4 rows at 2 blocks (bench/results/NOTES.md).
 constexpr int kUniformRows = 4;
 constexpr int kUniformThreadsX = 32;
 constexpr int kUniformThreadsY = 8;
@@ -165,6 +170,7 @@ __device__ void load_around(Around<T, Rows>& out, const T* __restrict__ field, c
 template <typename T, int Dim>
 struct ConstantStencil {
   static constexpr bool kField = false;
+  static constexpr int kRows3d = kUniformRows, kMinBlocks3d = 1;
   detail::UniformConstantForm<T> form;
   const T* field = nullptr;
   template <int Rows>
@@ -177,6 +183,7 @@ struct ConstantStencil {
 template <typename T, int Dim>
 struct CoefficientStencil {
   static constexpr bool kField = false;
+  static constexpr int kRows3d = kUniformRows, kMinBlocks3d = 1;
   detail::UniformCoefficientForm<T> form;
   const T* field = nullptr;
   const T* __restrict__ coefficients;
@@ -195,6 +202,7 @@ struct CoefficientStencil {
 template <typename T, int Dim>
 struct SingleSlotStencil {
   static constexpr bool kField = true;
+  static constexpr int kRows3d = 2, kMinBlocks3d = 4;
   detail::UniformCoefficientForm<T> form;
   const T* field;  // the slot's values
   template <int Rows>
@@ -209,10 +217,35 @@ struct SingleSlotStencil {
   }
 };
 
-template <typename T, int Dim, int Rows, typename Stencil>
-__global__ void __launch_bounds__(kUniformThreadsX* kUniformThreadsY)
+// What the uniform apply writes at a row from (A x)[row]: the product, or a
+// multigrid smoothing step finished in the same pass (r = b - A x, then
+// smoothing_step.cuh's direction and update, the two-pass step's roundings),
+// the new iterate into another vector than x (x's neighbours are still read).
+template <typename T>
+struct WriteProduct {
+  T* __restrict__ y;
+  __device__ void operator()(std::int32_t row, T, T product) const { y[row] = product; }
+};
+
+template <typename T>
+struct WriteSmoothingStep {
+  const T* __restrict__ b;
+  const T* __restrict__ inverse_diagonal;
+  T* __restrict__ d;
+  T* __restrict__ x_out;
+  T alpha, beta;
+  __device__ void operator()(std::int32_t row, T x_row, T product) const {
+    const T r = b[row] - product;
+    const T step = smoothing_direction(alpha, d[row], beta, inverse_diagonal[row], r);
+    d[row] = step;
+    x_out[row] = add_rn(x_row, step);
+  }
+};
+
+template <typename T, int Dim, int Rows, typename Stencil, typename Write>
+__global__ void __launch_bounds__(kUniformThreadsX* kUniformThreadsY, Dim == 3 ? Stencil::kMinBlocks3d : 1)
     uniform_apply_kernel(Stencil stencil, detail::MeshView<T> mesh, bool symmetrized, const T* __restrict__ x,
-                         T* __restrict__ y) {
+                         Write write) {
   const std::int32_t nx = mesh.extent[0], ny = mesh.extent[1], nz = mesh.extent[2];
   const std::int32_t i = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
   const std::int32_t j0 = static_cast<std::int32_t>(blockIdx.y * blockDim.y + threadIdx.y) * Rows;
@@ -231,7 +264,7 @@ __global__ void __launch_bounds__(kUniformThreadsX* kUniformThreadsY)
     if (j >= ny) break;
     const std::int32_t row = at.base + j * sy;
     if (edge_xz || (Dim >= 2 && (j == 0 || j == ny - 1))) {
-      y[row] = xs.column[t + 1];
+      write(row, xs.column[t + 1], xs.column[t + 1]);
       continue;
     }
     // A symmetrised form reads a constrained (boundary) neighbour as zero.
@@ -247,56 +280,68 @@ __global__ void __launch_bounds__(kUniformThreadsX* kUniformThreadsY)
       below[2] = symmetrized && k == 1 ? T(0) : xs.z_below[t];
       above[2] = symmetrized && k == nz - 2 ? T(0) : xs.z_above[t];
     }
-    y[row] = stencil.template operator()<Rows>(row, t, field, xs.column[t + 1], below, above);
+    write(row, xs.column[t + 1], stencil.template operator()<Rows>(row, t, field, xs.column[t + 1], below, above));
   }
 }
 
 // False (nothing launched) when the mesh is too tall for the launch's grid.
 // make_stencil.template operator()<Dim>() gives the kernel's stencil.
-template <typename T, typename MakeStencil>
-bool apply_uniform(const FormView<T>& view, const T* x, T* y, Stream stream, MakeStencil&& make_stencil) {
+template <typename T, typename Write, typename MakeStencil>
+bool apply_uniform(const FormView<T>& view, const T* x, const Write& write, Stream stream, MakeStencil&& make_stencil) {
   const detail::MeshView<T>& mesh = view.mesh;
-  const int rows = mesh.dim == 1 ? 1 : kUniformRows;
+  if (mesh.extent[2] > 65535) return false;
   const dim3 block(mesh.dim == 1 ? kUniformThreadsX * kUniformThreadsY : kUniformThreadsX,
                    mesh.dim == 1 ? 1 : kUniformThreadsY);
-  const std::int64_t columns = (static_cast<std::int64_t>(mesh.extent[1]) + rows - 1) / rows;
-  const std::int64_t grid_y = (columns + block.y - 1) / block.y;
-  if (grid_y > 65535 || mesh.extent[2] > 65535) return false;
-  const dim3 grid(static_cast<unsigned>((mesh.extent[0] + block.x - 1) / block.x), static_cast<unsigned>(grid_y),
-                  static_cast<unsigned>(mesh.extent[2]));
-  auto launch = [&]<int Dim, int Rows>() {
-    const auto stencil = make_stencil.template operator()<Dim>();
-    TRELLIS_LAUNCH((uniform_apply_kernel<T, Dim, Rows, decltype(stencil)>), grid, block, 0, stream, stencil, mesh,
-                   view.symmetrized, x, y);
+  // The launch's grid for Rows rows a thread; false when too tall.
+  const auto grid_for = [&](int rows, dim3& grid) {
+    const std::int64_t columns = (static_cast<std::int64_t>(mesh.extent[1]) + rows - 1) / rows;
+    const std::int64_t grid_y = (columns + block.y - 1) / block.y;
+    grid = dim3(static_cast<unsigned>((mesh.extent[0] + block.x - 1) / block.x), static_cast<unsigned>(grid_y),
+                static_cast<unsigned>(mesh.extent[2]));
+    return grid_y <= 65535;
   };
-  if (mesh.dim == 1) {
-    launch.template operator()<1, 1>();
-  } else if (mesh.dim == 2) {
-    launch.template operator()<2, kUniformRows>();
-  } else {
-    launch.template operator()<3, kUniformRows>();
-  }
-  return true;
+  auto launch = [&]<int Dim>() {
+    const auto stencil = make_stencil.template operator()<Dim>();
+    using Stencil = decltype(stencil);
+    constexpr int rows = Dim == 1 ? 1 : (Dim == 2 ? kUniformRows : Stencil::kRows3d);
+    dim3 grid;
+    if (!grid_for(rows, grid)) return false;
+    TRELLIS_LAUNCH((uniform_apply_kernel<T, Dim, rows, Stencil, Write>), grid, block, 0, stream, stencil, mesh,
+                   view.symmetrized, x, write);
+    return true;
+  };
+  if (mesh.dim == 1) return launch.template operator()<1>();
+  if (mesh.dim == 2) return launch.template operator()<2>();
+  return launch.template operator()<3>();
 }
 
-template <typename T>
-bool apply_uniform_constant(const FormView<T>& view, const T* x, T* y, Stream stream) {
-  return apply_uniform(view, x, y, stream, [&]<int Dim>() { return ConstantStencil<T, Dim>{view.uniform, nullptr}; });
+template <typename T, typename Write>
+bool apply_uniform_constant(const FormView<T>& view, const T* x, const Write& write, Stream stream) {
+  return apply_uniform(view, x, write, stream, [&]<int Dim>() {
+    return ConstantStencil<T, Dim>{view.uniform, nullptr};
+  });
 }
 
-template <typename T>
-bool apply_uniform_coefficients(const FormView<T>& view, const T* x, T* y, Stream stream) {
+template <typename T, typename Write>
+bool apply_uniform_coefficients(const FormView<T>& view, const T* x, const Write& write, Stream stream) {
   const detail::MeshView<T>& mesh = view.mesh;
   const std::int64_t nodes = static_cast<std::int64_t>(mesh.extent[0]) * mesh.extent[1] * mesh.extent[2];
   const detail::UniformCoefficientForm<T>& form = view.uniform_coefficients;
   if (form.single_slot >= 0) {
     const T* slot = view.coefficients + 1 + static_cast<std::int64_t>(form.single_slot) * nodes;
-    return apply_uniform(view, x, y, stream, [&]<int Dim>() { return SingleSlotStencil<T, Dim>{form, slot}; });
+    return apply_uniform(view, x, write, stream, [&]<int Dim>() { return SingleSlotStencil<T, Dim>{form, slot}; });
   }
-  return apply_uniform(view, x, y, stream, [&]<int Dim>() {
+  return apply_uniform(view, x, write, stream, [&]<int Dim>() {
     return CoefficientStencil<T, Dim>{
         form, nullptr, view.coefficients, nodes, {mesh.stride[0], mesh.stride[1], mesh.stride[2]}};
   });
+}
+
+// A uniform path's apply with its output; false when neither path applies.
+template <typename T, typename Write>
+bool apply_uniform_paths(const FormView<T>& view, const T* x, const Write& write, Stream stream) {
+  return (view.uniform.usable && apply_uniform_constant(view, x, write, stream)) ||
+         (view.uniform_coefficients.usable && apply_uniform_coefficients(view, x, write, stream));
 }
 
 template <typename T>
@@ -304,8 +349,7 @@ void apply(const FormView<T>& view, const T* x, T* y, Stream stream) {
   const detail::MeshView<T>& mesh = view.mesh;
   const std::int64_t nodes = static_cast<std::int64_t>(mesh.extent[0]) * mesh.extent[1] * mesh.extent[2];
   if (nodes == 0) return;
-  if (view.uniform.usable && apply_uniform_constant(view, x, y, stream)) return;
-  if (view.uniform_coefficients.usable && apply_uniform_coefficients(view, x, y, stream)) return;
+  if (apply_uniform_paths(view, x, WriteProduct<T>{y}, stream)) return;
   if (!view.separable.usable || mesh.extent[1] > 65535 || mesh.extent[2] > 65535) {
     TRELLIS_LAUNCH(generic_apply_kernel<T>, blocks_for(nodes), kThreads, 0, stream, view, x, y);
     return;
@@ -339,18 +383,24 @@ void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, cons
 
 }  // namespace
 
-#define TRELLIS_CUDA_FORM_KERNELS(T)                                                                               \
-  void refill_gather(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream stream) { \
-    gather(table, coefficients, out, stream);                                                                      \
-  }                                                                                                                \
-  void refill_atomic(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream stream) { \
-    scatter(table, coefficients, out, stream);                                                                     \
-  }                                                                                                                \
-  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,                    \
-                  const CsrView<T>& lift, T* b, Stream stream) {                                                   \
-    finish(rows, constrained, boundary_values, lift, b, stream);                                                   \
-  }                                                                                                                \
-  void matrix_free_apply(const FormView<T>& form, const T* x, T* y, Stream stream) { apply(form, x, y, stream); }
+#define TRELLIS_CUDA_FORM_KERNELS(T)                                                                                \
+  void refill_gather(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream stream) {  \
+    gather(table, coefficients, out, stream);                                                                       \
+  }                                                                                                                 \
+  void refill_atomic(const TableView<T>& table, const T* coefficients, const TableOutput<T>& out, Stream stream) {  \
+    scatter(table, coefficients, out, stream);                                                                      \
+  }                                                                                                                 \
+  void finish_rhs(std::int32_t rows, const std::uint8_t* constrained, const T* boundary_values,                     \
+                  const CsrView<T>& lift, T* b, Stream stream) {                                                    \
+    finish(rows, constrained, boundary_values, lift, b, stream);                                                    \
+  }                                                                                                                 \
+  void matrix_free_apply(const FormView<T>& form, const T* x, T* y, Stream stream) { apply(form, x, y, stream); }   \
+  bool matrix_free_smoothing_step(const FormView<T>& form, const SmoothingStepVectors<T>& vectors, T alpha, T beta, \
+                                  Stream stream) {                                                                  \
+    const WriteSmoothingStep<T> write{vectors.b, vectors.inverse_diagonal, vectors.d, vectors.x_out, alpha, beta};  \
+    return form.mesh.extent[0] * form.mesh.extent[1] * form.mesh.extent[2] != 0 &&                                  \
+           apply_uniform_paths(form, vectors.x, write, stream);                                                     \
+  }
 
 TRELLIS_CUDA_FORM_KERNELS(float)
 TRELLIS_CUDA_FORM_KERNELS(double)

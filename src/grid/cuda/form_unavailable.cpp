@@ -16,7 +16,10 @@ namespace {
   void refill_gather(const detail::TableView<T>&, const T*, const detail::TableOutput<T>&, Stream) { unavailable(); } \
   void refill_atomic(const detail::TableView<T>&, const T*, const detail::TableOutput<T>&, Stream) { unavailable(); } \
   void finish_rhs(std::int32_t, const std::uint8_t*, const T*, const CsrView<T>&, T*, Stream) { unavailable(); }      \
-  void matrix_free_apply(const detail::FormView<T>&, const T*, T*, Stream) { unavailable(); }
+  void matrix_free_apply(const detail::FormView<T>&, const T*, T*, Stream) { unavailable(); }                         \
+  bool matrix_free_smoothing_step(const detail::FormView<T>&, const SmoothingStepVectors<T>&, T, T, Stream) {         \
+    unavailable();                                                                                                    \
+  }
 
 TRELLIS_UNAVAILABLE_FORM_KERNELS(float)
 TRELLIS_UNAVAILABLE_FORM_KERNELS(double)

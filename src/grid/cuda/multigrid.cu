@@ -28,6 +28,7 @@
 #include "smoothing_step.cuh"
 #include "trellis/core/cuda_check.hpp"
 #include "trellis/core/device.hpp"
+#include "trellis/core/error.hpp"
 
 namespace trellis::grid::cuda {
 namespace {
@@ -250,12 +251,33 @@ struct MultigridCycle<T>::Impl {
       if (current != x) device::copy_on_device(x, current, sizeof(T) * static_cast<std::size_t>(level.n), stream);
       return;
     }
+    if (fused_steps(level, b, x, stream)) return;
     for (const detail::SmoothingStep& step : level.steps) {
       residual(level, b, x, level.residual.data(), stream);
       TRELLIS_LAUNCH(smoothing_step<T>, blocks_for(level.n), kThreads, 0, stream, level.n, static_cast<T>(step.alpha),
                      static_cast<T>(step.beta), level.inverse_diagonal.data(),
                      static_cast<const T*>(level.residual.data()), level.direction.data(), x);
     }
+  }
+
+  // The finest level's steps each in the override's pass where it offers
+  // one (DeviceLinearOperator::smoothing_step), from x into the residual's
+  // vector and back as on the bands; false, with nothing done, where not.
+  bool fused_steps(const DeviceLevel<T>& level, const T* b, T* x, Stream stream) const {
+    if (finest_override == nullptr || !finest_override->smoothing_step || &level != levels.data()) return false;
+    T* current = x;
+    T* other = level.residual.data();
+    for (const detail::SmoothingStep& step : level.steps) {
+      if (!finest_override->smoothing_step(b, current, static_cast<T>(step.alpha), static_cast<T>(step.beta),
+                                           level.inverse_diagonal.data(), level.direction.data(), other, stream)) {
+        // The operator declines for what it is, so at its first step.
+        if (current != x || other != level.residual.data()) throw Error("a smoothing step in one pass declined midway");
+        return false;
+      }
+      std::swap(current, other);
+    }
+    if (current != x) device::copy_on_device(x, current, sizeof(T) * static_cast<std::size_t>(level.n), stream);
+    return true;
   }
 
   void coarse_solve(const T* b, T* x, Stream stream) const {

@@ -151,17 +151,15 @@ SolveResult FormSolver::solve(const Coefficients<double>& coefficients, const st
   end_phase("fill and right-hand side");
   DeviceLinearOperator<double> op;
   if (matrix_free_) {
-    op.size = n;
-    op.apply = [&](const double* in, double* out, Stream stream) {
-      matrix_free_->apply(device_coefficients, in, out, stream);
-    };
+    const double* device_diagonal = nullptr;
     if (solver_ == LinearSolver::cg) {  // Jacobi's diagonal; a multigrid solve does not read it
       const std::vector<double> diagonal = matrix_free_->diagonal(coefficients);
       if (d.diagonal.size() != diagonal.size()) d.diagonal = DeviceArray<double>(diagonal.size());
       d.diagonal.copy_from_host(diagonal);
-      op.diagonal = d.diagonal.data();
+      device_diagonal = d.diagonal.data();
       device::synchronize(nullptr);
     }
+    op = matrix_free_->device_operator(device_coefficients, device_diagonal);
   } else if (solver_ == LinearSolver::cg) {
     // Rebuilt every fill: the diagonal changes with the coefficients.
     d.csr = std::make_unique<DeviceCsrOperator<double>>(d.matrix.matrix, Preconditioner::jacobi);
