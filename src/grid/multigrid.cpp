@@ -342,11 +342,13 @@ struct Multigrid<T>::State {
       }
     }
     end_phase("coarse operators and transfers");
-    // Chebyshev's eigenvalue estimates: every level's Lanczos steps queued,
-    // then their tridiagonals read with one wait.
+    // Chebyshev's eigenvalue estimates: every level's Lanczos steps queued
+    // (the finest level's beside the others'), then their tridiagonals read
+    // with one wait.
     std::optional<cuda::LanczosQueue<T>> lanczos;
     if (options.smoother == Smoother::chebyshev) {
-      lanczos.emplace(levels.front().mesh.nodes(), options.eigenvalue_steps, levels.size() - 1);
+      lanczos.emplace(levels.front().mesh.nodes(), levels.size() > 2 ? levels[1].mesh.nodes() : 0,
+                      options.eigenvalue_steps, levels.size() - 1);
     }
     for (std::size_t l = 0; l < levels.size(); ++l) {
       Level<T>& level = levels[l];
@@ -367,7 +369,11 @@ struct Multigrid<T>::State {
                         "of level {} ({} nodes)",
                         bad_row, l, n));
       }
-      if (!lanczos) continue;
+    }
+    // Queued once the default stream has nothing more to do here (no
+    // allocation or wait of the loop above falls between the two lanes).
+    for (std::size_t l = 0; lanczos && l + 1 < levels.size(); ++l) {
+      const detail::DeviceLevelParts<T>& part = parts[l];
       if (part.kronecker) {
         lanczos->add(*part.kronecker, part.inverse_diagonal.data());
       } else {

@@ -81,11 +81,23 @@ struct AxisRow {
   std::int32_t count;
 };
 
+// One axis of R = P^T as the device reads it: the fine indices first,
+// first + 1, ... (count of them, at most 3) that may interpolate from
+// coarse index I, and the weight of I in each one's AxisRow (found false
+// where that row holds other coarse indices only).
+struct CoarseAxisRow {
+  std::int32_t first;
+  std::int32_t count;
+  double weight[3];
+  bool found[3];
+};
+
 // A transfer's extents, axes and constraint flags (device pointers).
 struct TransferView {
   std::int32_t fine[3];
   std::int32_t coarse[3];
-  const AxisRow* axis[3];  // per fine index
+  const AxisRow* axis[3];               // per fine index
+  const CoarseAxisRow* coarse_axis[3];  // per coarse index
   const std::uint8_t* fine_constrained;
   const std::uint8_t* coarse_constrained;
 };
@@ -111,6 +123,7 @@ class DeviceTransfer {
  private:
   TransferView view_{};
   std::array<DeviceArray<unsigned char>, 3> axes_;
+  std::array<DeviceArray<unsigned char>, 3> coarse_axes_;
 };
 
 // multigrid_lines.hpp's factors of one axis on the device.
@@ -189,29 +202,39 @@ struct LanczosTridiagonal {
   std::vector<double> alpha, beta;
 };
 
-// The Lanczos steps of several levels on the device with one wait: each
-// level's steps queue behind the last, on work vectors of the largest
-// level's size, and keep their coefficients on the device until
-// tridiagonals() reads them all. Dot products are the device's fixed tree
-// reductions, so alpha and beta equal the host's to rounding.
+// The Lanczos steps of several levels on the device with one wait, in two
+// lanes that run side by side: the first level added (the finest, most of
+// the work) on its own stream and work vectors, each later level queued
+// behind the last on a second stream and vectors of other_rows (the largest
+// of the rest). Each lane starts from what the default stream has done when
+// the level is added (its matrix, its inverse diagonal). Coefficients stay
+// on the device until tridiagonals() reads them all. Dot products are the
+// device's fixed tree reductions, so alpha and beta equal the host's to
+// rounding, and a level's are the same bits in either lane.
 template <typename T>
 class LanczosQueue {
  public:
-  LanczosQueue(std::int32_t largest_rows, std::int32_t steps, std::size_t levels);
+  LanczosQueue(std::int32_t largest_rows, std::int32_t other_rows, std::int32_t steps, std::size_t levels);
+  ~LanczosQueue();
+  LanczosQueue(const LanczosQueue&) = delete;
+  LanczosQueue& operator=(const LanczosQueue&) = delete;
   void add(const CsrView<T>& a, const T* inverse_diagonal);
   void add(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal);  // a Kronecker level
   // One per add, in order; alpha empty where a level has no free row.
   std::vector<LanczosTridiagonal> tridiagonals() const;
 
  private:
+  struct Lane;  // a stream, an event and work vectors (cuda/multigrid_setup.cu)
+  // The lane of the next level added.
+  Lane& next_lane();
   template <typename Apply>
   void queue(std::int32_t n, const Apply& apply, const T* inverse_diagonal);
   // The start vector's norm, then alpha and beta a step.
   std::size_t coefficients_a_level() const { return 1 + 2 * static_cast<std::size_t>(steps_); }
 
   std::int32_t steps_;
-  DeviceArray<T> scale_, q_, q_previous_, w_, scaled_;
-  DeviceArray<double> partials_, coefficients_;
+  std::unique_ptr<Lane> first_, rest_;
+  DeviceArray<double> coefficients_;
   std::size_t added_ = 0;
 };
 

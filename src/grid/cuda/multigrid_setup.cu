@@ -18,6 +18,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -120,6 +121,7 @@ DeviceCsr<T> build_csr(std::int32_t rows, std::int32_t cols, const Rows& visitor
 // ------------------------------------------------------------ transfers
 
 using detail::AxisRow;
+using detail::CoarseAxisRow;
 using detail::TransferView;
 
 // Row `row` of P: multigrid_transfer.cpp's loop (axis 2 outermost).
@@ -197,6 +199,123 @@ struct RestrictionRows {
     }
   }
 };
+
+// The transfers applied in the cycle: the entries RestrictionRows and
+// ProlongationRows emit, in their order, summed as the device SpMV sums a
+// row (spmv.cu: sum += value * x, then alpha sum + beta y with alpha 1 and
+// beta 0 or 1), so the results are the SpMV's with R and P bit for bit.
+// Every row's loads are issued before its sums: the loops' bounds come from
+// the axes' rows, read first, so no load waits behind another's branch.
+
+// Node `row`'s index along each axis of a mesh of extent[0] x extent[1] x
+// extent[2] nodes (axis 0 fastest).
+struct AxisIndices {
+  std::int32_t along[3];
+};
+__device__ __forceinline__ AxisIndices axis_indices(std::int32_t row, const std::int32_t (&extent)[3]) {
+  return {{row % extent[0], (row / extent[0]) % extent[1], row / (extent[0] * extent[1])}};
+}
+
+// coarse = R fine: a coarse row's at most 3 x 3 x 3 fine nodes, a plane of
+// 3 x 3 at a time loaded at clamped indices (a value past an axis's count is
+// never summed): a plane's loads in flight together, at 74 registers a
+// thread where all 27 at once took 128 and ran slower.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    restrict_rows(std::int32_t rows, TransferView t, const T* __restrict__ fine, T* __restrict__ coarse) {
+  for (std::int64_t row64 = first_index(); row64 < rows; row64 += grid_stride()) {
+    const auto row = static_cast<std::int32_t>(row64);
+    T sum = T(0);
+    if (!t.coarse_constrained[row]) {
+      const AxisIndices at = axis_indices(row, t.coarse);
+      const CoarseAxisRow a0 = t.coarse_axis[0][at.along[0]];
+      const CoarseAxisRow a1 = t.coarse_axis[1][at.along[1]];
+      const CoarseAxisRow a2 = t.coarse_axis[2][at.along[2]];
+#pragma unroll
+      for (int c2 = 0; c2 < 3; ++c2) {
+        if (c2 >= a2.count || !a2.found[c2]) continue;
+        T value[3][3];
+        std::uint8_t constrained[3][3];
+#pragma unroll
+        for (int c1 = 0; c1 < 3; ++c1) {
+#pragma unroll
+          for (int c0 = 0; c0 < 3; ++c0) {
+            const std::int32_t node = a0.first + min(c0, a0.count - 1) +
+                                      t.fine[0] * (a1.first + min(c1, a1.count - 1) + t.fine[1] * (a2.first + c2));
+            value[c1][c0] = __ldg(fine + node);
+            constrained[c1][c0] = __ldg(t.fine_constrained + node);
+          }
+        }
+#pragma unroll
+        for (int c1 = 0; c1 < 3; ++c1) {
+          if (c1 >= a1.count || !a1.found[c1]) continue;
+#pragma unroll
+          for (int c0 = 0; c0 < 3; ++c0) {
+            if (c0 >= a0.count || !a0.found[c0] || constrained[c1][c0]) continue;
+            const double weight = mul_rn(mul_rn(a0.weight[c0], a1.weight[c1]), a2.weight[c2]);
+            if (weight == 0) continue;
+            sum = add_rn(sum, mul_rn(static_cast<T>(weight), value[c1][c0]));
+          }
+        }
+      }
+    }
+    coarse[row] = mul_rn(T(1), sum);
+  }
+}
+
+// Coarse index c (0 or 1) of a P row, the first where the row has one only
+// (c known at compile time: no indexing into local memory).
+__device__ __forceinline__ std::int32_t second_or_first(const AxisRow& w, int c) {
+  return c == 1 && w.count > 1 ? w.coarse[1] : w.coarse[0];
+}
+
+// fine += P coarse: a fine row's at most 2 x 2 x 2 coarse nodes, loaded at
+// clamped indices.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    prolong_rows(std::int32_t rows, TransferView t, const T* __restrict__ coarse, T* __restrict__ fine) {
+  for (std::int64_t row64 = first_index(); row64 < rows; row64 += grid_stride()) {
+    const auto row = static_cast<std::int32_t>(row64);
+    T sum = T(0);
+    if (!t.fine_constrained[row]) {
+      const AxisIndices at = axis_indices(row, t.fine);
+      const AxisRow w0 = t.axis[0][at.along[0]];
+      const AxisRow w1 = t.axis[1][at.along[1]];
+      const AxisRow w2 = t.axis[2][at.along[2]];
+      T value[2][2][2];
+      std::uint8_t constrained[2][2][2];
+#pragma unroll
+      for (int c2 = 0; c2 < 2; ++c2) {
+#pragma unroll
+        for (int c1 = 0; c1 < 2; ++c1) {
+#pragma unroll
+          for (int c0 = 0; c0 < 2; ++c0) {
+            const std::int32_t col = second_or_first(w0, c0) +
+                                     t.coarse[0] * (second_or_first(w1, c1) + t.coarse[1] * second_or_first(w2, c2));
+            value[c2][c1][c0] = __ldg(coarse + col);
+            constrained[c2][c1][c0] = __ldg(t.coarse_constrained + col);
+          }
+        }
+      }
+#pragma unroll
+      for (int c2 = 0; c2 < 2; ++c2) {
+        if (c2 >= w2.count) continue;
+#pragma unroll
+        for (int c1 = 0; c1 < 2; ++c1) {
+          if (c1 >= w1.count) continue;
+#pragma unroll
+          for (int c0 = 0; c0 < 2; ++c0) {
+            if (c0 >= w0.count || constrained[c2][c1][c0]) continue;
+            const double weight = mul_rn(mul_rn(w0.weight[c0], w1.weight[c1]), w2.weight[c2]);
+            if (weight == 0) continue;
+            sum = add_rn(sum, mul_rn(static_cast<T>(weight), value[c2][c1][c0]));
+          }
+        }
+      }
+    }
+    fine[row] = add_rn(mul_rn(T(1), sum), mul_rn(T(1), fine[row]));
+  }
+}
 
 // ------------------------------------------------------------ Galerkin product
 
@@ -401,10 +520,11 @@ __global__ void __launch_bounds__(kMaxPartials)
 // x . y (or its square root) into *out on the device: a fixed tree for a
 // given n, so the same bits every run.
 template <typename T>
-void queue_dot(std::int32_t n, const T* x, const T* y, bool root, DeviceArray<double>& partials, double* out) {
+void queue_dot(std::int32_t n, const T* x, const T* y, bool root, DeviceArray<double>& partials, double* out,
+               Stream stream) {
   const int blocks = dot_blocks(n);
-  TRELLIS_LAUNCH(dot_partials<T>, blocks, kThreads, 0, nullptr, n, x, y, partials.data());
-  TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, nullptr, blocks, static_cast<const double*>(partials.data()), root,
+  TRELLIS_LAUNCH(dot_partials<T>, blocks, kThreads, 0, stream, n, x, y, partials.data());
+  TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, stream, blocks, static_cast<const double*>(partials.data()), root,
                  out);
 }
 
@@ -464,6 +584,34 @@ __global__ void __launch_bounds__(kThreads)
   store_block_sum(sum, partials);
 }
 
+// R's rows along one axis from P's (rows, per fine index): RestrictionRows'
+// candidates and axis_weight's lookups, done once.
+std::vector<detail::CoarseAxisRow> coarse_axis_rows(const std::vector<AxisRow>& rows, std::int32_t coarse) {
+  const auto fine = static_cast<std::int32_t>(rows.size());
+  const bool halved = fine != coarse;
+  std::vector<detail::CoarseAxisRow> out(static_cast<std::size_t>(coarse));
+  for (std::int32_t at = 0; at < coarse; ++at) {
+    detail::CoarseAxisRow& r = out[static_cast<std::size_t>(at)];
+    r.first = halved ? std::max(2 * at - 1, 0) : at;
+    const std::int32_t last = halved ? std::min(2 * at + 1, fine - 1) : at;
+    r.count = last - r.first + 1;
+    for (std::int32_t c = 0; c < 3; ++c) {
+      r.found[c] = false;
+      r.weight[c] = 0;
+      if (c >= r.count) continue;
+      const AxisRow& w = rows[static_cast<std::size_t>(r.first + c)];
+      for (int k = 0; k < w.count; ++k) {
+        if (w.coarse[k] == at) {
+          r.found[c] = true;
+          r.weight[c] = w.weight[k];
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<AxisRow> axis_rows(const std::vector<detail::AxisWeights>& weights) {
   std::vector<AxisRow> rows;
   rows.reserve(weights.size());
@@ -471,28 +619,6 @@ std::vector<AxisRow> axis_rows(const std::vector<detail::AxisWeights>& weights) 
     rows.push_back({{w.coarse[0], w.coarse[1]}, {w.weight[0], w.weight[1]}, w.count});
   }
   return rows;
-}
-
-// y = alpha * (row's sum) + beta * y: the device SpMV's sum over the
-// entries the visitor emits, in its order and rounding (spmv.cu).
-template <typename T>
-struct Accumulate {
-  const T* x;
-  T sum;
-  template <typename V>
-  __device__ void operator()(ColumnIndex col, V value) {
-    sum = add_rn(sum, mul_rn(static_cast<T>(value), x[col]));
-  }
-};
-
-template <typename T, typename Rows>
-__global__ void __launch_bounds__(kThreads)
-    apply_rows(std::int32_t rows, Rows visitor, T alpha, const T* __restrict__ x, T beta, T* __restrict__ y) {
-  for (std::int64_t row = first_index(); row < rows; row += grid_stride()) {
-    Accumulate<T> accumulate{x, T(0)};
-    visitor(static_cast<std::int32_t>(row), accumulate);
-    y[row] = beta == T(0) ? mul_rn(alpha, accumulate.sum) : add_rn(mul_rn(alpha, accumulate.sum), mul_rn(beta, y[row]));
-  }
 }
 
 }  // namespace
@@ -617,75 +743,113 @@ detail::DeviceLineFactors<T> line_factors(const CsrView<T>& a, const std::uint8_
 }
 
 template <typename T>
-LanczosQueue<T>::LanczosQueue(std::int32_t largest_rows, std::int32_t steps, std::size_t levels)
+struct LanczosQueue<T>::Lane {
+  explicit Lane(std::int32_t rows)
+      : scale(static_cast<std::size_t>(rows)),
+        q(scale.size()),
+        q_previous(scale.size()),
+        w(scale.size()),
+        scaled(scale.size()),
+        partials(kMaxPartials) {
+    TRELLIS_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready, cudaEventDisableTiming));
+  }
+  ~Lane() { cudaEventDestroy(inputs_ready); }
+  Lane(const Lane&) = delete;
+  Lane& operator=(const Lane&) = delete;
+
+  device::OwnedStream stream;
+  cudaEvent_t inputs_ready = nullptr;  // recorded on the default stream as a level is added
+  DeviceArray<T> scale, q, q_previous, w, scaled;
+  DeviceArray<double> partials;
+};
+
+template <typename T>
+LanczosQueue<T>::LanczosQueue(std::int32_t largest_rows, std::int32_t other_rows, std::int32_t steps,
+                              std::size_t levels)
     : steps_(steps),
-      scale_(static_cast<std::size_t>(largest_rows)),
-      q_(scale_.size()),
-      q_previous_(scale_.size()),
-      w_(scale_.size()),
-      scaled_(scale_.size()),
-      partials_(kMaxPartials),
+      first_(std::make_unique<Lane>(largest_rows)),
+      rest_(levels > 1 ? std::make_unique<Lane>(other_rows) : nullptr),
       coefficients_(levels * coefficients_a_level()) {}
+
+template <typename T>
+LanczosQueue<T>::~LanczosQueue() = default;
+
+template <typename T>
+typename LanczosQueue<T>::Lane& LanczosQueue<T>::next_lane() {
+  Lane* lane = added_ == 0 ? first_.get() : rest_.get();
+  if (lane == nullptr || (added_ + 1) * coefficients_a_level() > coefficients_.size()) {
+    throw std::logic_error("LanczosQueue: more levels than it was made for");
+  }
+  return *lane;
+}
 
 template <typename T>
 template <typename Apply>
 void LanczosQueue<T>::queue(std::int32_t n, const Apply& apply, const T* inverse_diagonal) {
-  if (static_cast<std::size_t>(n) > scale_.size() || (added_ + 1) * coefficients_a_level() > coefficients_.size()) {
-    throw std::logic_error("LanczosQueue: more rows or levels than it was made for");
+  Lane& lane = next_lane();
+  if (static_cast<std::size_t>(n) > lane.scale.size()) {
+    throw std::logic_error("LanczosQueue: more rows than it was made for");
   }
+  const Stream stream = lane.stream.get();
+  // The level's matrix and inverse diagonal come from the default stream.
+  TRELLIS_CUDA_CHECK(cudaEventRecord(lane.inputs_ready, nullptr));
+  TRELLIS_CUDA_CHECK(cudaStreamWaitEvent(stream, lane.inputs_ready, 0));
   double* const c = coefficients_.data() + added_ * coefficients_a_level();
   ++added_;
   const unsigned blocks = blocks_for(n);
   const int dot_grid = dot_blocks(n);
   const auto sum_into = [&](bool root, double* out) {
-    TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, nullptr, dot_grid, static_cast<const double*>(partials_.data()),
+    TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, stream, dot_grid, static_cast<const double*>(lane.partials.data()),
                    root, out);
   };
   // Each elementwise step that precedes a dot product computes it too, on
   // the dot's blocks and in its order (plus_product): the same bits as the
   // step and the dot apart, with fewer passes over the vectors.
   const auto divide_and_scale_into = [&](const T* w, const double* divisor) {
-    TRELLIS_LAUNCH(divide_and_scale<T>, blocks, kThreads, 0, nullptr, n, w, divisor, q_.data(),
-                   static_cast<const T*>(scale_.data()), scaled_.data());
+    TRELLIS_LAUNCH(divide_and_scale<T>, blocks, kThreads, 0, stream, n, w, divisor, lane.q.data(),
+                   static_cast<const T*>(lane.scale.data()), lane.scaled.data());
   };
-  device::fill_zero(q_previous_.data(), static_cast<std::size_t>(n) * sizeof(T), nullptr);
-  TRELLIS_LAUNCH(lanczos_start_vector<T>, blocks, kThreads, 0, nullptr, n, inverse_diagonal, scale_.data(), q_.data());
-  queue_dot<T>(n, q_.data(), q_.data(), true, partials_, c);
-  divide_and_scale_into(q_.data(), c);
+  device::fill_zero(lane.q_previous.data(), static_cast<std::size_t>(n) * sizeof(T), stream);
+  TRELLIS_LAUNCH(lanczos_start_vector<T>, blocks, kThreads, 0, stream, n, inverse_diagonal, lane.scale.data(),
+                 lane.q.data());
+  queue_dot<T>(n, lane.q.data(), lane.q.data(), true, lane.partials, c, stream);
+  divide_and_scale_into(lane.q.data(), c);
   // Step s leaves alpha in c[1 + 2 s] and beta in c[2 + 2 s]; steps past a
   // breakdown compute what tridiagonals() leaves out.
   for (std::int32_t step = 0; step < steps_; ++step) {
     double* const alpha = c + 1 + 2 * step;
     double* const beta = alpha + 1;
-    apply(static_cast<const T*>(scaled_.data()), w_.data());
-    TRELLIS_LAUNCH(lanczos_w_dot<T>, dot_grid, kThreads, 0, nullptr, n, static_cast<const T*>(scale_.data()),
+    apply(static_cast<const T*>(lane.scaled.data()), lane.w.data(), stream);
+    TRELLIS_LAUNCH(lanczos_w_dot<T>, dot_grid, kThreads, 0, stream, n, static_cast<const T*>(lane.scale.data()),
                    static_cast<const double*>(step == 0 ? nullptr : alpha - 1),
-                   static_cast<const T*>(q_previous_.data()), static_cast<const T*>(q_.data()), w_.data(),
-                   partials_.data());
+                   static_cast<const T*>(lane.q_previous.data()), static_cast<const T*>(lane.q.data()), lane.w.data(),
+                   lane.partials.data());
     sum_into(false, alpha);
-    TRELLIS_LAUNCH(subtract_multiple_dot<T>, dot_grid, kThreads, 0, nullptr, n, static_cast<const double*>(alpha),
-                   static_cast<const T*>(q_.data()), w_.data(), partials_.data());
+    TRELLIS_LAUNCH(subtract_multiple_dot<T>, dot_grid, kThreads, 0, stream, n, static_cast<const double*>(alpha),
+                   static_cast<const T*>(lane.q.data()), lane.w.data(), lane.partials.data());
     sum_into(true, beta);
     if (step + 1 == steps_) break;
-    std::swap(q_previous_, q_);
-    divide_and_scale_into(w_.data(), beta);
+    std::swap(lane.q_previous, lane.q);
+    divide_and_scale_into(lane.w.data(), beta);
   }
 }
 
 template <typename T>
 void LanczosQueue<T>::add(const CsrView<T>& a, const T* inverse_diagonal) {
   queue(
-      a.rows, [&](const T* in, T* out) { spmv(T(1), a, in, T(0), out, nullptr); }, inverse_diagonal);
+      a.rows, [&](const T* in, T* out, Stream stream) { spmv(T(1), a, in, T(0), out, stream); }, inverse_diagonal);
 }
 
 template <typename T>
 void LanczosQueue<T>::add(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal) {
   queue(
-      a.nodes(), [&](const T* in, T* out) { kronecker_apply<T>(a, in, out, nullptr); }, inverse_diagonal);
+      a.nodes(), [&](const T* in, T* out, Stream stream) { kronecker_apply<T>(a, in, out, stream); }, inverse_diagonal);
 }
 
 template <typename T>
 std::vector<LanczosTridiagonal> LanczosQueue<T>::tridiagonals() const {
+  device::synchronize(first_->stream.get());
+  if (rest_) device::synchronize(rest_->stream.get());
   std::vector<double> c(added_ * coefficients_a_level());
   device::copy_to_host(c.data(), coefficients_.data(), c.size() * sizeof(double), nullptr);
   device::synchronize(nullptr);
@@ -717,11 +881,16 @@ DeviceTransfer::DeviceTransfer(const DeviceTransferInput& transfer) {
     view_.fine[a] = transfer.fine[static_cast<std::size_t>(a)];
     view_.coarse[a] = transfer.coarse[static_cast<std::size_t>(a)];
     const std::vector<AxisRow> rows = cuda::axis_rows(transfer.axes[static_cast<std::size_t>(a)]);
+    const std::vector<CoarseAxisRow> coarse_rows = cuda::coarse_axis_rows(rows, view_.coarse[a]);
     auto& axis = axes_[static_cast<std::size_t>(a)];
     axis = DeviceArray<unsigned char>(rows.size() * sizeof(AxisRow));
     device::copy_to_device(axis.data(), rows.data(), rows.size() * sizeof(AxisRow), nullptr);
-    device::synchronize(nullptr);  // rows dies here
+    auto& coarse_axis = coarse_axes_[static_cast<std::size_t>(a)];
+    coarse_axis = DeviceArray<unsigned char>(coarse_rows.size() * sizeof(CoarseAxisRow));
+    device::copy_to_device(coarse_axis.data(), coarse_rows.data(), coarse_rows.size() * sizeof(CoarseAxisRow), nullptr);
+    device::synchronize(nullptr);  // rows and coarse_rows die here
     view_.axis[a] = reinterpret_cast<const AxisRow*>(axis.data());
+    view_.coarse_axis[a] = reinterpret_cast<const CoarseAxisRow*>(coarse_axis.data());
   }
   view_.fine_constrained = transfer.fine_constrained;
   view_.coarse_constrained = transfer.coarse_constrained;
@@ -733,15 +902,13 @@ std::int32_t DeviceTransfer::coarse_nodes() const { return view_.coarse[0] * vie
 template <typename T>
 void DeviceTransfer::prolong_add(const T* coarse, T* fine, Stream stream) const {
   const std::int32_t rows = fine_nodes();
-  TRELLIS_LAUNCH((cuda::apply_rows<T, cuda::ProlongationRows>), cuda::blocks_for(rows), cuda::kThreads, 0, stream, rows,
-                 cuda::ProlongationRows{view_}, T(1), coarse, T(1), fine);
+  TRELLIS_LAUNCH(cuda::prolong_rows<T>, cuda::blocks_for(rows), cuda::kThreads, 0, stream, rows, view_, coarse, fine);
 }
 
 template <typename T>
 void DeviceTransfer::restrict_to(const T* fine, T* coarse, Stream stream) const {
   const std::int32_t rows = coarse_nodes();
-  TRELLIS_LAUNCH((cuda::apply_rows<T, cuda::RestrictionRows>), cuda::blocks_for(rows), cuda::kThreads, 0, stream, rows,
-                 cuda::RestrictionRows{view_}, T(1), fine, T(0), coarse);
+  TRELLIS_LAUNCH(cuda::restrict_rows<T>, cuda::blocks_for(rows), cuda::kThreads, 0, stream, rows, view_, fine, coarse);
 }
 
 template void DeviceTransfer::prolong_add<float>(const float*, float*, Stream) const;

@@ -88,9 +88,13 @@ detail::DeviceLineFactors<T> line_factors(const CsrView<T>&, const std::uint8_t*
   unavailable();
 }
 template <typename T>
-LanczosQueue<T>::LanczosQueue(std::int32_t, std::int32_t, std::size_t) {
+struct LanczosQueue<T>::Lane {};
+template <typename T>
+LanczosQueue<T>::LanczosQueue(std::int32_t, std::int32_t, std::int32_t, std::size_t) {
   unavailable();
 }
+template <typename T>
+LanczosQueue<T>::~LanczosQueue() = default;
 template <typename T>
 void LanczosQueue<T>::add(const CsrView<T>&, const T*) {
   unavailable();
