@@ -77,18 +77,22 @@ struct SmoothingStep {
   }
 };
 
-// (A x)_row for every row, handed to out with the row's x; constrained rows: x. A block
+// (A x)_row for every row, handed to out with the row's x; constrained rows: x. Flat:
+// a mesh of one plane (2-D and 1-D), whose bands reach no plane beside it:
+// a block takes one plane of rows and reads no halo planes (a 3-D tile there
+// would load and sum kTileZ + 2 Reach planes for the one it writes). A block
 // reads its tile of x with the halo its reach asks (0 outside the mesh)
 // into shared memory once; each thread then sums its column per term and
 // plane, S_t(j2) = sum_o1 b1_t sum_o0 b0_t x (offsets beyond the term's
-// reach skipped: uniform branches), and each of its kTileZ rows is
+// reach skipped: uniform branches), and each of its rows (kTileZ, 1 flat) is
 // sum_t sum_o2 b2_t S_t(i2 + o2), so a plane's sums serve the rows beside it
 // and a band entry along axes 0 and 1 is read once a column.
-template <typename T, int Reach, typename Out>
+template <typename T, int Reach, bool Flat, typename Out>
 __global__ void __launch_bounds__(kTileThreads)
     apply_tiles(detail::KroneckerView<T> op, const T* __restrict__ x, Out out) {
   constexpr int kTerms = detail::kMaxKroneckerTerms;
-  constexpr int kSpanX = kTileX + 2 * Reach, kSpanY = kTileY + 2 * Reach, kPlanes = kTileZ + 2 * Reach;
+  constexpr int kZ = Flat ? 1 : kTileZ, kReachZ = Flat ? 0 : Reach;
+  constexpr int kSpanX = kTileX + 2 * Reach, kSpanY = kTileY + 2 * Reach, kPlanes = kZ + 2 * kReachZ;
   __shared__ T slab[kPlanes][kSpanY][kSpanX];
   const std::int32_t e0 = op.extents[0], e1 = op.extents[1], e2 = op.extents[2];
   // Tiles numbered along axis 0 first, in one grid dimension (the others
@@ -97,10 +101,10 @@ __global__ void __launch_bounds__(kTileThreads)
   const std::uint32_t tile = blockIdx.x, tile_yz = tile / tiles_x;
   const auto x0 = static_cast<std::int32_t>(tile - tile_yz * tiles_x) * kTileX;
   const auto y0 = static_cast<std::int32_t>(tile_yz % tiles_y) * kTileY;
-  const auto z0 = static_cast<std::int32_t>(tile_yz / tiles_y) * kTileZ;
+  const auto z0 = static_cast<std::int32_t>(tile_yz / tiles_y) * kZ;
   for (int at = static_cast<int>(threadIdx.x); at < kPlanes * kSpanY * kSpanX; at += kTileThreads) {
     const int p = at / (kSpanY * kSpanX), sy = (at / kSpanX) % kSpanY, sx = at % kSpanX;
-    const std::int32_t j0 = x0 - Reach + sx, j1 = y0 - Reach + sy, j2 = z0 - Reach + p;
+    const std::int32_t j0 = x0 - Reach + sx, j1 = y0 - Reach + sy, j2 = z0 - kReachZ + p;
     const bool inside = j0 >= 0 && j0 < e0 && j1 >= 0 && j1 < e1 && j2 >= 0 && j2 < e2;
     slab[p][sy][sx] = inside ? x[(static_cast<std::int64_t>(j2) * e1 + j1) * e0 + j0] : T(0);
   }
@@ -141,11 +145,11 @@ __global__ void __launch_bounds__(kTileThreads)
   }
   const bool column_constrained = op.constrained[0][i0] != 0 || op.constrained[1][i1] != 0;
 #pragma unroll
-  for (int z = 0; z < kTileZ; ++z) {
+  for (int z = 0; z < kZ; ++z) {
     const std::int32_t i2 = z0 + z;
     if (i2 >= e2) break;
     const std::int64_t row = (static_cast<std::int64_t>(i2) * e1 + i1) * e0 + i0;
-    const T x_row = slab[z + Reach][ty + Reach][tx + Reach];
+    const T x_row = slab[z + kReachZ][ty + Reach][tx + Reach];
     T ax = 0;
     if (column_constrained || op.constrained[2][i2] != 0) {
       ax = x_row;
@@ -154,9 +158,9 @@ __global__ void __launch_bounds__(kTileThreads)
       for (int t = 0; t < kTerms; ++t) {
         T term = 0;
 #pragma unroll
-        for (int o2 = -Reach; o2 <= Reach; ++o2) {
+        for (int o2 = -kReachZ; o2 <= kReachZ; ++o2) {
           if (o2 >= -r[t][2] && o2 <= r[t][2])
-            term += op.band[t][2][(o2 + r[t][2]) * e2 + i2] * sums[z + Reach + o2][t];
+            term += op.band[t][2][(o2 + r[t][2]) * e2 + i2] * sums[z + kReachZ + o2][t];
         }
         ax += term;
       }
@@ -168,9 +172,19 @@ __global__ void __launch_bounds__(kTileThreads)
 template <typename T, int Reach, typename Out>
 void launch_tiles(const detail::DeviceKronecker<T>& a, const T* x, const Out& out, Stream stream) {
   const detail::KroneckerView<T>& op = a.view();
-  const std::int64_t tiles = std::int64_t{(op.extents[0] + kTileX - 1) / kTileX} *
-                             ((op.extents[1] + kTileY - 1) / kTileY) * ((op.extents[2] + kTileZ - 1) / kTileZ);
-  TRELLIS_LAUNCH((apply_tiles<T, Reach, Out>), static_cast<unsigned>(tiles), kTileThreads, 0, stream, op, x, out);
+  // One plane: its bands along axis 2 reach nothing (a single node).
+  bool flat = op.extents[2] == 1;
+  for (int t = 0; t < op.terms; ++t) flat = flat && op.reach[t][2] == 0;
+  const std::int64_t tiles_xy =
+      std::int64_t{(op.extents[0] + kTileX - 1) / kTileX} * ((op.extents[1] + kTileY - 1) / kTileY);
+  if (flat) {
+    TRELLIS_LAUNCH((apply_tiles<T, Reach, true, Out>), static_cast<unsigned>(tiles_xy), kTileThreads, 0, stream, op, x,
+                   out);
+    return;
+  }
+  const std::int64_t tiles = tiles_xy * ((op.extents[2] + kTileZ - 1) / kTileZ);
+  TRELLIS_LAUNCH((apply_tiles<T, Reach, false, Out>), static_cast<unsigned>(tiles), kTileThreads, 0, stream, op, x,
+                 out);
 }
 
 template <typename T, typename Out>
