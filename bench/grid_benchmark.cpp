@@ -304,7 +304,7 @@ void run_problem(const GridBenchmarkOptions& options, const Problem& problem, bo
         const Multigrid<double> mg(problem.mesh, form, filled.matrix, on_device.constrained(), multigrid_options);
         device::synchronize(nullptr);
         hierarchy_ms = clock.elapsed_ms();
-        name += mg.coarse_by_axes() ? " (coarse by axes)" : " (coarse as 3-D products)";
+        name += mg.coarse_by_axes() ? " (coarse by axes)" : " (coarse as products R A P)";
         clock = SteadyTimer();
         result = mgcg<double>(free_op ? *free_op : mg.device_operator(), mg, device_b, solution, mgcg_options);
       }

@@ -1,16 +1,18 @@
-// `trellis bench grid`: the grid module on a 3-D 7-point problem (size^3)
-// and a 2-D 5-point one (size_2d^2), both -div(k grad u) with a variable k
+// `trellis bench grid`: the grid module on a 3-D 7-point problem (size^3
+// cells) and a 2-D 5-point one (size_2d^2 cells), both -div(k grad u) with a variable k
 // and Dirichlet boundaries, assembled by the form machinery:
 //   kernels  - our CSR SpMV, cuSPARSE, DIA, SpMM (bench/structured_benchmark),
 //              and the matrix-free apply (constant and variable k);
 //   assembly - pattern/table setup, refill on cpu and on cuda (gather and
 //              atomic), each with bytes moved;
-//   solvers  - Jacobi-preconditioned CG to a relative residual of 1e-8 on
-//              cuda (assembled and matrix-free), and cpu CG timed per
-//              iteration over a fixed number of iterations; multigrid CG
-//              (mgcg) to 1e-8 on the cpu cores (variable k) and on cuda
-//              (variable k; constant k with coarse operators by axes and
-//              the matrix-free apply), hierarchy included.
+//   solvers  - each from the mesh and form to a relative residual of 1e-8
+//              with its setup, hierarchy, iterations and their sum (the
+//              time to solution): Jacobi CG on cuda (assembled and
+//              matrix-free), multigrid CG (mgcg) on the cpu cores (variable
+//              k) and on cuda (variable k, assembled and matrix-free, coarse
+//              operators R A P; constant k matrix-free, coarse operators by
+//              axes; the median of three runs); cpu CG timed per iteration
+//              over a fixed number of iterations.
 #pragma once
 
 #include <cstdint>
