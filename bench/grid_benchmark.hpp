@@ -36,6 +36,7 @@ struct GridBenchmarkTables {
   Table matrix_free;
   Table assembly;
   Table solvers;
+  Table hierarchy;  // each device mgcg row's hierarchy by phase (its median run)
 };
 
 // The problems have size^3 and size_2d^2 cells ((size + 1)^3 nodes), as

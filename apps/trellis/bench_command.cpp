@@ -98,7 +98,8 @@ void run_grid(const GridCommand& command, const GlobalOptions& globals) {
                        {"kernels", kernels},
                        {"matrix_free", nlohmann::json::parse(tables.matrix_free.to_json())},
                        {"assembly", nlohmann::json::parse(tables.assembly.to_json())},
-                       {"solvers", nlohmann::json::parse(tables.solvers.to_json())}};
+                       {"solvers", nlohmann::json::parse(tables.solvers.to_json())},
+                       {"hierarchy", nlohmann::json::parse(tables.hierarchy.to_json())}};
     text = all.dump(2) + "\n";
   } else {
     text = std::isnan(tables.copy_bandwidth_gbs)
@@ -113,6 +114,10 @@ void run_grid(const GridCommand& command, const GlobalOptions& globals) {
     text += "## Matrix-free apply (the same operator, never assembled)\n\n" + tables.matrix_free.to_markdown() +
             "\n## Assembly: setup once, refill by table\n\n" + tables.assembly.to_markdown() +
             "\n## Solvers: Jacobi CG and multigrid CG (mgcg)\n\n" + tables.solvers.to_markdown();
+    if (!tables.hierarchy.rows().empty()) {
+      text += "\n## Multigrid hierarchies on the device, by phase (each mgcg row's median run)\n\n" +
+              tables.hierarchy.to_markdown();
+    }
   }
   emit(text, command.output);
 }

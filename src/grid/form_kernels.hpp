@@ -192,6 +192,34 @@ TRELLIS_HOST_DEVICE inline T uniform_coefficient_row(const UniformCoefficientFor
   return sum;
 }
 
+// Whether every axis of the form has one coefficient term, read at the row
+// and at the row's upper neighbour (shift +1), and no constant stencil: a
+// flux through each cell edge, -div(k grad u)'s form.
+template <typename T>
+bool edge_flux_form(const UniformCoefficientForm<T>& form, int dim) {
+  for (int a = 0; a < dim; ++a) {
+    if (form.constant[a] || form.terms[a] != 1 || form.shift[a][0] != 1) return false;
+  }
+  return true;
+}
+
+// uniform_coefficient_row for an edge_flux_form, the same operations with
+// the shift known (no selects among the loaded values).
+template <typename T, int Dim, typename Coefficient>
+TRELLIS_HOST_DEVICE inline T edge_flux_row(const UniformCoefficientForm<T>& form, const Coefficient& coefficient,
+                                           T x_row, const T (&below)[3], const T (&above)[3]) {
+  T sum = 0;
+  TRELLIS_UNROLL
+  for (int a = 0; a < Dim; ++a) {
+    const T* e = form.entries[a][0];
+    T acc = 0;
+    acc += coefficient(a, 0, 0) * (e[0] * below[a] + e[1] * x_row + e[2] * above[a]);
+    acc += coefficient(a, 0, 1) * (e[3] * x_row + e[4] * above[a] + e[5] * T(0));
+    sum += form.others[a] * acc;
+  }
+  return sum;
+}
+
 // The form's terms and constraints as the matrix-free apply reads them.
 template <typename T>
 struct FormView {
@@ -398,4 +426,11 @@ bool matrix_free_smoothing_step(const ::trellis::grid::detail::FormView<float>& 
 bool matrix_free_smoothing_step(const ::trellis::grid::detail::FormView<double>& form,
                                 const SmoothingStepVectors<double>& vectors, double alpha, double beta,
                                 ::trellis::Stream stream);
+// The residual r = b - A x in the matrix-free apply's pass (uniform paths
+// only), rounded as the apply then b - y. False, with nothing launched,
+// where the form has no uniform path or the mesh is too tall for its launch.
+bool matrix_free_residual(const ::trellis::grid::detail::FormView<float>& form, const float* b, const float* x,
+                          float* r, ::trellis::Stream stream);
+bool matrix_free_residual(const ::trellis::grid::detail::FormView<double>& form, const double* b, const double* x,
+                          double* r, ::trellis::Stream stream);
 }  // namespace trellis::grid::cuda

@@ -271,6 +271,7 @@ template <typename T>
 DeviceLinearOperator<T> MatrixFreeOperator<T>::device_operator(const DeviceCoefficients<T>& coefficients,
                                                                const T* diagonal) const {
   state_->require_fits(coefficients);
+  state_->upload(nullptr);
   DeviceLinearOperator<T> op;
   op.size = size();
   op.apply = [this, &coefficients](const T* x, T* y, Stream stream) { apply(coefficients, x, y, stream); };
@@ -282,6 +283,12 @@ DeviceLinearOperator<T> MatrixFreeOperator<T>::device_operator(const DeviceCoeff
       s.upload(stream);
       return cuda::matrix_free_smoothing_step(s.view(s.device_view, s.device_constrained.data(), coefficients.packed()),
                                               {b, x, inverse_diagonal, d, x_out}, alpha, beta, stream);
+    };
+    op.residual = [this, &coefficients](const T* b, const T* x, T* r, Stream stream) {
+      const State& s = *state_;
+      s.upload(stream);
+      return cuda::matrix_free_residual(s.view(s.device_view, s.device_constrained.data(), coefficients.packed()), b, x,
+                                        r, stream);
     };
   }
   return op;

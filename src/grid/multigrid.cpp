@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <optional>
 
@@ -342,36 +343,36 @@ struct Multigrid<T>::State {
       }
     }
     end_phase("coarse operators and transfers");
-    // Chebyshev's eigenvalue estimates: every level's Lanczos steps queued
-    // (the finest level's beside the others'), then their tridiagonals read
-    // with one wait.
+    // Chebyshev's eigenvalue estimates: every level's Lanczos steps queued,
+    // the finest level's on a stream of their own beside the others', and
+    // their tridiagonals read with one wait. Everything is allocated first:
+    // an allocation keeps work queued after it on one stream from running
+    // beside work queued before it on another. Each level's inverse
+    // diagonal is queued with no wait: a free row whose diagonal is zero or
+    // not finite lowers its level's entry of bad_rows, read once.
     std::optional<cuda::LanczosQueue<T>> lanczos;
     if (options.smoother == Smoother::chebyshev) {
       lanczos.emplace(levels.front().mesh.nodes(), levels.size() > 2 ? levels[1].mesh.nodes() : 0,
                       options.eigenvalue_steps, levels.size() - 1);
     }
+    DeviceArray<int> bad_rows = DeviceArray<int>::from_host(std::vector<int>(levels.size(), INT_MAX));
     for (std::size_t l = 0; l < levels.size(); ++l) {
       Level<T>& level = levels[l];
       detail::DeviceLevelParts<T>& part = parts[l];
       part.constrained_nodes = DeviceArray<std::int32_t>::from_host(level.constrained_nodes);
       if (l == 0) part.constrained_diagonal = cuda::diagonal_at<T>(part.a.view(), part.constrained_nodes);
       level.a = CsrMatrix<T>{};
-      if (l + 1 == levels.size()) break;
-      const std::int32_t n = level.mesh.nodes();
-      part.inverse_diagonal = DeviceArray<T>(static_cast<std::size_t>(n));
-      const std::int32_t bad_row =
-          part.kronecker
-              ? cuda::kronecker_inverse_diagonal<T>(*part.kronecker, part.inverse_diagonal.data())
-              : cuda::inverse_diagonal<T>(part.a.view(), device_constrained[l].data(), part.inverse_diagonal.data());
-      if (bad_row >= 0) {
-        throw UsageError(
-            fmt::format("multigrid: the matrix has a zero or non-finite diagonal entry in free row {} "
-                        "of level {} ({} nodes)",
-                        bad_row, l, n));
+      if (l + 1 < levels.size()) part.inverse_diagonal = DeviceArray<T>(static_cast<std::size_t>(level.mesh.nodes()));
+    }
+    for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
+      detail::DeviceLevelParts<T>& part = parts[l];
+      if (part.kronecker) {
+        cuda::kronecker_inverse_diagonal<T>(*part.kronecker, part.inverse_diagonal.data(), bad_rows.data() + l);
+      } else {
+        cuda::inverse_diagonal<T>(part.a.view(), device_constrained[l].data(), part.inverse_diagonal.data(),
+                                  bad_rows.data() + l);
       }
     }
-    // Queued once the default stream has nothing more to do here (no
-    // allocation or wait of the loop above falls between the two lanes).
     for (std::size_t l = 0; lanczos && l + 1 < levels.size(); ++l) {
       const detail::DeviceLevelParts<T>& part = parts[l];
       if (part.kronecker) {
@@ -379,6 +380,14 @@ struct Multigrid<T>::State {
       } else {
         lanczos->add(part.a.view(), part.inverse_diagonal.data());
       }
+    }
+    const std::vector<int> bad = bad_rows.to_host();
+    for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
+      if (bad[l] == INT_MAX) continue;
+      throw UsageError(
+          fmt::format("multigrid: the matrix has a zero or non-finite diagonal entry in free row {} "
+                      "of level {} ({} nodes)",
+                      bad[l], l, levels[l].mesh.nodes()));
     }
     const std::vector<cuda::LanczosTridiagonal> tridiagonals =
         lanczos ? lanczos->tridiagonals() : std::vector<cuda::LanczosTridiagonal>();
@@ -625,7 +634,7 @@ void Multigrid<T>::State::make_levels(const Mesh& mesh, const std::vector<std::u
     const auto n = static_cast<std::size_t>(level.mesh.nodes());
     level.constrained_nodes = detail::flagged_nodes(flags(l));
     if (on_device) {  // the device levels hold the work vectors
-      device_constrained.push_back(DeviceArray<std::uint8_t>::from_host(flags(l)));
+      device_constrained.push_back(cuda::flags_at(level.mesh.nodes(), level.constrained_nodes));
       continue;
     }
     if (l > 0) level.b.assign(n, T(0)), level.x.assign(n, T(0));

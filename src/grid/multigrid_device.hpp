@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "banded_lu.hpp"
 #include "kronecker_levels.hpp"
 #include "multigrid_smoother.hpp"
 #include "multigrid_transfer.hpp"
+#include "packed_upload.hpp"
 #include "trellis/core/csr.hpp"
 #include "trellis/core/device.hpp"
 #include "trellis/core/device_array.hpp"
@@ -46,21 +48,27 @@ class DeviceKronecker {
  public:
   explicit DeviceKronecker(const KroneckerOperator& op) : nodes_(op.nodes()), reach_(op.reach()) {
     view_.terms = static_cast<std::int32_t>(op.terms.size());
+    PackedUpload packed;
+    std::array<std::size_t, 3> flags_at{};
+    std::array<std::array<std::size_t, 3>, kMaxKroneckerTerms> bands_at{};
     for (std::size_t a = 0; a < 3; ++a) {
       view_.extents[a] = op.extents[a];
-      flags_[a] = DeviceArray<std::uint8_t>::from_host(op.constrained[a]);
-      view_.constrained[a] = flags_[a].data();
+      flags_at[a] = packed.add<std::uint8_t>(op.constrained[a]);
     }
     for (std::size_t t = 0; t < op.terms.size(); ++t) {
       for (std::size_t a = 0; a < 3; ++a) {
         const Band& band = op.terms[t][a];
         const std::vector<T> values(band.values.begin(), band.values.end());
-        bands_[t][a] = DeviceArray<T>::from_host(values);
-        view_.band[t][a] = bands_[t][a].data();
+        bands_at[t][a] = packed.add<T>(values);
         view_.reach[t][a] = band.reach;
       }
     }
-    device::synchronize(nullptr);  // the converted values die here
+    storage_ = packed.upload();
+    for (std::size_t a = 0; a < 3; ++a) view_.constrained[a] = storage_.data() + flags_at[a];
+    for (std::size_t t = 0; t < op.terms.size(); ++t) {
+      for (std::size_t a = 0; a < 3; ++a)
+        view_.band[t][a] = reinterpret_cast<const T*>(storage_.data() + bands_at[t][a]);
+    }
   }
   const KroneckerView<T>& view() const { return view_; }
   std::int32_t nodes() const { return nodes_; }
@@ -70,8 +78,7 @@ class DeviceKronecker {
   std::int32_t nodes_;
   std::int32_t reach_;
   KroneckerView<T> view_;
-  DeviceArray<T> bands_[kMaxKroneckerTerms][3];
-  DeviceArray<std::uint8_t> flags_[3];
+  DeviceArray<unsigned char> storage_;  // the bands and face flags, packed
 };
 
 // One axis of a transfer as the device reads it: fine index i's coarse indices and weights.
@@ -122,8 +129,7 @@ class DeviceTransfer {
 
  private:
   TransferView view_{};
-  std::array<DeviceArray<unsigned char>, 3> axes_;
-  std::array<DeviceArray<unsigned char>, 3> coarse_axes_;
+  DeviceArray<unsigned char> storage_;  // every axis's rows, packed
 };
 
 // multigrid_lines.hpp's factors of one axis on the device.
@@ -178,10 +184,11 @@ std::optional<DeviceCsr<T>> galerkin_product(const CsrView<T>& r, const CsrView<
                                              const std::uint8_t* coarse_constrained);
 
 // 1 / a_ii on free rows (duplicates summed first), 0 on constrained ones,
-// into inverse_diagonal (device, a.rows). Returns the first free row whose
-// diagonal is zero or not finite, or -1.
+// into inverse_diagonal (device, a.rows), queued on the default stream with
+// no wait; the least free row whose diagonal is zero or not finite lowers
+// *bad_row (device) to it, which keeps its value where there is none.
 template <typename T>
-std::int32_t inverse_diagonal(const CsrView<T>& a, const std::uint8_t* constrained, T* inverse_diagonal);
+void inverse_diagonal(const CsrView<T>& a, const std::uint8_t* constrained, T* inverse_diagonal, int* bad_row);
 
 // multigrid_lines.hpp's factor_lines on the device, one thread a line, the
 // same operations in the same order without fused multiply-adds (so the
@@ -194,6 +201,11 @@ detail::DeviceLineFactors<T> line_factors(const CsrView<T>& a, const std::uint8_
 // a_ii (duplicates summed) at each of the nodes.
 template <typename T>
 DeviceArray<T> diagonal_at(const CsrView<T>& a, const DeviceArray<std::int32_t>& nodes);
+
+// n constraint flags on the device: 1 at the nodes listed, 0 elsewhere. A
+// mesh's flags go up as the list of its constrained nodes, a small part of
+// the flags where they are its boundary.
+DeviceArray<std::uint8_t> flags_at(std::int32_t n, std::span<const std::int32_t> nodes);
 
 // The Lanczos tridiagonal matrix of D^-1/2 A D^-1/2 (multigrid.cpp's
 // estimate_lambda_max: the same start vector, steps and stopping rule):
@@ -256,7 +268,7 @@ void kronecker_apply(const detail::DeviceKronecker<T>& a, const T* x, T* y, Stre
 template <typename T>
 void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* r, Stream stream);
 template <typename T>
-std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* inverse_diagonal);
+void kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* inverse_diagonal, int* bad_row);
 // One smoothing step from the residual r = b - A x, in one pass:
 // d = alpha d + beta D^-1 r and x_next = x + d (x_next not x: x's
 // neighbours are read while it is written).
@@ -272,7 +284,7 @@ KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const C
   template DeviceCsr<T> interpolation<T>(const detail::DeviceTransfer&, bool);                                      \
   template std::optional<DeviceCsr<T>> galerkin_product<T>(const CsrView<T>&, const CsrView<T>&, const CsrView<T>&, \
                                                            const detail::LevelExtents&, const std::uint8_t*);       \
-  template std::int32_t inverse_diagonal<T>(const CsrView<T>&, const std::uint8_t*, T*);                            \
+  template void inverse_diagonal<T>(const CsrView<T>&, const std::uint8_t*, T*, int*);                              \
   template DeviceArray<T> diagonal_at<T>(const CsrView<T>&, const DeviceArray<std::int32_t>&);                      \
   template detail::DeviceLineFactors<T> line_factors<T>(const CsrView<T>&, const std::uint8_t*, std::int32_t,       \
                                                         std::int32_t, std::int32_t&);                               \
@@ -281,7 +293,7 @@ KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const C
 #define TRELLIS_GRID_KRONECKER(T)                                                                                      \
   template void kronecker_apply<T>(const detail::DeviceKronecker<T>&, const T*, T*, Stream);                           \
   template void kronecker_residual<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T*, Stream);              \
-  template std::int32_t kronecker_inverse_diagonal<T>(const detail::DeviceKronecker<T>&, T*);                          \
+  template void kronecker_inverse_diagonal<T>(const detail::DeviceKronecker<T>&, T*, int*);                            \
   template void kronecker_smoothing_step<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T, T, const T*, T*, \
                                             T*, Stream);                                                               \
   template KroneckerMatch kronecker_describes<T>(const detail::DeviceKronecker<T>&, const CsrView<T>&);

@@ -27,21 +27,33 @@ TRELLIS_HOST_DEVICE inline std::uint64_t lanczos_next(std::uint64_t state) {
   return state * kLanczosMultiplier + kLanczosIncrement;
 }
 
-// The state after `steps` steps from the seed, in log2(steps) squarings (so
-// each device thread finds its own entry).
-TRELLIS_HOST_DEVICE inline std::uint64_t lanczos_state_after(std::uint64_t steps) {
-  std::uint64_t multiplier = 1, increment = 0;  // the composed map x -> multiplier x + increment
+// `steps` steps of the generator composed, x -> multiplier x + increment.
+struct LanczosJump {
+  std::uint64_t multiplier = 1;
+  std::uint64_t increment = 0;
+  TRELLIS_HOST_DEVICE std::uint64_t operator()(std::uint64_t state) const { return multiplier * state + increment; }
+};
+
+// The jump of `steps` steps, in log2(steps) squarings.
+TRELLIS_HOST_DEVICE inline LanczosJump lanczos_jump(std::uint64_t steps) {
+  LanczosJump jump;
   std::uint64_t step_multiplier = kLanczosMultiplier, step_increment = kLanczosIncrement;
   while (steps > 0) {
     if (steps & 1) {
-      multiplier *= step_multiplier;
-      increment = increment * step_multiplier + step_increment;
+      jump.multiplier *= step_multiplier;
+      jump.increment = jump.increment * step_multiplier + step_increment;
     }
     step_increment = (step_multiplier + 1) * step_increment;
     step_multiplier *= step_multiplier;
     steps >>= 1;
   }
-  return multiplier * kLanczosSeed + increment;
+  return jump;
+}
+
+// The state after `steps` steps from the seed (so each device thread finds
+// its own entry).
+TRELLIS_HOST_DEVICE inline std::uint64_t lanczos_state_after(std::uint64_t steps) {
+  return lanczos_jump(steps)(kLanczosSeed);
 }
 
 TRELLIS_HOST_DEVICE inline double lanczos_start_value(std::uint64_t state) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "grid/multigrid_colors.hpp"
+#include "grid/multigrid_smoother.hpp"
 #include "support/backends.hpp"
 #include "support/random_values.hpp"
 #include "trellis/core/device_array.hpp"
@@ -885,6 +886,23 @@ TEST(MultigridCuda, MatrixFreeOperatorInTheCycle) {
 // same solve with each step in two passes (the operator's residual, then
 // the step), on constant and variable k in 1-, 2- and 3-D; a graded mesh
 // (no uniform path) offers no such step.
+// The device's start vector: a thread's first entry by squarings, then
+// jumps of the grid's stride; both must land on the generator's own states.
+TEST(Multigrid, LanczosJumpsFollowTheGenerator) {
+  std::uint64_t state = detail::kLanczosSeed;
+  for (std::uint64_t steps = 1; steps <= 2000; ++steps) {
+    state = detail::lanczos_next(state);
+    ASSERT_EQ(detail::lanczos_state_after(steps), state) << steps;
+  }
+  for (const std::uint64_t from : {std::uint64_t{1}, std::uint64_t{77}, std::uint64_t{1} << 40}) {
+    for (const std::uint64_t stride : {std::uint64_t{1}, std::uint64_t{256}, std::uint64_t{2097152}}) {
+      EXPECT_EQ(detail::lanczos_jump(stride)(detail::lanczos_state_after(from)),
+                detail::lanczos_state_after(from + stride))
+          << from << " + " << stride;
+    }
+  }
+}
+
 TEST(MultigridCuda, SmoothingStepsInTheApplysPass) {
   TRELLIS_SKIP_UNLESS_CUDA();
   struct Shape {
@@ -914,7 +932,9 @@ TEST(MultigridCuda, SmoothingStepsInTheApplysPass) {
     const Multigrid<double> mg(mesh, problem.a.matrix, problem.constrained, {}, Backend::cuda);
     const DeviceLinearOperator<double> one_pass = matrix_free.device_operator(coefficients);
     ASSERT_TRUE(one_pass.smoothing_step) << what;
+    ASSERT_TRUE(one_pass.residual) << what;
     std::int32_t steps_in_one_pass = 0;
+    std::int32_t residuals_in_one_pass = 0;
     DeviceLinearOperator<double> counted = one_pass;
     counted.smoothing_step = [&](const double* b, const double* x, double alpha, double beta, const double* inverse,
                                  double* d, double* x_out, Stream stream) {
@@ -922,19 +942,39 @@ TEST(MultigridCuda, SmoothingStepsInTheApplysPass) {
       steps_in_one_pass += done ? 1 : 0;
       return done;
     };
+    counted.residual = [&](const double* b, const double* x, double* r, Stream stream) {
+      const bool done = one_pass.residual(b, x, r, stream);
+      residuals_in_one_pass += done ? 1 : 0;
+      return done;
+    };
     DeviceLinearOperator<double> two_passes = one_pass;
     two_passes.smoothing_step = nullptr;
+    two_passes.residual = nullptr;
     std::vector<double> x_one, x_two, x_csr;
     const SolverOptions options{.relative_tolerance = 1e-10, .max_iterations = 60};
     const SolveResult one = device_mgcg(counted, mg, problem.b, x_one, options);
     const SolveResult two = device_mgcg(two_passes, mg, problem.b, x_two, options);
     ASSERT_TRUE(one.converged) << what << ": " << one.stopped_because;
     EXPECT_GT(steps_in_one_pass, 0) << what;
+    EXPECT_GT(residuals_in_one_pass, 0) << what;
     EXPECT_EQ(one.iterations, two.iterations) << what;
     EXPECT_EQ(one.final_residual, two.final_residual) << what;
     EXPECT_EQ(x_one, x_two) << what;
     device_mgcg(mg.device_operator(), mg, problem.b, x_csr, options);
     EXPECT_LE(relative_difference(x_one, x_csr), 1e-8) << what;
+    if (shape.variable_k) continue;
+    // With the form, constant k gives the finest level Kronecker bands; the
+    // operator's passes are taken over them.
+    const Multigrid<double> banded(mesh, form, problem.a.matrix, problem.constrained, {}, Backend::cuda);
+    ASSERT_TRUE(banded.coarse_by_axes()) << what;
+    steps_in_one_pass = 0;
+    residuals_in_one_pass = 0;
+    std::vector<double> x_banded;
+    const SolveResult over_bands = device_mgcg(counted, banded, problem.b, x_banded, options);
+    ASSERT_TRUE(over_bands.converged) << what << ": " << over_bands.stopped_because;
+    EXPECT_GT(steps_in_one_pass, 0) << what;
+    EXPECT_GT(residuals_in_one_pass, 0) << what;
+    EXPECT_LE(relative_difference(x_banded, x_csr), 1e-8) << what;
   }
   const Mesh graded = make_mesh({16, 16}, Kind::graded);
   const MatrixFreeOperator<double> stretched(graded, poisson, {boundary_marker(graded)}, {.symmetrize = true});

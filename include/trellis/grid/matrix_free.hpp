@@ -74,9 +74,10 @@ class MatrixFreeOperator {
   // The same on raw device pointers of size() entries (for solver operators).
   void apply(const DeviceCoefficients<T>& coefficients, const T* x, T* y, Stream stream = nullptr) const;
   // This apply as a device operator (diagonal: a device pointer or null),
-  // with the smoothing step in its pass where a uniform path applies; it
-  // refers to this operator, the coefficients and the diagonal, which must
-  // outlive it.
+  // with the smoothing step and the residual in its pass where a uniform
+  // path applies; the operator's arrays go to the device now, so a solve
+  // does not pay for them. It refers to this operator, the coefficients and
+  // the diagonal, which must outlive it.
   DeviceLinearOperator<T> device_operator(const DeviceCoefficients<T>& coefficients, const T* diagonal = nullptr) const;
   // A's diagonal (for Jacobi preconditioning), computed on the host.
   std::vector<T> diagonal(const Coefficients<T>& coefficients) const;

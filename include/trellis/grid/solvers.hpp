@@ -103,6 +103,10 @@ struct DeviceLinearOperator {
   // with nothing enqueued, where it cannot; the cycle then takes two passes.
   std::function<bool(const T* b, const T* x, T alpha, T beta, const T* inverse_diagonal, T* d, T* x_out, Stream stream)>
       smoothing_step;
+  // Optional, likewise: the residual r = b - A x in the apply's pass,
+  // rounded as apply then subtraction. Returns false, with nothing
+  // enqueued, where it cannot.
+  std::function<bool(const T* b, const T* x, T* r, Stream stream)> residual;
 };
 
 // The preconditioner of a Krylov solve: none or Jacobi (A's diagonal).

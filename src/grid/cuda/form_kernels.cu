@@ -199,7 +199,8 @@ struct CoefficientStencil {
   }
 };
 
-template <typename T, int Dim>
+// EdgeFlux: the form is an edge_flux_form (its row with the shift known).
+template <typename T, int Dim, bool EdgeFlux>
 struct SingleSlotStencil {
   static constexpr bool kField = true;
   static constexpr int kRows3d = 2, kMinBlocks3d = 4;
@@ -213,7 +214,11 @@ struct SingleSlotStencil {
     const auto coefficient = [&](int a, int, int shift) {
       return shift == 0 ? k.column[t + 1] : (shift > 0 ? k_above[a] : k_below[a]);
     };
-    return detail::uniform_coefficient_row<T, Dim>(form, coefficient, x_row, below, above);
+    if constexpr (EdgeFlux) {
+      return detail::edge_flux_row<T, Dim>(form, coefficient, x_row, below, above);
+    } else {
+      return detail::uniform_coefficient_row<T, Dim>(form, coefficient, x_row, below, above);
+    }
   }
 };
 
@@ -225,6 +230,13 @@ template <typename T>
 struct WriteProduct {
   T* __restrict__ y;
   __device__ void operator()(std::int32_t row, T, T product) const { y[row] = product; }
+};
+
+template <typename T>
+struct WriteResidual {
+  const T* __restrict__ b;
+  T* __restrict__ r;
+  __device__ void operator()(std::int32_t row, T, T product) const { r[row] = b[row] - product; }
 };
 
 template <typename T>
@@ -329,7 +341,14 @@ bool apply_uniform_coefficients(const FormView<T>& view, const T* x, const Write
   const detail::UniformCoefficientForm<T>& form = view.uniform_coefficients;
   if (form.single_slot >= 0) {
     const T* slot = view.coefficients + 1 + static_cast<std::int64_t>(form.single_slot) * nodes;
-    return apply_uniform(view, x, write, stream, [&]<int Dim>() { return SingleSlotStencil<T, Dim>{form, slot}; });
+    if (detail::edge_flux_form(form, mesh.dim)) {
+      return apply_uniform(view, x, write, stream, [&]<int Dim>() {
+        return SingleSlotStencil<T, Dim, true>{form, slot};
+      });
+    }
+    return apply_uniform(view, x, write, stream, [&]<int Dim>() {
+      return SingleSlotStencil<T, Dim, false>{form, slot};
+    });
   }
   return apply_uniform(view, x, write, stream, [&]<int Dim>() {
     return CoefficientStencil<T, Dim>{
@@ -400,6 +419,10 @@ void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, cons
     const WriteSmoothingStep<T> write{vectors.b, vectors.inverse_diagonal, vectors.d, vectors.x_out, alpha, beta};  \
     return form.mesh.extent[0] * form.mesh.extent[1] * form.mesh.extent[2] != 0 &&                                  \
            apply_uniform_paths(form, vectors.x, write, stream);                                                     \
+  }                                                                                                                 \
+  bool matrix_free_residual(const FormView<T>& form, const T* b, const T* x, T* r, Stream stream) {                 \
+    return form.mesh.extent[0] * form.mesh.extent[1] * form.mesh.extent[2] != 0 &&                                  \
+           apply_uniform_paths(form, x, WriteResidual<T>{b, r}, stream);                                            \
   }
 
 TRELLIS_CUDA_FORM_KERNELS(float)

@@ -19,7 +19,8 @@ namespace {
   void matrix_free_apply(const detail::FormView<T>&, const T*, T*, Stream) { unavailable(); }                         \
   bool matrix_free_smoothing_step(const detail::FormView<T>&, const SmoothingStepVectors<T>&, T, T, Stream) {         \
     unavailable();                                                                                                    \
-  }
+  }                                                                                                                   \
+  bool matrix_free_residual(const detail::FormView<T>&, const T*, const T*, T*, Stream) { unavailable(); }
 
 TRELLIS_UNAVAILABLE_FORM_KERNELS(float)
 TRELLIS_UNAVAILABLE_FORM_KERNELS(double)

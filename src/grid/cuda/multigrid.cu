@@ -159,8 +159,9 @@ struct DeviceLevel {
   std::vector<detail::DeviceLineFactors<T>> lines;       // Smoother::line
   std::int32_t colours = 0, extent_x = 1, extent_y = 1;  // Smoother::gauss_seidel
   // Right-hand side and iterate (levels below the finest), residual and
-  // smoother direction (zero at first: the first step reads 0 * d).
-  mutable DeviceArray<T> b, x, residual, direction;
+  // smoother direction (zero at first: the first step reads 0 * d), and
+  // the vector steps in one pass write to and read from in turn with x.
+  mutable DeviceArray<T> b, x, residual, direction, spare;
 };
 
 }  // namespace
@@ -179,14 +180,17 @@ struct MultigridCycle<T>::Impl {
   // The finest level's operator for this cycle, or null for its matrix.
   mutable const DeviceLinearOperator<T>* finest_override = nullptr;
 
-  // The bands where the level has them (on the finest level they were
-  // checked to be its matrix's free rows), else the override or the matrix.
+  // On the finest level the override's pass where it offers one; else the
+  // bands where the level has them (on the finest level they were checked
+  // to be its matrix's free rows), else the override or the matrix.
   void residual(const DeviceLevel<T>& level, const T* b, const T* x, T* r, Stream stream) const {
+    const bool finest = finest_override != nullptr && &level == levels.data();
+    if (finest && finest_override->residual && finest_override->residual(b, x, r, stream)) return;
     if (level.kronecker) {
       kronecker_residual<T>(*level.kronecker, b, x, r, stream);
       return;
     }
-    if (finest_override != nullptr && &level == levels.data()) {
+    if (finest) {
       finest_override->apply(x, r, stream);
       TRELLIS_LAUNCH(subtract_from<T>, blocks_for(level.n), kThreads, 0, stream, level.n, b, r);
       return;
@@ -203,8 +207,9 @@ struct MultigridCycle<T>::Impl {
   }
 
   // Before the coarse correction (after = false) or after it (line
-  // relaxation visits the axes in reverse order then).
-  void smooth(const DeviceLevel<T>& level, const T* b, T* x, bool after, Stream stream) const {
+  // relaxation visits the axes in reverse order then). Steps in one pass
+  // write x and other in turn; returns where the iterate ends, x or other.
+  T* smooth(const DeviceLevel<T>& level, const T* b, T* x, T* other, bool after, Stream stream) const {
     if (!level.lines.empty()) {
       const std::size_t axes = level.lines.size();
       for (const detail::SmoothingStep& step : level.steps) {
@@ -218,7 +223,7 @@ struct MultigridCycle<T>::Impl {
                          static_cast<const T*>(level.direction.data()), x);
         }
       }
-      return;
+      return x;
     }
     if (level.colours > 0) {
       for (const detail::SmoothingStep& step : level.steps) {
@@ -236,48 +241,44 @@ struct MultigridCycle<T>::Impl {
           }
         }
       }
-      return;
+      return x;
     }
+    if (T* done = fused_steps(level, b, x, other, stream)) return done;
     if (level.kronecker) {
-      // A step in one pass from the bands, from x into the residual's
-      // vector (free until the next residual) and back, the same sums.
+      // A step in one pass from the bands, the same sums.
       T* current = x;
-      T* other = level.residual.data();
       for (const detail::SmoothingStep& step : level.steps) {
         kronecker_smoothing_step<T>(*level.kronecker, b, current, static_cast<T>(step.alpha), static_cast<T>(step.beta),
                                     level.inverse_diagonal.data(), level.direction.data(), other, stream);
         std::swap(current, other);
       }
-      if (current != x) device::copy_on_device(x, current, sizeof(T) * static_cast<std::size_t>(level.n), stream);
-      return;
+      return current;
     }
-    if (fused_steps(level, b, x, stream)) return;
     for (const detail::SmoothingStep& step : level.steps) {
       residual(level, b, x, level.residual.data(), stream);
       TRELLIS_LAUNCH(smoothing_step<T>, blocks_for(level.n), kThreads, 0, stream, level.n, static_cast<T>(step.alpha),
                      static_cast<T>(step.beta), level.inverse_diagonal.data(),
                      static_cast<const T*>(level.residual.data()), level.direction.data(), x);
     }
+    return x;
   }
 
   // The finest level's steps each in the override's pass where it offers
-  // one (DeviceLinearOperator::smoothing_step), from x into the residual's
-  // vector and back as on the bands; false, with nothing done, where not.
-  bool fused_steps(const DeviceLevel<T>& level, const T* b, T* x, Stream stream) const {
-    if (finest_override == nullptr || !finest_override->smoothing_step || &level != levels.data()) return false;
+  // one (DeviceLinearOperator::smoothing_step), as on the bands: where the
+  // iterate ends, or null, with nothing done, where the override declines.
+  T* fused_steps(const DeviceLevel<T>& level, const T* b, T* x, T* other, Stream stream) const {
+    if (finest_override == nullptr || !finest_override->smoothing_step || &level != levels.data()) return nullptr;
     T* current = x;
-    T* other = level.residual.data();
     for (const detail::SmoothingStep& step : level.steps) {
       if (!finest_override->smoothing_step(b, current, static_cast<T>(step.alpha), static_cast<T>(step.beta),
                                            level.inverse_diagonal.data(), level.direction.data(), other, stream)) {
         // The operator declines for what it is, so at its first step.
-        if (current != x || other != level.residual.data()) throw Error("a smoothing step in one pass declined midway");
-        return false;
+        if (current != x) throw Error("a smoothing step in one pass declined midway");
+        return nullptr;
       }
       std::swap(current, other);
     }
-    if (current != x) device::copy_on_device(x, current, sizeof(T) * static_cast<std::size_t>(level.n), stream);
-    return true;
+    return current;
   }
 
   void coarse_solve(const T* b, T* x, Stream stream) const {
@@ -309,15 +310,19 @@ struct MultigridCycle<T>::Impl {
       set(level, b, x, stream);
       return;
     }
-    smooth(level, b, x, false, stream);
+    // Steps in one pass leave the iterate in x or the spare vector; with as
+    // many steps after the coarse correction as before, it ends in x.
+    T* const spare = level.spare.data();
+    T* current = smooth(level, b, x, spare, false, stream);
     const DeviceLevel<T>& coarse = levels[l + 1];
-    residual(level, b, x, level.residual.data(), stream);
+    residual(level, b, current, level.residual.data(), stream);
     level.transfer->template restrict_to<T>(level.residual.data(), coarse.b.data(), stream);
     coarse.x.fill_zero(stream);
     if (cycle_kind == Cycle::f) run(l + 1, Cycle::f, coarse.b.data(), coarse.x.data(), stream);
     run(l + 1, Cycle::v, coarse.b.data(), coarse.x.data(), stream);
-    level.transfer->template prolong_add<T>(static_cast<const T*>(coarse.x.data()), x, stream);
-    smooth(level, b, x, true, stream);
+    level.transfer->template prolong_add<T>(static_cast<const T*>(coarse.x.data()), current, stream);
+    current = smooth(level, b, current, current == x ? spare : x, true, stream);
+    if (current != x) device::copy_on_device(x, current, sizeof(T) * static_cast<std::size_t>(level.n), stream);
     set(level, b, x, stream);
   }
 };
@@ -349,6 +354,7 @@ MultigridCycle<T>::MultigridCycle(std::vector<detail::DeviceLevelParts<T>> level
     level.residual = DeviceArray<T>(n);
     level.direction = DeviceArray<T>(n);
     level.direction.fill_zero();
+    if (l + 1 < levels.size()) level.spare = DeviceArray<T>(n);
   }
   s.finest = csr_apply<T>(s.levels.front().a.view(), nullptr);
   set_coarse_solve(nullptr, true);

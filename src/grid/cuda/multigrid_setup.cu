@@ -269,8 +269,8 @@ __device__ __forceinline__ std::int32_t second_or_first(const AxisRow& w, int c)
   return c == 1 && w.count > 1 ? w.coarse[1] : w.coarse[0];
 }
 
-// fine += P coarse: a fine row's at most 2 x 2 x 2 coarse nodes, loaded at
-// clamped indices.
+// fine += P coarse: a fine row's at most 2 x 2 x 2 coarse nodes, all loaded
+// before the sums.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     prolong_rows(std::int32_t rows, TransferView t, const T* __restrict__ coarse, T* __restrict__ fine) {
@@ -290,6 +290,11 @@ __global__ void __launch_bounds__(kThreads)
         for (int c1 = 0; c1 < 2; ++c1) {
 #pragma unroll
           for (int c0 = 0; c0 < 2; ++c0) {
+            // Only the entries the row has (a fine node on a coarse one
+            // has one along that axis): the sums below skip the others.
+            value[c2][c1][c0] = T(0);
+            constrained[c2][c1][c0] = 1;
+            if (c0 >= w0.count || c1 >= w1.count || c2 >= w2.count) continue;
             const std::int32_t col = second_or_first(w0, c0) +
                                      t.coarse[0] * (second_or_first(w1, c1) + t.coarse[1] * second_or_first(w2, c2));
             value[c2][c1][c0] = __ldg(coarse + col);
@@ -528,13 +533,21 @@ void queue_dot(std::int32_t n, const T* x, const T* y, bool root, DeviceArray<do
                  out);
 }
 
+// Entry i takes the generator's state after i + 1 steps: a thread finds
+// its first entry's by squarings, then jumps the grid's stride (by_stride).
+// q_previous starts at zero (here, not by a memset: a memset keeps work
+// queued after it on one stream from running beside another's).
 template <typename T>
-__global__ void __launch_bounds__(kThreads) lanczos_start_vector(std::int32_t n, const T* __restrict__ inverse_diagonal,
-                                                                 T* __restrict__ scale, T* __restrict__ q) {
-  for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
+__global__ void __launch_bounds__(kThreads)
+    lanczos_start_vector(std::int32_t n, detail::LanczosJump by_stride, const T* __restrict__ inverse_diagonal,
+                         T* __restrict__ scale, T* __restrict__ q, T* __restrict__ q_previous) {
+  std::int64_t i = first_index();
+  if (i >= n) return;
+  std::uint64_t state = detail::lanczos_state_after(static_cast<std::uint64_t>(i) + 1);
+  for (; i < n; i += grid_stride(), state = by_stride(state)) {
     scale[i] = static_cast<T>(sqrt(static_cast<double>(inverse_diagonal[i])));
-    const double value = detail::lanczos_start_value(detail::lanczos_state_after(static_cast<std::uint64_t>(i) + 1));
-    q[i] = inverse_diagonal[i] == T(0) ? T(0) : static_cast<T>(value);
+    q[i] = inverse_diagonal[i] == T(0) ? T(0) : static_cast<T>(detail::lanczos_start_value(state));
+    q_previous[i] = T(0);
   }
 }
 
@@ -654,16 +667,29 @@ std::optional<DeviceCsr<T>> galerkin_product(const CsrView<T>& r, const CsrView<
 }
 
 template <typename T>
-std::int32_t inverse_diagonal(const CsrView<T>& a, const std::uint8_t* constrained, T* inverse) {
-  const int none = INT_MAX;
-  DeviceArray<int> first_bad_row(1);
-  device::copy_to_device(first_bad_row.data(), &none, sizeof(int), nullptr);
-  TRELLIS_LAUNCH(inverse_diagonal_rows<T>, blocks_for(a.rows), kThreads, 0, nullptr, a, constrained, inverse,
-                 first_bad_row.data());
-  int bad = none;
-  device::copy_to_host(&bad, first_bad_row.data(), sizeof(int), nullptr);
-  device::synchronize(nullptr);
-  return bad == none ? -1 : bad;
+void inverse_diagonal(const CsrView<T>& a, const std::uint8_t* constrained, T* inverse, int* bad_row) {
+  TRELLIS_LAUNCH(inverse_diagonal_rows<T>, blocks_for(a.rows), kThreads, 0, nullptr, a, constrained, inverse, bad_row);
+}
+
+namespace {
+
+__global__ void __launch_bounds__(kThreads)
+    set_flags(std::int64_t count, const std::int32_t* __restrict__ nodes, std::uint8_t* __restrict__ flags) {
+  for (std::int64_t k = first_index(); k < count; k += grid_stride()) flags[nodes[k]] = 1;
+}
+
+}  // namespace
+
+DeviceArray<std::uint8_t> flags_at(std::int32_t n, std::span<const std::int32_t> nodes) {
+  DeviceArray<std::uint8_t> flags(static_cast<std::size_t>(n));
+  flags.fill_zero();
+  if (!nodes.empty()) {
+    const DeviceArray<std::int32_t> listed = DeviceArray<std::int32_t>::from_host(nodes);
+    const auto count = static_cast<std::int64_t>(nodes.size());
+    TRELLIS_LAUNCH(set_flags, blocks_for(count), kThreads, 0, nullptr, count, listed.data(), flags.data());
+    device::synchronize(nullptr);  // listed is freed next
+  }
+  return flags;
 }
 
 template <typename T>
@@ -809,9 +835,9 @@ void LanczosQueue<T>::queue(std::int32_t n, const Apply& apply, const T* inverse
     TRELLIS_LAUNCH(divide_and_scale<T>, blocks, kThreads, 0, stream, n, w, divisor, lane.q.data(),
                    static_cast<const T*>(lane.scale.data()), lane.scaled.data());
   };
-  device::fill_zero(lane.q_previous.data(), static_cast<std::size_t>(n) * sizeof(T), stream);
-  TRELLIS_LAUNCH(lanczos_start_vector<T>, blocks, kThreads, 0, stream, n, inverse_diagonal, lane.scale.data(),
-                 lane.q.data());
+  TRELLIS_LAUNCH(lanczos_start_vector<T>, blocks, kThreads, 0, stream, n,
+                 detail::lanczos_jump(std::uint64_t{blocks} * kThreads), inverse_diagonal, lane.scale.data(),
+                 lane.q.data(), lane.q_previous.data());
   queue_dot<T>(n, lane.q.data(), lane.q.data(), true, lane.partials, c, stream);
   divide_and_scale_into(lane.q.data(), c);
   // Step s leaves alpha in c[1 + 2 s] and beta in c[2 + 2 s]; steps past a
@@ -877,20 +903,21 @@ TRELLIS_GRID_MULTIGRID_SETUP(double)
 namespace trellis::grid::detail {
 
 DeviceTransfer::DeviceTransfer(const DeviceTransferInput& transfer) {
+  PackedUpload packed;
+  std::array<std::size_t, 3> rows_at{}, coarse_rows_at{};
   for (int a = 0; a < 3; ++a) {
-    view_.fine[a] = transfer.fine[static_cast<std::size_t>(a)];
-    view_.coarse[a] = transfer.coarse[static_cast<std::size_t>(a)];
-    const std::vector<AxisRow> rows = cuda::axis_rows(transfer.axes[static_cast<std::size_t>(a)]);
-    const std::vector<CoarseAxisRow> coarse_rows = cuda::coarse_axis_rows(rows, view_.coarse[a]);
-    auto& axis = axes_[static_cast<std::size_t>(a)];
-    axis = DeviceArray<unsigned char>(rows.size() * sizeof(AxisRow));
-    device::copy_to_device(axis.data(), rows.data(), rows.size() * sizeof(AxisRow), nullptr);
-    auto& coarse_axis = coarse_axes_[static_cast<std::size_t>(a)];
-    coarse_axis = DeviceArray<unsigned char>(coarse_rows.size() * sizeof(CoarseAxisRow));
-    device::copy_to_device(coarse_axis.data(), coarse_rows.data(), coarse_rows.size() * sizeof(CoarseAxisRow), nullptr);
-    device::synchronize(nullptr);  // rows and coarse_rows die here
-    view_.axis[a] = reinterpret_cast<const AxisRow*>(axis.data());
-    view_.coarse_axis[a] = reinterpret_cast<const CoarseAxisRow*>(coarse_axis.data());
+    const auto at = static_cast<std::size_t>(a);
+    view_.fine[a] = transfer.fine[at];
+    view_.coarse[a] = transfer.coarse[at];
+    const std::vector<AxisRow> rows = cuda::axis_rows(transfer.axes[at]);
+    rows_at[at] = packed.add<AxisRow>(rows);
+    coarse_rows_at[at] = packed.add<CoarseAxisRow>(cuda::coarse_axis_rows(rows, view_.coarse[a]));
+  }
+  storage_ = packed.upload();
+  for (int a = 0; a < 3; ++a) {
+    const auto at = static_cast<std::size_t>(a);
+    view_.axis[a] = reinterpret_cast<const AxisRow*>(storage_.data() + rows_at[at]);
+    view_.coarse_axis[a] = reinterpret_cast<const CoarseAxisRow*>(storage_.data() + coarse_rows_at[at]);
   }
   view_.fine_constrained = transfer.fine_constrained;
   view_.coarse_constrained = transfer.coarse_constrained;

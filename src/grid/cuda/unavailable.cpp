@@ -75,13 +75,14 @@ std::optional<DeviceCsr<T>> galerkin_product(const CsrView<T>&, const CsrView<T>
   unavailable();
 }
 template <typename T>
-std::int32_t inverse_diagonal(const CsrView<T>&, const std::uint8_t*, T*) {
+void inverse_diagonal(const CsrView<T>&, const std::uint8_t*, T*, int*) {
   unavailable();
 }
 template <typename T>
 DeviceArray<T> diagonal_at(const CsrView<T>&, const DeviceArray<std::int32_t>&) {
   unavailable();
 }
+DeviceArray<std::uint8_t> flags_at(std::int32_t, std::span<const std::int32_t>) { unavailable(); }
 template <typename T>
 detail::DeviceLineFactors<T> line_factors(const CsrView<T>&, const std::uint8_t*, std::int32_t, std::int32_t,
                                           std::int32_t&) {
@@ -119,7 +120,7 @@ void kronecker_residual(const detail::DeviceKronecker<T>&, const T*, const T*, T
   unavailable();
 }
 template <typename T>
-std::int32_t kronecker_inverse_diagonal(const detail::DeviceKronecker<T>&, T*) {
+void kronecker_inverse_diagonal(const detail::DeviceKronecker<T>&, T*, int*) {
   unavailable();
 }
 template <typename T>
