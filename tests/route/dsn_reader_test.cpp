@@ -5,6 +5,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "trellis/core/error.hpp"
 #include "trellis/route/board.hpp"
@@ -340,6 +341,52 @@ TEST(DsnReader, ListsItDoesNotReadAreWarnings) {
     EXPECT_EQ(board.warnings[i].rfind(expected[i], 0), 0u) << board.warnings[i];
   }
   EXPECT_TRUE(tiny_board().warnings.empty());
+}
+
+// Deeper lists are named too: arcs where a shape is read (a board outline,
+// a plane, a pad, a wire), a circuit's layer restriction, a rule this
+// reader does not apply, a placement's unknown details. A wire of one arc
+// is dropped with its warning, not silently.
+TEST(DsnReader, ArcsAndDeeperListsItDoesNotReadAreWarnings) {
+  const std::string text = R"((pcb w (unit mm)
+  (structure (layer A (type signal) (cost 3)) (layer B)
+    (boundary (rect pcb 0 0 10 10) (qarc pcb 0 0 0 1 1 0 1))
+    (plane n (qarc A 0 0 0 1 1 0 1))
+    (via v (spare v2) (mystery 1))
+    (rule (width 0.2) (clearance 0.2 (layer_depth 2)) (via_at_smd off)))
+  (placement (place_control (flip_style mirror_first)) (lost 1)
+    (component c (place R1 1 1 front 0 (PN 1k) (orbit 3)) (where 1)))
+  (library (image c (pin p (rotate 90) (mirror x) 1 0 0))
+    (padstack p (shape (qarc A 0 0 0 1 1 0 1)) (shape (circle A 1)) (attach on (use_via v) (odd 1)))
+    (padstack v (shape (circle A 0.6)) (shape (circle B 0.6))))
+  (network (net n (pins R1-1)) (class k n (circuit (use_layer A) (use_via v (extra 1)))))
+  (wiring (wire (qarc A 0.2 0 0 1 1 0 1) (net n)) (via v 2 2 (net n) (glow 1))))
+)";
+  const Board board = read_dsn(std::string_view(text), "arcs.dsn");
+  const std::vector<std::string> expected = {"arcs.dsn:2: (cost ...) in a (layer ...)",
+                                             "arcs.dsn:3: (qarc ...) in (boundary ...)",
+                                             "arcs.dsn:4: (qarc ...) in a (plane ...)",
+                                             "arcs.dsn:5: (mystery ...) in (via ...)",
+                                             "arcs.dsn:6: (layer_depth ...) in a (clearance ...)",
+                                             "arcs.dsn:6: (via_at_smd ...) in a (rule ...)",
+                                             "arcs.dsn:7: (lost ...) in (placement ...)",
+                                             "arcs.dsn:8: (orbit ...) in a (place ...)",
+                                             "arcs.dsn:8: (where ...) in a (component ...)",
+                                             "arcs.dsn:9: (mirror ...) in a (pin ...)",
+                                             "arcs.dsn:10: (qarc ...) in a padstack's (shape ...)",
+                                             "arcs.dsn:10: (odd ...) in (attach ...)",
+                                             "arcs.dsn:12: (use_layer ...) in a (circuit ...)",
+                                             "arcs.dsn:12: (extra ...) in (use_via ...)",
+                                             "arcs.dsn:13: (qarc ...) in a (wire ...)",
+                                             "arcs.dsn:13: (glow ...) in a (via ...)"};
+  std::string all;
+  for (const std::string& warning : board.warnings) all += warning + "\n";
+  ASSERT_EQ(board.warnings.size(), expected.size()) << all;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(board.warnings[i].rfind(expected[i], 0), 0u) << board.warnings[i];
+  }
+  EXPECT_TRUE(board.wires.empty());
+  EXPECT_EQ(board.vias.size(), 1u);
 }
 
 TEST(Board, RotationsOffQuarterTurnsMakeRectsPolygons) {

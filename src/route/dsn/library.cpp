@@ -42,6 +42,7 @@ void Parser::read_library(const NameAt& keyword) {
                 fields.rotation = read_number("the pin's rotation in degrees");
                 expect_close("(rotate ...)");
               } else {
+                warn_not_read(option, {}, "a (pin ...)");
                 skip_rest(option);
               }
             } else {
@@ -84,7 +85,8 @@ void Parser::read_library(const NameAt& keyword) {
           padstack_scale = read_unit_list(part);
         } else if (part.name == "shape") {
           for_each_list(part, [&](const NameAt& shape_keyword) {
-            const std::optional<ShapeAt> shape = read_shape(shape_keyword, padstack_scale);
+            const std::optional<ShapeAt> shape =
+                read_shape_in(shape_keyword, padstack_scale, {}, "a padstack's (shape ...)");
             if (!shape) return true;
             for (const int layer : layers_named(shape->layer)) padstack.shapes.push_back({layer, shape->shape});
             return true;
@@ -95,7 +97,7 @@ void Parser::read_library(const NameAt& keyword) {
             fail(value.line, fmt::format("expected on or off in (attach ...), found {}", quoted(value.name)));
           }
           padstack.attach_allowed = value.name == "on";
-          for_each_list(part, [](const NameAt&) { return false; });  // (use_via ...)
+          for_each_list(part, [&](const NameAt& use) { return not_read(use, {"use_via"}, "(attach ...)"); });
         } else {
           return not_read(part, {"rotate", "absolute"}, "a (padstack ...)");
         }

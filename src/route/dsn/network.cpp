@@ -48,9 +48,9 @@ void Parser::read_network(const NameAt& keyword) {
         const NameAt part = open_list(fmt::format("a list in the (class ...) opened at line {}", item.line));
         if (part.name == "circuit") {
           for_each_list(part, [&](const NameAt& circuit_item) {
-            if (circuit_item.name != "use_via") return false;
+            if (circuit_item.name != "use_via") return not_read(circuit_item, {}, "a (circuit ...)");
             while (next_is_atom()) vias.push_back(read_atom("a via padstack name"));
-            for_each_list(circuit_item, [](const NameAt&) { return false; });
+            for_each_list(circuit_item, [&](const NameAt& option) { return not_read(option, {}, "(use_via ...)"); });
             return true;
           });
         } else if (part.name == "rule") {

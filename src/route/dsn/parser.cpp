@@ -70,11 +70,23 @@ NameAt Parser::open_list(std::string_view what) {
 }
 
 bool Parser::not_read(const NameAt& keyword, std::initializer_list<std::string_view> ignored, std::string_view where) {
+  warn_not_read(keyword, ignored, where);
+  return false;
+}
+
+void Parser::warn_not_read(const NameAt& keyword, std::initializer_list<std::string_view> ignored,
+                           std::string_view where) {
   if (std::find(ignored.begin(), ignored.end(), keyword.name) == ignored.end()) {
     board.warnings.push_back(fmt::format("{}:{}: ({} ...) in {} is not read and was skipped", tokens_.name(),
                                          keyword.line, keyword.name, where));
   }
-  return false;
+}
+
+std::optional<ShapeAt> Parser::read_shape_in(const NameAt& keyword, const Scale& in,
+                                             std::initializer_list<std::string_view> ignored, std::string_view where) {
+  std::optional<ShapeAt> shape = read_shape(keyword, in);
+  if (!shape) warn_not_read(keyword, ignored, where);
+  return shape;
 }
 
 void Parser::skip_rest(const NameAt& keyword) {
@@ -233,8 +245,9 @@ void Parser::read_keepout(const NameAt& keyword, const Scale& in, std::vector<Ke
                                                   : KeepoutKind::keepout;
   if (next_is_atom()) keepout.name = read_atom("the keepout's name").name;
   for_each_list(keyword, [&](const NameAt& item) {
-    const std::optional<ShapeAt> shape = read_shape(item, in);
-    if (!shape) return true;  // sequence numbers, windows, clearance classes: skipped
+    const std::optional<ShapeAt> shape =
+        read_shape_in(item, in, {"sequence_number", "window", "clearance_class"}, "a keepout");
+    if (!shape) return true;
     keepout.shape = shape->shape;
     if (shape->layer.name == "pcb" || shape->layer.name == "*") {
       keepout.layer = kAllLayers;
@@ -264,11 +277,11 @@ Rules Parser::read_rules(const NameAt& keyword, const Scale& in) {
       expect_close("(neck_down_width ...)");
       return true;
     }
-    if (item.name != "clearance") return false;
+    if (item.name != "clearance") return not_read(item, {}, "a (rule ...)");
     const Coord value = read_coord("the clearance", in);
     bool typed = false;
     for_each_list(item, [&](const NameAt& option) {
-      if (option.name != "type") return false;
+      if (option.name != "type") return not_read(option, {}, "a (clearance ...)");
       while (next_is_atom()) {
         rules.typed_clearances.push_back({read_atom("a clearance type").name, value});
         typed = true;

@@ -80,6 +80,8 @@ class Parser {
   // and its line unless `ignored` lists it (what changes neither the routing
   // nor the check). Returns false, for for_each_list to skip it.
   bool not_read(const NameAt& keyword, std::initializer_list<std::string_view> ignored, std::string_view where);
+  // not_read's warning alone, for a list skipped otherwise.
+  void warn_not_read(const NameAt& keyword, std::initializer_list<std::string_view> ignored, std::string_view where);
   // Calls `on_list` for every "(keyword" up to the list's ')', which it
   // consumes; atoms in between are an error naming `where`. on_list
   // returns false to have the list skipped.
@@ -93,6 +95,10 @@ class Parser {
   // Reads a shape list after its "(keyword"; nullopt (list skipped) when
   // the keyword is not a shape this reader keeps.
   std::optional<ShapeAt> read_shape(const NameAt& keyword, const Scale& scale);
+  // read_shape in `where`, with not_read's warning for a list that is not
+  // a shape this reader keeps (an arc, say) unless `ignored` lists it.
+  std::optional<ShapeAt> read_shape_in(const NameAt& keyword, const Scale& in,
+                                       std::initializer_list<std::string_view> ignored, std::string_view where);
   // A layer index for a layer name; fails naming the line when unknown.
   int layer_index(const NameAt& layer) const;
   // The layers a name stands for: one layer, or every layer for "*" /

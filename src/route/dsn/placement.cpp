@@ -12,10 +12,10 @@ void Parser::read_placement(const NameAt& keyword) {
       in = read_unit_list(item);
       return true;
     }
-    if (item.name != "component") return false;
+    if (item.name != "component") return not_read(item, {"place_control", "flip_style"}, "(placement ...)");
     const NameAt image = read_atom("the component's image name");
     for_each_list(item, [&](const NameAt& place) {
-      if (place.name != "place") return false;
+      if (place.name != "place") return not_read(place, {}, "a (component ...)");
       Component component;
       component.reference = read_atom("the placed component's reference").name;
       component.position.x = read_coord("the component's x", in);
@@ -26,7 +26,11 @@ void Parser::read_placement(const NameAt& keyword) {
       }
       component.side = side.name == "front" ? Side::front : Side::back;
       component.rotation = read_number("the component's rotation in degrees");
-      for_each_list(place, [](const NameAt&) { return false; });  // part number, lock type, ...
+      // Part numbers, lock types and the like: no copper.
+      for_each_list(place, [&](const NameAt& detail) {
+        return not_read(detail, {"PN", "lock_type", "logical_part", "property", "place_rule", "region", "pin"},
+                        "a (place ...)");
+      });
       board.components.push_back(std::move(component));
       pending.component_images.push_back(image);
       component_lines.push_back(place.line);

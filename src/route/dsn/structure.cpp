@@ -52,7 +52,7 @@ void Parser::read_structure(const NameAt& keyword) {
           expect_close("(direction ...)");
           return true;
         }
-        if (property.name != "type") return false;
+        if (property.name != "type") return not_read(property, {"property"}, "a (layer ...)");
         const NameAt type = read_atom("a layer type (signal, power, mixed or jumper)");
         const std::optional<LayerType> known = layer_type_named(type.name);
         if (!known) {
@@ -68,7 +68,9 @@ void Parser::read_structure(const NameAt& keyword) {
       board.layers.push_back(std::move(layer));
     } else if (name == "boundary") {
       for_each_list(item, [&](const NameAt& shape_keyword) {
-        if (std::optional<ShapeAt> shape = read_shape(shape_keyword, in)) board.boundary.push_back(shape->shape);
+        if (std::optional<ShapeAt> shape = read_shape_in(shape_keyword, in, {}, "(boundary ...)")) {
+          board.boundary.push_back(shape->shape);
+        }
         return true;
       });
     } else if (name == "keepout" || name == "via_keepout" || name == "wire_keepout") {
@@ -76,7 +78,7 @@ void Parser::read_structure(const NameAt& keyword) {
     } else if (name == "plane") {
       const NameAt net = read_atom("the plane's net name");
       for_each_list(item, [&](const NameAt& shape_keyword) {
-        const std::optional<ShapeAt> shape = read_shape(shape_keyword, in);
+        const std::optional<ShapeAt> shape = read_shape_in(shape_keyword, in, {"window"}, "a (plane ...)");
         if (!shape) return true;
         for (const int layer : layers_named(shape->layer)) {
           board.planes.push_back({net.name, -1, layer, shape->shape});
@@ -86,7 +88,7 @@ void Parser::read_structure(const NameAt& keyword) {
       });
     } else if (name == "via") {
       while (next_is_atom()) pending.via_padstacks.push_back(read_atom("a via padstack name"));
-      for_each_list(item, [](const NameAt&) { return false; });  // (spare ...) and the like
+      for_each_list(item, [&](const NameAt& option) { return not_read(option, {"spare"}, "(via ...)"); });
     } else if (name == "rule") {
       board.rules = read_rules(item, in);
     } else {

@@ -22,13 +22,14 @@ void Parser::read_wiring(const NameAt& keyword) {
           expect_close("(net ...)");
         } else if (part.name == "type") {
           type = read_wiring_type(part);
-        } else if (std::optional<ShapeAt> shape = read_shape(part, in)) {
+        } else if (std::optional<ShapeAt> shape = read_shape_in(
+                       part, in, {"turret", "attr", "shield", "window", "connect", "supply"}, "a (wire ...)")) {
           if (wire) fail(part.line, fmt::format("the (wire ...) opened at line {} has a second shape", item.line));
           wire = Wire{layer_index(shape->layer), std::move(shape->shape), -1, WiringType::normal};
         }
-        return true;  // read_shape skipped what is not a shape
+        return true;  // read_shape_in skipped what is not a shape, with a warning for an arc
       });
-      if (!wire) return true;  // arcs and other shapes a router does not keep
+      if (!wire) return true;  // an arc or another shape a router does not keep: warned of above
       wire->type = type;
       if (net.line == 0) net.line = item.line;
       board.wires.push_back(std::move(*wire));
@@ -48,7 +49,7 @@ void Parser::read_wiring(const NameAt& keyword) {
         } else if (part.name == "type") {
           via.type = read_wiring_type(part);
         } else {
-          return false;
+          return not_read(part, {"attr", "supply", "contact"}, "a (via ...)");
         }
         return true;
       });
