@@ -86,15 +86,11 @@ struct SmoothingStep {
 // plane, S_t(j2) = sum_o1 b1_t sum_o0 b0_t x (offsets beyond the term's
 // reach skipped: uniform branches), and each of its rows (kTileZ, 1 flat) is
 // sum_t sum_o2 b2_t S_t(i2 + o2), so a plane's sums serve the rows beside it
-// and a band entry along axes 0 and 1 is read once a column. AxisTerms: the
-// level has a term an axis (3 in 3-D, 2 flat), term t reaching Reach along
-// axis t only (a separable form's finest level: a 7- or 5-point stencil);
-// the reaches are then constants and the skipped offsets cost nothing.
-template <typename T, int Reach, bool Flat, bool AxisTerms, typename Out>
+// and a band entry along axes 0 and 1 is read once a column.
+template <typename T, int Reach, bool Flat, typename Out>
 __global__ void __launch_bounds__(kTileThreads)
     apply_tiles(detail::KroneckerView<T> op, const T* __restrict__ x, Out out) {
   constexpr int kTerms = detail::kMaxKroneckerTerms;
-  constexpr int kAxisTerms = Flat ? 2 : 3;
   constexpr int kZ = Flat ? 1 : kTileZ, kReachZ = Flat ? 0 : Reach;
   constexpr int kSpanX = kTileX + 2 * Reach, kSpanY = kTileY + 2 * Reach, kPlanes = kZ + 2 * kReachZ;
   __shared__ T slab[kPlanes][kSpanY][kSpanX];
@@ -120,13 +116,7 @@ __global__ void __launch_bounds__(kTileThreads)
 #pragma unroll
   for (int t = 0; t < kTerms; ++t) {
 #pragma unroll
-    for (int a = 0; a < 3; ++a) {
-      if constexpr (AxisTerms) {
-        r[t][a] = t < kAxisTerms ? (a == t ? Reach : 0) : -1;
-      } else {
-        r[t][a] = t < op.terms ? op.reach[t][a] : -1;
-      }
-    }
+    for (int a = 0; a < 3; ++a) r[t][a] = t < op.terms ? op.reach[t][a] : -1;
   }
   T sums[kPlanes][kTerms];
 #pragma unroll
@@ -179,27 +169,6 @@ __global__ void __launch_bounds__(kTileThreads)
   }
 }
 
-// Whether term t reaches `reach` along axis t only, a term an axis (axes of them).
-template <typename T>
-bool axis_terms(const detail::KroneckerView<T>& op, int axes, std::int32_t reach) {
-  if (op.terms != axes) return false;
-  for (int t = 0; t < op.terms; ++t) {
-    for (int a = 0; a < 3; ++a) {
-      if (op.reach[t][a] != (a == t ? reach : 0)) return false;
-    }
-  }
-  return true;
-}
-
-template <typename T, int Reach, bool Flat, typename Out>
-void launch_tiles_of(const detail::KroneckerView<T>& op, unsigned tiles, const Out& out, const T* x, Stream stream) {
-  if (axis_terms(op, Flat ? 2 : 3, Reach)) {
-    TRELLIS_LAUNCH((apply_tiles<T, Reach, Flat, true, Out>), tiles, kTileThreads, 0, stream, op, x, out);
-  } else {
-    TRELLIS_LAUNCH((apply_tiles<T, Reach, Flat, false, Out>), tiles, kTileThreads, 0, stream, op, x, out);
-  }
-}
-
 template <typename T, int Reach, typename Out>
 void launch_tiles(const detail::DeviceKronecker<T>& a, const T* x, const Out& out, Stream stream) {
   const detail::KroneckerView<T>& op = a.view();
@@ -209,11 +178,13 @@ void launch_tiles(const detail::DeviceKronecker<T>& a, const T* x, const Out& ou
   const std::int64_t tiles_xy =
       std::int64_t{(op.extents[0] + kTileX - 1) / kTileX} * ((op.extents[1] + kTileY - 1) / kTileY);
   if (flat) {
-    launch_tiles_of<T, Reach, true>(op, static_cast<unsigned>(tiles_xy), out, x, stream);
+    TRELLIS_LAUNCH((apply_tiles<T, Reach, true, Out>), static_cast<unsigned>(tiles_xy), kTileThreads, 0, stream, op, x,
+                   out);
     return;
   }
   const std::int64_t tiles = tiles_xy * ((op.extents[2] + kTileZ - 1) / kTileZ);
-  launch_tiles_of<T, Reach, false>(op, static_cast<unsigned>(tiles), out, x, stream);
+  TRELLIS_LAUNCH((apply_tiles<T, Reach, false, Out>), static_cast<unsigned>(tiles), kTileThreads, 0, stream, op, x,
+                 out);
 }
 
 template <typename T, typename Out>
