@@ -3,6 +3,8 @@
 // mirrored on the back), nets, classes and wiring.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <numbers>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -343,11 +345,10 @@ TEST(DsnReader, ListsItDoesNotReadAreWarnings) {
   EXPECT_TRUE(tiny_board().warnings.empty());
 }
 
-// Deeper lists are named too: arcs where a shape is read (a board outline,
-// a plane, a pad, a wire), a circuit's layer restriction, a rule this
-// reader does not apply, a placement's unknown details. A wire of one arc
-// is dropped with its warning, not silently.
-TEST(DsnReader, ArcsAndDeeperListsItDoesNotReadAreWarnings) {
+// Deeper lists are named too: an arc as a plane's outline, a circuit's
+// layer restriction, a rule this reader does not apply, a placement's
+// unknown details. Arcs elsewhere are read (the next test).
+TEST(DsnReader, DeeperListsItDoesNotReadAreWarnings) {
   const std::string text = R"((pcb w (unit mm)
   (structure (layer A (type signal) (cost 3)) (layer B)
     (boundary (rect pcb 0 0 10 10) (qarc pcb 0 0 0 1 1 0 1))
@@ -363,30 +364,97 @@ TEST(DsnReader, ArcsAndDeeperListsItDoesNotReadAreWarnings) {
   (wiring (wire (qarc A 0.2 0 0 1 1 0 1) (net n)) (via v 2 2 (net n) (glow 1))))
 )";
   const Board board = read_dsn(std::string_view(text), "arcs.dsn");
-  const std::vector<std::string> expected = {"arcs.dsn:2: (cost ...) in a (layer ...)",
-                                             "arcs.dsn:3: (qarc ...) in (boundary ...)",
-                                             "arcs.dsn:4: (qarc ...) in a (plane ...)",
-                                             "arcs.dsn:5: (mystery ...) in (via ...)",
-                                             "arcs.dsn:6: (layer_depth ...) in a (clearance ...)",
-                                             "arcs.dsn:6: (via_at_smd ...) in a (rule ...)",
-                                             "arcs.dsn:7: (lost ...) in (placement ...)",
-                                             "arcs.dsn:8: (orbit ...) in a (place ...)",
-                                             "arcs.dsn:8: (where ...) in a (component ...)",
-                                             "arcs.dsn:9: (mirror ...) in a (pin ...)",
-                                             "arcs.dsn:10: (qarc ...) in a padstack's (shape ...)",
-                                             "arcs.dsn:10: (odd ...) in (attach ...)",
-                                             "arcs.dsn:12: (use_layer ...) in a (circuit ...)",
-                                             "arcs.dsn:12: (extra ...) in (use_via ...)",
-                                             "arcs.dsn:13: (qarc ...) in a (wire ...)",
-                                             "arcs.dsn:13: (glow ...) in a (via ...)"};
+  const std::vector<std::string> expected = {
+      "arcs.dsn:2: (cost ...) in a (layer ...)",         "arcs.dsn:4: (qarc ...) in a (plane ...)",
+      "arcs.dsn:5: (mystery ...) in (via ...)",          "arcs.dsn:6: (layer_depth ...) in a (clearance ...)",
+      "arcs.dsn:6: (via_at_smd ...) in a (rule ...)",    "arcs.dsn:7: (lost ...) in (placement ...)",
+      "arcs.dsn:8: (orbit ...) in a (place ...)",        "arcs.dsn:8: (where ...) in a (component ...)",
+      "arcs.dsn:9: (mirror ...) in a (pin ...)",         "arcs.dsn:10: (odd ...) in (attach ...)",
+      "arcs.dsn:12: (use_layer ...) in a (circuit ...)", "arcs.dsn:12: (extra ...) in (use_via ...)",
+      "arcs.dsn:13: (glow ...) in a (via ...)"};
   std::string all;
   for (const std::string& warning : board.warnings) all += warning + "\n";
   ASSERT_EQ(board.warnings.size(), expected.size()) << all;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(board.warnings[i].rfind(expected[i], 0), 0u) << board.warnings[i];
   }
-  EXPECT_TRUE(board.wires.empty());
+  EXPECT_EQ(board.wires.size(), 1u);
   EXPECT_EQ(board.vias.size(), 1u);
+}
+
+// (qarc layer width start end centre) is a stroke along the shorter arc:
+// a path of chords within the arc tolerance, its ends as written. An
+// outline in pieces (lines and round corners) is joined into one path.
+TEST(DsnReader, ArcsAreReadAsPathsOfChords) {
+  const std::string text = R"((pcb w (unit mm)
+  (structure (layer A (type signal)) (layer B (type signal))
+    (boundary (path pcb 0 1 0 9 0) (qarc pcb 0 10 1 9 0 9 1) (path pcb 0 10 1 10 9)
+      (qarc pcb 0 9 10 10 9 9 9) (path pcb 0 9 10 1 10) (qarc pcb 0 1 10 0 9 1 9)
+      (path pcb 0 0 9 0 1) (qarc pcb 0 0 1 1 0 1 1)))
+  (placement (component c (place R1 5 5 front 0)))
+  (library (image c (pin p 1 0 0)) (padstack p (shape (qarc A 0.3 -0.5 0 0.5 0 0 0))))
+  (network (net n (pins R1-1)))
+  (wiring (wire (qarc A 0.2 2 2 4 4 4 2) (net n))))
+)";
+  const Board board = read_dsn(std::string_view(text), "arcs.dsn");
+  EXPECT_TRUE(board.warnings.empty()) << board.warnings.front();
+  ASSERT_EQ(board.boundary.size(), 1u);
+  const Shape& outline = board.boundary.front();
+  EXPECT_EQ(outline.kind, ShapeKind::path);
+  ASSERT_GT(outline.points.size(), 9u);
+  EXPECT_EQ(outline.points.front(), outline.points.back());
+  EXPECT_EQ(outline.points.front(), (Point{1'000'000, 0}));
+  // A corner's chords lie on the circle about its centre, within a
+  // nanometre of rounding, and inside the square's corner.
+  for (const Point& p : outline.points) {
+    const Point centre{p.x < 5'000'000 ? 1'000'000 : 9'000'000, p.y < 5'000'000 ? 1'000'000 : 9'000'000};
+    const bool in_corner = (p.x < 1'000'000 || p.x > 9'000'000) && (p.y < 1'000'000 || p.y > 9'000'000);
+    if (!in_corner) continue;
+    const double r = std::hypot(static_cast<double>(p.x - centre.x), static_cast<double>(p.y - centre.y));
+    EXPECT_NEAR(r, 1'000'000, 1.0) << p.x << " " << p.y;
+  }
+  EXPECT_TRUE(inside_boundary(board, {5'000'000, 5'000'000}));
+  EXPECT_FALSE(inside_boundary(board, {100'000, 100'000}));  // cut off by the round corner
+
+  // The pad's arc: a half turn from (-0.5, 0) to (0.5, 0) about the origin,
+  // counter-clockwise (through y < 0).
+  ASSERT_EQ(board.padstacks.size(), 1u);
+  ASSERT_EQ(board.padstacks[0].shapes.size(), 1u);
+  const Shape& pad = board.padstacks[0].shapes[0].shape;
+  EXPECT_EQ(pad.kind, ShapeKind::path);
+  EXPECT_EQ(pad.width, 300'000);
+  EXPECT_EQ(pad.points.front(), (Point{-500'000, 0}));
+  EXPECT_EQ(pad.points.back(), (Point{500'000, 0}));
+  for (const Point& p : pad.points) EXPECT_LE(p.y, 0);
+
+  // The wire's quarter turn from (2, 2) to (4, 4) about (4, 2): through
+  // x < 4 and y > 2 (the shorter way), its length near pi/2 * 2 mm.
+  ASSERT_EQ(board.wires.size(), 1u);
+  const Shape& wire = board.wires[0].shape;
+  EXPECT_EQ(wire.width, 200'000);
+  ASSERT_GE(wire.points.size(), 3u);
+  double length = 0;
+  for (std::size_t i = 1; i < wire.points.size(); ++i) {
+    const Point a = wire.points[i - 1], b = wire.points[i];
+    length += std::hypot(static_cast<double>(b.x - a.x), static_cast<double>(b.y - a.y));
+    EXPECT_LE(b.x, 4'000'000);
+    EXPECT_GE(b.y, 2'000'000);
+  }
+  EXPECT_NEAR(length, std::numbers::pi * 1'000'000, 5'000);  // chords cut the curve short
+}
+
+TEST(DsnReader, DegenerateArcsAreErrorsWithTheirLine) {
+  const std::string text = R"((pcb w (unit mm)
+  (structure (layer A (type signal))
+    (boundary (qarc pcb 0 1 1 1 1 0 0))))
+)";
+  try {
+    (void)read_dsn(std::string_view(text), "arc.dsn");
+    FAIL() << "a qarc whose start is its end was read";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("arc.dsn:3"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("qarc"), std::string::npos) << error.what();
+  }
 }
 
 TEST(Board, RotationsOffQuarterTurnsMakeRectsPolygons) {

@@ -313,7 +313,7 @@ TEST(SessionReader, BadInputNamesTheLine) {
        "out of range"},
       {"not a number", minimal_session("(network_out (net GND (wire (path F.Cu 2500\n0 zero))))\n"), 7, "a number"},
       {"x without y", minimal_session("(network_out (net GND\n(via \"small via\" 10)))\n"), 7, "no y"},
-      {"arc", minimal_session("(network_out (net GND\n(wire (qarc F.Cu 10 0 0 10 10 5 5))))\n"), 7, "arcs"},
+      {"degenerate arc", minimal_session("(network_out (net GND\n(wire (qarc F.Cu 10 0 0 0 0 5 5))))\n"), 7, "qarc"},
       {"wire without a shape", minimal_session("(network_out (net GND\n(wire (type route))))\n"), 7, "no path"},
       {"coordinate before resolution",
        "(session s\n(routes\n(library_out)\n(network_out (net GND\n(wire (path F.Cu 2500 0 0 1 1))))))\n", 5,
@@ -341,6 +341,24 @@ TEST(SessionReader, BadInputNamesTheLine) {
       EXPECT_EQ(error.line(), bad.line) << bad.what << ": " << error.what();
       EXPECT_NE(error.problem().find(bad.message_part), std::string::npos) << bad.what << ": " << error.what();
     }
+  }
+}
+
+// A wire written as an arc (qarc F.Cu width start end centre) comes back
+// as a path of chords along the shorter arc, its ends as written.
+TEST(SessionReader, ArcWiresAreReadAsChords) {
+  const Board board = awkward_board();
+  const RoutedCopper routed = read_session(
+      minimal_session("(network_out (net GND\n(wire (qarc F.Cu 25 0 0 100000 100000 100000 0))))\n"), "arc.ses", board);
+  ASSERT_EQ(routed.wires.size(), 1u);
+  const Shape& wire = routed.wires[0].shape;
+  EXPECT_EQ(wire.kind, ShapeKind::path);
+  EXPECT_EQ(wire.width, 2500);  // 25 units of 100 nm
+  ASSERT_GE(wire.points.size(), 3u);
+  EXPECT_EQ(wire.points.front(), (Point{0, 0}));
+  EXPECT_EQ(wire.points.back(), (Point{10'000'000, 10'000'000}));
+  for (const Point& p : wire.points) {
+    EXPECT_NEAR(std::hypot(static_cast<double>(p.x - 10'000'000), static_cast<double>(p.y)), 10'000'000.0, 1.0);
   }
 }
 

@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <system_error>
 
 #include "../bare_power_layers.hpp"
+#include "../geometry/arcs.hpp"
 
 namespace trellis::route::dsn_detail {
 namespace {
@@ -171,7 +173,7 @@ Scale Parser::read_unit_list(const NameAt& keyword) {
 
 std::optional<ShapeAt> Parser::read_shape(const NameAt& keyword, const Scale& in) {
   const std::string& kind = keyword.name;
-  if (kind != "circle" && kind != "rect" && kind != "polygon" && kind != "path") {
+  if (kind != "circle" && kind != "rect" && kind != "polygon" && kind != "path" && kind != "qarc") {
     skip_rest(keyword);
     return std::nullopt;
   }
@@ -194,6 +196,26 @@ std::optional<ShapeAt> Parser::read_shape(const NameAt& keyword, const Scale& in
     const Coord x2 = read_coord("the rect's second x", in);
     const Coord y2 = read_coord("the rect's second y", in);
     shape.points = {{std::min(x1, x2), std::min(y1, y2)}, {std::max(x1, x2), std::max(y1, y2)}};
+  } else if (kind == "qarc") {
+    // (qarc layer width start end centre): a stroke along the arc, as a
+    // path of chords. A qarc turns at most a quarter: the shorter way.
+    shape.kind = ShapeKind::path;
+    shape.width = read_coord("the arc's width", in);
+    std::array<Point, 3> at;
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      static constexpr std::array<std::string_view, 3> kWhich = {"start", "end", "centre"};
+      at[i].x = read_coord(fmt::format("the arc {}'s x", kWhich[i]), in);
+      at[i].y = read_coord(fmt::format("the arc {}'s y", kWhich[i]), in);
+    }
+    shape.points = geometry::minor_arc(at[0], at[1], at[2]);
+    if (shape.points.empty()) {
+      fail(keyword.line, "a (qarc ...) needs its start apart from its end and from its centre");
+    }
+    for (const Point& p : shape.points) {
+      if (std::max(std::abs(p.x), std::abs(p.y)) > kLargestCoordinate) {
+        fail(keyword.line, "the (qarc ...) reaches out of range (beyond 1 km)");
+      }
+    }
   } else {
     shape.kind = kind == "path" ? ShapeKind::path : ShapeKind::polygon;
     shape.width = read_coord(kind == "path" ? "the path's width" : "the polygon's aperture width", in);

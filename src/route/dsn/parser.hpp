@@ -93,10 +93,11 @@ class Parser {
   Coord to_coord(double value, std::size_t line, const Scale& scale) const;
   Scale read_unit_list(const NameAt& keyword);  // after "(unit"
   // Reads a shape list after its "(keyword"; nullopt (list skipped) when
-  // the keyword is not a shape this reader keeps.
+  // the keyword is not a shape this reader keeps. An arc (qarc) is a path
+  // of chords.
   std::optional<ShapeAt> read_shape(const NameAt& keyword, const Scale& scale);
   // read_shape in `where`, with not_read's warning for a list that is not
-  // a shape this reader keeps (an arc, say) unless `ignored` lists it.
+  // a shape this reader keeps unless `ignored` lists it.
   std::optional<ShapeAt> read_shape_in(const NameAt& keyword, const Scale& in,
                                        std::initializer_list<std::string_view> ignored, std::string_view where);
   // A layer index for a layer name; fails naming the line when unknown.

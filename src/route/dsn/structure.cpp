@@ -1,6 +1,10 @@
 // (structure ...): layers, outline, keepouts, planes, via padstacks, rules.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+#include <vector>
+
 #include "parser.hpp"
 
 namespace trellis::route::dsn_detail {
@@ -23,6 +27,34 @@ std::optional<LayerDirection> layer_direction_named(std::string_view name) {
     return LayerDirection::any;
   }
   return std::nullopt;
+}
+
+// An outline written in pieces, paths and arcs whose ends meet (a board
+// with round corners), as one path from the first piece on; pieces that
+// join nothing follow it as written.
+std::vector<Shape> joined_outline(std::vector<Shape> pieces) {
+  const auto open_path = [](const Shape& s) {
+    return s.kind == ShapeKind::path && s.points.size() >= 2 && s.points.front() != s.points.back();
+  };
+  if (pieces.empty() || !open_path(pieces.front())) return pieces;
+  std::vector<Shape> rest(std::make_move_iterator(pieces.begin() + 1), std::make_move_iterator(pieces.end()));
+  Shape outline = std::move(pieces.front());
+  for (bool joined = true; joined && outline.points.front() != outline.points.back();) {
+    joined = false;
+    for (auto piece = rest.begin(); piece != rest.end(); ++piece) {
+      if (!open_path(*piece)) continue;
+      std::vector<Point>& points = piece->points;
+      if (points.back() == outline.points.back()) std::reverse(points.begin(), points.end());
+      if (points.front() != outline.points.back()) continue;
+      outline.points.insert(outline.points.end(), points.begin() + 1, points.end());
+      outline.width = std::max(outline.width, piece->width);
+      rest.erase(piece);
+      joined = true;
+      break;
+    }
+  }
+  rest.insert(rest.begin(), std::move(outline));
+  return rest;
 }
 
 }  // namespace
@@ -67,17 +99,21 @@ void Parser::read_structure(const NameAt& keyword) {
       layer_lines.push_back(layer_name.line);
       board.layers.push_back(std::move(layer));
     } else if (name == "boundary") {
+      std::vector<Shape> pieces;
       for_each_list(item, [&](const NameAt& shape_keyword) {
         if (std::optional<ShapeAt> shape = read_shape_in(shape_keyword, in, {}, "(boundary ...)")) {
-          board.boundary.push_back(shape->shape);
+          pieces.push_back(std::move(shape->shape));
         }
         return true;
       });
+      for (Shape& piece : joined_outline(std::move(pieces))) board.boundary.push_back(std::move(piece));
     } else if (name == "keepout" || name == "via_keepout" || name == "wire_keepout") {
       read_keepout(item, in, board.keepouts);
     } else if (name == "plane") {
       const NameAt net = read_atom("the plane's net name");
       for_each_list(item, [&](const NameAt& shape_keyword) {
+        // A plane is an area: an arc's stroke is not one.
+        if (shape_keyword.name == "qarc") return not_read(shape_keyword, {}, "a (plane ...)");
         const std::optional<ShapeAt> shape = read_shape_in(shape_keyword, in, {"window"}, "a (plane ...)");
         if (!shape) return true;
         for (const int layer : layers_named(shape->layer)) {

@@ -27,9 +27,9 @@ void Parser::read_wiring(const NameAt& keyword) {
           if (wire) fail(part.line, fmt::format("the (wire ...) opened at line {} has a second shape", item.line));
           wire = Wire{layer_index(shape->layer), std::move(shape->shape), -1, WiringType::normal};
         }
-        return true;  // read_shape_in skipped what is not a shape, with a warning for an arc
+        return true;  // read_shape_in skipped what is not a shape, with a warning
       });
-      if (!wire) return true;  // an arc or another shape a router does not keep: warned of above
+      if (!wire) return true;  // a shape a router does not keep: warned of above
       wire->type = type;
       if (net.line == 0) net.line = item.line;
       board.wires.push_back(std::move(*wire));

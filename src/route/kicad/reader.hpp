@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../geometry/arcs.hpp"
 #include "sexpr.hpp"
 #include "trellis/route/board.hpp"
 #include "trellis/route/kicad.hpp"
@@ -117,24 +118,15 @@ class Reader {
   std::unordered_map<std::string, int> padstack_by_key_;
 };
 
-// Chords approximating arcs and round corners stay within this distance of
-// the true curve (KiCad's ARC_HIGH_DEF), with at most kMaxArcChords each.
-inline constexpr double kArcTolerance = 5'000;  // nanometres
-inline constexpr int kMaxArcChords = 4096;
-
 // ---- geometry (geometry.cpp), all in Board orientation
 // The points along the arc from `start` through `mid` to `end`, both ends
 // included; collinear points give the straight segment.
 std::vector<Point> arc_points(Point start, Point mid, Point end);
 // A closed circle as polygon vertices (first not repeated).
 std::vector<Point> circle_points(Point centre, double radius);
-// The arc of `radius` about `centre` from `from_degrees` sweeping `sweep`
-// degrees (counter-clockwise when positive), both ends included.
-std::vector<Point> arc_about(Point centre, double radius, double from_degrees, double sweep);
-// The same arc by tangents: its ends, then the points where the tangents
-// at successive chord ends meet, so the polygon holds the whole arc (for
-// copper, whose true edge must not lie outside the shape the checks see).
-std::vector<Point> arc_outside(Point centre, double radius, double from_degrees, double sweep);
+// Arcs about a centre (geometry/arcs.hpp).
+using geometry::arc_about;
+using geometry::arc_outside;
 Point rotate(Point p, double degrees);
 Point place(const Placement& placement, Point local);
 // Twice the signed area of a closed polygon (counter-clockwise positive).

@@ -237,12 +237,11 @@ class SessionReader {
         type = parser_.read_wiring_type(part);
         return true;
       }
-      if (part.name == "qarc" || part.name == "arc") {
-        parser_.fail(part.line,
-                     fmt::format("arcs ({} ...) are not supported: this reader keeps straight wires only", part.name));
+      if (part.name == "arc") {
+        parser_.fail(part.line, "(arc ...) is not a Specctra shape: a wire's arc is written (qarc ...)");
       }
-      const bool is_shape =
-          part.name == "path" || part.name == "polygon" || part.name == "circle" || part.name == "rect";
+      const bool is_shape = part.name == "path" || part.name == "polygon" || part.name == "circle" ||
+                            part.name == "rect" || part.name == "qarc";
       if (!is_shape) return false;  // net (the enclosing net applies), attr, shield, window, connect, supply
       require_scale(part.line);
       std::optional<ShapeAt> shape = parser_.read_shape(part, scale_);
