@@ -443,6 +443,32 @@ TEST(DsnReader, ArcsAreReadAsPathsOfChords) {
   EXPECT_NEAR(length, std::numbers::pi * 1'000'000, 5'000);  // chords cut the curve short
 }
 
+// (place REF) without a position: a component not placed yet. Its pins
+// leave their nets with one warning; a pin of a component not in the
+// placement at all is still an error.
+TEST(DsnReader, UnplacedComponentsLeaveTheirNetsWithAWarning) {
+  const std::string placement = R"((pcb w (unit mm)
+  (structure (layer A (type signal)) (boundary (rect pcb 0 0 20 20)))
+  (placement (component c (place R1 5 5 front 0) (place R3 10 10 front 0))
+    (component c (place R2 (PN 1k))))
+  (library (image c (pin p 1 0 0) (pin p 2 2 0)) (padstack p (shape (circle A 0.5))))
+)";
+  const Board board =
+      read_dsn(std::string_view(placement + "(network (net n (pins R1-1 R2-1 R3-1)) (net m (pins R2-2))))\n"), "u.dsn");
+  ASSERT_EQ(board.warnings.size(), 1u);
+  EXPECT_EQ(board.warnings[0].rfind("u.dsn:4: component 'R2' is not placed", 0), 0u) << board.warnings[0];
+  ASSERT_EQ(board.components.size(), 2u);
+  ASSERT_EQ(board.nets.size(), 2u);
+  EXPECT_EQ(board.nets[0].pins, (std::vector<PinRef>{{0, 0}, {1, 0}}));
+  EXPECT_TRUE(board.nets[1].pins.empty());
+  try {
+    (void)read_dsn(std::string_view(placement + "(network (net n (pins R1-1\nR4-1))))\n"), "u.dsn");
+    FAIL() << "a pin of a component not in the placement was read";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.line(), 7u) << error.what();
+  }
+}
+
 TEST(DsnReader, DegenerateArcsAreErrorsWithTheirLine) {
   const std::string text = R"((pcb w (unit mm)
   (structure (layer A (type signal))

@@ -53,6 +53,7 @@ struct PendingNames {
   std::vector<NameAt> wire_nets;  // empty name: no net
   std::vector<NameAt> via_nets;
   std::vector<NameAt> via_padstack_names;
+  std::vector<NameAt> unplaced_components;  // (place REF) without a position
 };
 
 class Parser {

@@ -1,4 +1,5 @@
-// (placement ...): (component IMAGE (place REF X Y front|back ROTATION ...)).
+// (placement ...): (component IMAGE (place REF X Y front|back ROTATION ...)),
+// or (place REF) for a component not placed yet.
 #include <fmt/format.h>
 
 #include "parser.hpp"
@@ -17,7 +18,17 @@ void Parser::read_placement(const NameAt& keyword) {
     for_each_list(item, [&](const NameAt& place) {
       if (place.name != "place") return not_read(place, {}, "a (component ...)");
       Component component;
-      component.reference = read_atom("the placed component's reference").name;
+      const NameAt reference = read_atom("the placed component's reference");
+      component.reference = reference.name;
+      if (!next_is_atom()) {
+        // Not placed yet: no copper, and its pins are left out of the nets.
+        board.warnings.push_back(
+            fmt::format("{}:{}: component {} is not placed (no position): its pins are left out of their nets",
+                        tokens().name(), place.line, quoted(reference.name)));
+        pending.unplaced_components.push_back(reference);
+        for_each_list(place, [](const NameAt&) { return false; });
+        return true;
+      }
       component.position.x = read_coord("the component's x", in);
       component.position.y = read_coord("the component's y", in);
       const NameAt side = read_atom("the component's side (front or back)");

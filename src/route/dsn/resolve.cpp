@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "parser.hpp"
 
@@ -79,6 +80,15 @@ void Parser::resolve() {
     const auto found = pins.find(pin);
     return found == pins.end() ? -1 : found->second;
   };
+  std::unordered_set<std::string> unplaced;
+  for (const NameAt& component : pending.unplaced_components) unplaced.insert(component.name);
+  // COMPONENT-PIN with COMPONENT one not placed yet.
+  const auto names_unplaced = [&](const std::string& reference) {
+    for (std::size_t dash = reference.find('-'); dash != std::string::npos; dash = reference.find('-', dash + 1)) {
+      if (unplaced.contains(reference.substr(0, dash))) return true;
+    }
+    return false;
+  };
   for (std::size_t n = 0; n < board.nets.size(); ++n) {
     for (const NameAt& reference : pending.net_pins[n]) {
       // COMPONENT-PIN: the first '-' that leaves a placed component and one
@@ -94,6 +104,7 @@ void Parser::resolve() {
         const int pin = pin_of(image, reference.name.substr(dash + 1));
         if (pin >= 0) resolved = PinRef{component->second, pin};
       }
+      if (!resolved && !component_found && names_unplaced(reference.name)) continue;  // warned of at (place ...)
       if (!resolved) {
         fail(reference.line,
              fmt::format("net {} names the pin {}, but {}", quoted(board.nets[n].name), quoted(reference.name),
