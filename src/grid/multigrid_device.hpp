@@ -217,8 +217,8 @@ struct LanczosTridiagonal {
 // The Lanczos steps of several levels on the device with one wait, in two
 // lanes that run side by side: the first level added (the finest, most of
 // the work) on its own stream and work vectors, each later level queued
-// behind the last on a second stream and vectors of other_rows (the largest
-// of the rest). Each lane starts from what the default stream has done when
+// behind the last on a second stream of high priority and vectors of
+// other_rows (the largest of the rest). Each lane starts from what the default stream has done when
 // the level is added (its matrix, its inverse diagonal). Coefficients stay
 // on the device until tridiagonals() reads them all. Dot products are the
 // device's fixed tree reductions, so alpha and beta equal the host's to
@@ -239,8 +239,10 @@ class LanczosQueue {
   struct Lane;  // a stream, an event and work vectors (cuda/multigrid_setup.cu)
   // The lane of the next level added.
   Lane& next_lane();
-  template <typename Apply>
-  void queue(std::int32_t n, const Apply& apply, const T* inverse_diagonal);
+  // apply: y = A x; product: a step's product in the apply's pass
+  // (kronecker_lanczos_product's contract), 0 where it does not.
+  template <typename Apply, typename Product>
+  void queue(std::int32_t n, const Apply& apply, const Product& product, const T* inverse_diagonal);
   // The start vector's norm, then alpha and beta a step.
   std::size_t coefficients_a_level() const { return 1 + 2 * static_cast<std::size_t>(steps_); }
 
@@ -269,6 +271,15 @@ template <typename T>
 void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* r, Stream stream);
 template <typename T>
 void kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* inverse_diagonal, int* bad_row);
+// A Lanczos step's product in the apply's pass: w = scale (A scaled) -
+// beta q_previous (beta = *beta_at in T, 0 where null; the bits of the
+// apply and LanczosQueue's update apart), with the partial sums of w . q
+// (one a block) in partials. Returns how many partials, or 0 with nothing
+// queued where they would pass capacity.
+template <typename T>
+std::int64_t kronecker_lanczos_product(const detail::DeviceKronecker<T>& a, const T* scaled, const T* scale,
+                                       const double* beta_at, const T* q_previous, const T* q, T* w, double* partials,
+                                       std::int64_t capacity, Stream stream);
 // One smoothing step from the residual r = b - A x, in one pass:
 // d = alpha d + beta D^-1 r and x_next = x + d (x_next not x: x's
 // neighbours are read while it is written).
@@ -294,6 +305,9 @@ KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const C
   template void kronecker_apply<T>(const detail::DeviceKronecker<T>&, const T*, T*, Stream);                           \
   template void kronecker_residual<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T*, Stream);              \
   template void kronecker_inverse_diagonal<T>(const detail::DeviceKronecker<T>&, T*, int*);                            \
+  template std::int64_t kronecker_lanczos_product<T>(const detail::DeviceKronecker<T>&, const T*, const T*,            \
+                                                     const double*, const T*, const T*, T*, double*, std::int64_t,     \
+                                                     Stream);                                                          \
   template void kronecker_smoothing_step<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T, T, const T*, T*, \
                                             T*, Stream);                                                               \
   template KroneckerMatch kronecker_describes<T>(const detail::DeviceKronecker<T>&, const CsrView<T>&);

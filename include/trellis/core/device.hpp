@@ -69,10 +69,15 @@ void synchronize_device();
 // one per thread); throws DeviceError for an index no device has.
 void set_current(int index);
 
+// How the device's block scheduler orders a stream's work against other
+// streams' pending work: high goes first wherever a multiprocessor frees.
+enum class StreamPriority { normal, high };
+
 // A stream owned for the lifetime of the object.
 class OwnedStream {
  public:
-  OwnedStream();                                        // creates a stream on the current device
+  // Creates a stream on the current device.
+  explicit OwnedStream(StreamPriority priority = StreamPriority::normal);
   ~OwnedStream();                                       // destroys the stream
   OwnedStream(const OwnedStream&) = delete;             // not copyable
   OwnedStream& operator=(const OwnedStream&) = delete;  // not copy-assignable

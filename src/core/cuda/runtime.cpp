@@ -144,7 +144,12 @@ void set_current(int index) {
   TRELLIS_CUDA_CHECK(cudaSetDevice(index));
 }
 
-OwnedStream::OwnedStream() { TRELLIS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+OwnedStream::OwnedStream(StreamPriority priority) {
+  int least = 0, greatest = 0;  // CUDA's greatest priority is its lowest number
+  TRELLIS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  TRELLIS_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking,
+                                                  priority == StreamPriority::high ? greatest : least));
+}
 
 OwnedStream::~OwnedStream() {
   if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);

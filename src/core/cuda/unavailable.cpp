@@ -38,7 +38,7 @@ void fill_zero(void*, std::size_t, Stream) { unavailable(); }
 void synchronize(Stream) { unavailable(); }
 void synchronize_device() { unavailable(); }
 void set_current(int) { unavailable(); }
-OwnedStream::OwnedStream() { unavailable(); }
+OwnedStream::OwnedStream(StreamPriority) { unavailable(); }
 OwnedStream::~OwnedStream() = default;
 
 }  // namespace device

@@ -1,9 +1,9 @@
 // Kronecker levels on the GPU (multigrid_device.hpp). The apply reads tiles
 // of x into shared memory (apply_tiles) and factors the bands' products axis
-// by axis, handing each row's sum to an epilogue (a residual, or a whole
-// smoothing step); the reach is a template parameter so the loops unroll. The sums
-// are the host's kronecker_row's in another order: equal to rounding, not
-// bitwise.
+// by axis, handing each row's sum to an epilogue (a residual, a whole
+// smoothing step, or a Lanczos step's product and its dot); the reach is a
+// template parameter so the loops unroll. The sums are the host's
+// kronecker_row's in another order: equal to rounding, not bitwise.
 // The setup's kernels (diagonal, probe, comparison) take a thread a row.
 #include <algorithm>
 #include <cmath>
@@ -50,6 +50,7 @@ constexpr int kTileX = 32, kTileY = 8, kTileZ = 4, kTileThreads = kTileX * kTile
 // What a row's (A x)_row becomes: y = A x (b null) or y = b - A x.
 template <typename T>
 struct StoreResidual {
+  static constexpr bool kSumsDot = false;
   const T* b;
   T* y;
   __device__ __forceinline__ void operator()(std::int64_t row, T x_row, T ax) const {
@@ -64,6 +65,7 @@ struct StoreResidual {
 // their tiles).
 template <typename T>
 struct SmoothingStep {
+  static constexpr bool kSumsDot = false;
   const T* b;
   T alpha, beta;
   const T* inverse_diagonal;
@@ -74,6 +76,27 @@ struct SmoothingStep {
     const T step = smoothing_direction(alpha, d[row], beta, inverse_diagonal[row], r);
     d[row] = step;
     x_next[row] = add_rn(x_row, step);
+  }
+};
+
+// A Lanczos step's product (cuda/multigrid_setup.cu's lanczos_w_dot, the
+// same bits for w): w = scale (A x) - beta q_previous, beta = *beta_at in T
+// (0 where null), returning the row's term of w . q for the block's sum.
+template <typename T>
+struct LanczosProduct {
+  static constexpr bool kSumsDot = true;
+  const T* scale;
+  const double* beta_at;
+  const T* q_previous;
+  const T* q;
+  T* w;
+  double* partials;  // one a block
+  __device__ __forceinline__ double operator()(std::int64_t row, T x_row, T ax) const {
+    static_cast<void>(x_row);
+    const T beta = beta_at == nullptr ? T(0) : static_cast<T>(*beta_at);
+    const T value = add_rn(mul_rn(scale[row], ax), -mul_rn(beta, q_previous[row]));
+    w[row] = value;
+    return static_cast<double>(value) * static_cast<double>(q[row]);
   }
 };
 
@@ -110,8 +133,11 @@ __global__ void __launch_bounds__(kTileThreads)
   }
   __syncthreads();
   const int tx = static_cast<int>(threadIdx.x) % kTileX, ty = static_cast<int>(threadIdx.x) / kTileX;
-  const std::int32_t i0 = x0 + tx, i1 = y0 + ty;
-  if (i0 >= e0 || i1 >= e1) return;
+  // A thread past the mesh's edge has no row: it leaves, unless the block
+  // sums a dot, where every thread takes part (loading an edge row's bands).
+  const bool has_rows = x0 + tx < e0 && y0 + ty < e1;
+  if (!Out::kSumsDot && !has_rows) return;
+  const std::int32_t i0 = min(x0 + tx, e0 - 1), i1 = min(y0 + ty, e1 - 1);
   std::int32_t r[kTerms][3];
 #pragma unroll
   for (int t = 0; t < kTerms; ++t) {
@@ -144,10 +170,11 @@ __global__ void __launch_bounds__(kTileThreads)
     }
   }
   const bool column_constrained = op.constrained[0][i0] != 0 || op.constrained[1][i1] != 0;
+  double dot = 0;
 #pragma unroll
   for (int z = 0; z < kZ; ++z) {
     const std::int32_t i2 = z0 + z;
-    if (i2 >= e2) break;
+    if (i2 >= e2 || !has_rows) break;
     const std::int64_t row = (static_cast<std::int64_t>(i2) * e1 + i1) * e0 + i0;
     const T x_row = slab[z + kReachZ][ty + Reach][tx + Reach];
     T ax = 0;
@@ -165,26 +192,45 @@ __global__ void __launch_bounds__(kTileThreads)
         ax += term;
       }
     }
-    out(row, x_row, ax);
+    if constexpr (Out::kSumsDot) {
+      dot += out(row, x_row, ax);
+    } else {
+      out(row, x_row, ax);
+    }
   }
+  if constexpr (Out::kSumsDot) {
+    using BlockReduce = cub::BlockReduce<double, kTileThreads>;
+    __shared__ typename BlockReduce::TempStorage scratch;
+    const double block_dot = BlockReduce(scratch).Sum(dot);
+    if (threadIdx.x == 0) out.partials[blockIdx.x] = block_dot;
+  }
+}
+
+// One plane whose bands along axis 2 reach nothing (a single node).
+template <typename T>
+bool flat_mesh(const detail::KroneckerView<T>& op) {
+  bool flat = op.extents[2] == 1;
+  for (int t = 0; t < op.terms; ++t) flat = flat && op.reach[t][2] == 0;
+  return flat;
+}
+
+// The blocks apply_tiles runs on a's mesh.
+template <typename T>
+std::int64_t tile_blocks(const detail::KroneckerView<T>& op) {
+  const std::int64_t tiles_xy =
+      std::int64_t{(op.extents[0] + kTileX - 1) / kTileX} * ((op.extents[1] + kTileY - 1) / kTileY);
+  return flat_mesh(op) ? tiles_xy : tiles_xy * ((op.extents[2] + kTileZ - 1) / kTileZ);
 }
 
 template <typename T, int Reach, typename Out>
 void launch_tiles(const detail::DeviceKronecker<T>& a, const T* x, const Out& out, Stream stream) {
   const detail::KroneckerView<T>& op = a.view();
-  // One plane: its bands along axis 2 reach nothing (a single node).
-  bool flat = op.extents[2] == 1;
-  for (int t = 0; t < op.terms; ++t) flat = flat && op.reach[t][2] == 0;
-  const std::int64_t tiles_xy =
-      std::int64_t{(op.extents[0] + kTileX - 1) / kTileX} * ((op.extents[1] + kTileY - 1) / kTileY);
-  if (flat) {
-    TRELLIS_LAUNCH((apply_tiles<T, Reach, true, Out>), static_cast<unsigned>(tiles_xy), kTileThreads, 0, stream, op, x,
-                   out);
+  const auto tiles = static_cast<unsigned>(tile_blocks(op));
+  if (flat_mesh(op)) {
+    TRELLIS_LAUNCH((apply_tiles<T, Reach, true, Out>), tiles, kTileThreads, 0, stream, op, x, out);
     return;
   }
-  const std::int64_t tiles = tiles_xy * ((op.extents[2] + kTileZ - 1) / kTileZ);
-  TRELLIS_LAUNCH((apply_tiles<T, Reach, false, Out>), static_cast<unsigned>(tiles), kTileThreads, 0, stream, op, x,
-                 out);
+  TRELLIS_LAUNCH((apply_tiles<T, Reach, false, Out>), tiles, kTileThreads, 0, stream, op, x, out);
 }
 
 template <typename T, typename Out>
@@ -294,6 +340,16 @@ template <typename T>
 void kronecker_smoothing_step(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T alpha, T beta,
                               const T* inverse_diagonal, T* d, T* x_next, Stream stream) {
   launch_apply<T>(a, x, SmoothingStep<T>{b, alpha, beta, inverse_diagonal, d, x_next}, stream);
+}
+
+template <typename T>
+std::int64_t kronecker_lanczos_product(const detail::DeviceKronecker<T>& a, const T* scaled, const T* scale,
+                                       const double* beta_at, const T* q_previous, const T* q, T* w, double* partials,
+                                       std::int64_t capacity, Stream stream) {
+  const std::int64_t blocks = tile_blocks(a.view());
+  if (blocks > capacity) return 0;
+  launch_apply<T>(a, scaled, LanczosProduct<T>{scale, beta_at, q_previous, q, w, partials}, stream);
+  return blocks;
 }
 
 template <typename T>

@@ -512,12 +512,14 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // The partials' sum into *out, or its square root (double's sqrt rounds
-// as the host's std::sqrt).
+// as the host's std::sqrt); a thread adds every kMaxPartials-th partial
+// first where there are more, so a given count sums in one fixed order.
 __global__ void __launch_bounds__(kMaxPartials)
-    sum_partials(int count, const double* __restrict__ partials, bool root, double* __restrict__ out) {
+    sum_partials(std::int64_t count, const double* __restrict__ partials, bool root, double* __restrict__ out) {
   using BlockReduce = cub::BlockReduce<double, kMaxPartials>;
   __shared__ typename BlockReduce::TempStorage scratch;
-  const double value = threadIdx.x < count ? partials[threadIdx.x] : 0.0;
+  double value = 0;
+  for (std::int64_t i = threadIdx.x; i < count; i += kMaxPartials) value += partials[i];
   const double total = BlockReduce(scratch).Sum(value);
   if (threadIdx.x == 0) *out = root ? sqrt(total) : total;
 }
@@ -768,15 +770,21 @@ detail::DeviceLineFactors<T> line_factors(const CsrView<T>& a, const std::uint8_
   return f;
 }
 
+// Partials a Lane keeps per row: more than the Kronecker apply's tiles
+// need on any mesh of 64 rows a tile or more.
+constexpr std::int64_t kRowsAPartial = 64;
+
 template <typename T>
 struct LanczosQueue<T>::Lane {
-  explicit Lane(std::int32_t rows)
-      : scale(static_cast<std::size_t>(rows)),
+  Lane(std::int32_t rows, device::StreamPriority priority)
+      : stream(priority),
+        scale(static_cast<std::size_t>(rows)),
         q(scale.size()),
         q_previous(scale.size()),
         w(scale.size()),
         scaled(scale.size()),
-        partials(kMaxPartials) {
+        // A block's partial of a dot, for dot_blocks or the Kronecker apply's tiles.
+        partials(static_cast<std::size_t>(std::max<std::int64_t>(kMaxPartials, rows / kRowsAPartial))) {
     TRELLIS_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready, cudaEventDisableTiming));
   }
   ~Lane() { cudaEventDestroy(inputs_ready); }
@@ -793,8 +801,11 @@ template <typename T>
 LanczosQueue<T>::LanczosQueue(std::int32_t largest_rows, std::int32_t other_rows, std::int32_t steps,
                               std::size_t levels)
     : steps_(steps),
-      first_(std::make_unique<Lane>(largest_rows)),
-      rest_(levels > 1 ? std::make_unique<Lane>(other_rows) : nullptr),
+      first_(std::make_unique<Lane>(largest_rows, device::StreamPriority::normal)),
+      // The coarse levels' steps are short launches in a chain: at a high
+      // priority their blocks start as soon as the finest level's free a
+      // multiprocessor, not after all of them.
+      rest_(levels > 1 ? std::make_unique<Lane>(other_rows, device::StreamPriority::high) : nullptr),
       coefficients_(levels * coefficients_a_level()) {}
 
 template <typename T>
@@ -810,8 +821,8 @@ typename LanczosQueue<T>::Lane& LanczosQueue<T>::next_lane() {
 }
 
 template <typename T>
-template <typename Apply>
-void LanczosQueue<T>::queue(std::int32_t n, const Apply& apply, const T* inverse_diagonal) {
+template <typename Apply, typename Product>
+void LanczosQueue<T>::queue(std::int32_t n, const Apply& apply, const Product& product, const T* inverse_diagonal) {
   Lane& lane = next_lane();
   if (static_cast<std::size_t>(n) > lane.scale.size()) {
     throw std::logic_error("LanczosQueue: more rows than it was made for");
@@ -824,8 +835,8 @@ void LanczosQueue<T>::queue(std::int32_t n, const Apply& apply, const T* inverse
   ++added_;
   const unsigned blocks = blocks_for(n);
   const int dot_grid = dot_blocks(n);
-  const auto sum_into = [&](bool root, double* out) {
-    TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, stream, dot_grid, static_cast<const double*>(lane.partials.data()),
+  const auto sum_into = [&](std::int64_t partials, bool root, double* out) {
+    TRELLIS_LAUNCH(sum_partials, 1, kMaxPartials, 0, stream, partials, static_cast<const double*>(lane.partials.data()),
                    root, out);
   };
   // Each elementwise step that precedes a dot product computes it too, on
@@ -845,15 +856,23 @@ void LanczosQueue<T>::queue(std::int32_t n, const Apply& apply, const T* inverse
   for (std::int32_t step = 0; step < steps_; ++step) {
     double* const alpha = c + 1 + 2 * step;
     double* const beta = alpha + 1;
-    apply(static_cast<const T*>(lane.scaled.data()), lane.w.data(), stream);
-    TRELLIS_LAUNCH(lanczos_w_dot<T>, dot_grid, kThreads, 0, stream, n, static_cast<const T*>(lane.scale.data()),
-                   static_cast<const double*>(step == 0 ? nullptr : alpha - 1),
-                   static_cast<const T*>(lane.q_previous.data()), static_cast<const T*>(lane.q.data()), lane.w.data(),
-                   lane.partials.data());
-    sum_into(false, alpha);
+    // w = scale (A scaled) - beta q_previous and the partials of w . q: in
+    // the apply's pass where product does it (0: not done), else after it.
+    const double* const beta_before = step == 0 ? nullptr : alpha - 1;
+    std::int64_t partials =
+        product(lane.scaled.data(), lane.scale.data(), beta_before, lane.q_previous.data(), lane.q.data(),
+                lane.w.data(), lane.partials.data(), static_cast<std::int64_t>(lane.partials.size()), stream);
+    if (partials == 0) {
+      apply(static_cast<const T*>(lane.scaled.data()), lane.w.data(), stream);
+      TRELLIS_LAUNCH(lanczos_w_dot<T>, dot_grid, kThreads, 0, stream, n, static_cast<const T*>(lane.scale.data()),
+                     beta_before, static_cast<const T*>(lane.q_previous.data()), static_cast<const T*>(lane.q.data()),
+                     lane.w.data(), lane.partials.data());
+      partials = dot_grid;
+    }
+    sum_into(partials, false, alpha);
     TRELLIS_LAUNCH(subtract_multiple_dot<T>, dot_grid, kThreads, 0, stream, n, static_cast<const double*>(alpha),
                    static_cast<const T*>(lane.q.data()), lane.w.data(), lane.partials.data());
-    sum_into(true, beta);
+    sum_into(dot_grid, true, beta);
     if (step + 1 == steps_) break;
     std::swap(lane.q_previous, lane.q);
     divide_and_scale_into(lane.w.data(), beta);
@@ -863,13 +882,22 @@ void LanczosQueue<T>::queue(std::int32_t n, const Apply& apply, const T* inverse
 template <typename T>
 void LanczosQueue<T>::add(const CsrView<T>& a, const T* inverse_diagonal) {
   queue(
-      a.rows, [&](const T* in, T* out, Stream stream) { spmv(T(1), a, in, T(0), out, stream); }, inverse_diagonal);
+      a.rows, [&](const T* in, T* out, Stream stream) { spmv(T(1), a, in, T(0), out, stream); },
+      [](const T*, const T*, const double*, const T*, const T*, T*, double*, std::int64_t, Stream) {
+        return std::int64_t{0};
+      },
+      inverse_diagonal);
 }
 
 template <typename T>
 void LanczosQueue<T>::add(const detail::DeviceKronecker<T>& a, const T* inverse_diagonal) {
   queue(
-      a.nodes(), [&](const T* in, T* out, Stream stream) { kronecker_apply<T>(a, in, out, stream); }, inverse_diagonal);
+      a.nodes(), [&](const T* in, T* out, Stream stream) { kronecker_apply<T>(a, in, out, stream); },
+      [&](const T* scaled, const T* scale, const double* beta_at, const T* q_previous, const T* q, T* w,
+          double* partials, std::int64_t capacity, Stream stream) {
+        return kronecker_lanczos_product<T>(a, scaled, scale, beta_at, q_previous, q, w, partials, capacity, stream);
+      },
+      inverse_diagonal);
 }
 
 template <typename T>

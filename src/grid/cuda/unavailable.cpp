@@ -128,6 +128,11 @@ void kronecker_smoothing_step(const detail::DeviceKronecker<T>&, const T*, const
   unavailable();
 }
 template <typename T>
+std::int64_t kronecker_lanczos_product(const detail::DeviceKronecker<T>&, const T*, const T*, const double*, const T*,
+                                       const T*, T*, double*, std::int64_t, Stream) {
+  unavailable();
+}
+template <typename T>
 KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>&, const CsrView<T>&) {
   unavailable();
 }
