@@ -38,6 +38,9 @@ std::size_t at(const Band& band, std::int32_t i, std::int32_t offset) {
          static_cast<std::size_t>(i);
 }
 
+// Offset -1, 0 or 1 as an index into three.
+constexpr std::size_t slot(int offset) { return offset < 0 ? 0 : (offset == 0 ? 1 : 2); }
+
 // Constrained-node lists this long or longer are walked by the host's cores side by side.
 constexpr std::int64_t kParallelNodes = std::int64_t{1} << 16;
 
@@ -300,6 +303,60 @@ KroneckerView<double> host_view(const KroneckerOperator& op) {
 }
 
 template <typename T>
+std::optional<UniformStencil<T>> uniform_stencil(const KroneckerOperator& op) {
+  if (op.reach() > 1 || op.terms.empty() || op.terms.size() > static_cast<std::size_t>(kMaxKroneckerTerms)) {
+    return std::nullopt;
+  }
+  std::array<std::int32_t, 3> lo{}, hi{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    const std::vector<std::uint8_t>& constrained = op.constrained[a];
+    const auto first = std::find(constrained.begin(), constrained.end(), std::uint8_t{0});
+    if (first == constrained.end()) return std::nullopt;  // no free row
+    const auto last = std::find(constrained.rbegin(), constrained.rend(), std::uint8_t{0});
+    lo[a] = static_cast<std::int32_t>(first - constrained.begin());
+    hi[a] = static_cast<std::int32_t>(constrained.rend() - last) - 1;
+    if (std::any_of(first, last.base(), [](std::uint8_t c) { return c != 0; })) return std::nullopt;
+  }
+  // value[t][a][o + 1]: the band's entry for offset o along the free run.
+  std::array<std::array<std::array<T, 3>, 3>, kMaxKroneckerTerms> value{};
+  for (std::size_t t = 0; t < op.terms.size(); ++t) {
+    for (std::size_t a = 0; a < 3; ++a) {
+      const Band& band = op.terms[t][a];
+      if (lo[a] - band.reach < 0 || hi[a] + band.reach >= op.extents[a]) return std::nullopt;
+      for (std::int32_t o = -band.reach; o <= band.reach; ++o) {
+        std::optional<T> seen;
+        for (std::int32_t i = lo[a]; i <= hi[a]; ++i) {
+          if (i + o < lo[a] || i + o > hi[a]) continue;  // a constrained column: empty
+          const auto entry = static_cast<T>(band.values[at(band, i, o)]);
+          if (seen && *seen != entry) return std::nullopt;
+          seen = entry;
+        }
+        value[t][a][slot(o)] = seen.value_or(T(0));
+      }
+    }
+  }
+  UniformStencil<T> stencil;
+  const std::int64_t e0 = op.extents[0], plane = e0 * op.extents[1];
+  for (int o2 = -1; o2 <= 1; ++o2) {
+    for (int o1 = -1; o1 <= 1; ++o1) {
+      for (int o0 = -1; o0 <= 1; ++o0) {
+        T weight = 0;
+        for (std::size_t t = 0; t < op.terms.size(); ++t) {
+          const std::array<Band, 3>& term = op.terms[t];
+          if (std::abs(o0) > term[0].reach || std::abs(o1) > term[1].reach || std::abs(o2) > term[2].reach) continue;
+          weight += value[t][0][slot(o0)] * value[t][1][slot(o1)] * value[t][2][slot(o2)];
+        }
+        if (weight == T(0)) continue;
+        stencil.offset[stencil.count] = o0 + o1 * e0 + o2 * plane;
+        stencil.weight[stencil.count] = weight;
+        ++stencil.count;
+      }
+    }
+  }
+  return stencil;
+}
+
+template <typename T>
 bool describes(const KroneckerOperator& op, const CsrMatrix<T>& a) {
   if (a.rows != op.nodes() || a.cols != op.nodes()) return false;
   const KroneckerView<double> view = host_view(op);
@@ -332,6 +389,8 @@ bool describes(const KroneckerOperator& op, const CsrMatrix<T>& a) {
 
 template CsrMatrix<float> to_csr<float>(const KroneckerOperator&);
 template CsrMatrix<double> to_csr<double>(const KroneckerOperator&);
+template std::optional<UniformStencil<float>> uniform_stencil<float>(const KroneckerOperator&);
+template std::optional<UniformStencil<double>> uniform_stencil<double>(const KroneckerOperator&);
 template bool describes<float>(const KroneckerOperator&, const CsrMatrix<float>&);
 template bool describes<double>(const KroneckerOperator&, const CsrMatrix<double>&);
 

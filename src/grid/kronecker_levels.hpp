@@ -99,6 +99,23 @@ TRELLIS_KRONECKER_HD inline double probe(std::int64_t node) {
 // The operator's own double bands, for host loops.
 KroneckerView<double> host_view(const KroneckerOperator& op);
 
+// One stencil for every free row, where the operator has one: reach at most
+// 1, the free indices of each axis one run whose neighbours lie inside the
+// mesh, and each band's entries between free indices equal along the run.
+// Weights by node offset in kronecker_row's order and rounding (T's bands,
+// terms in turn), zero ones left out: on a vector that is zero on the
+// constrained nodes (a Lanczos vector, a coarse correction) a free row's
+// sum in this order is kronecker_row's, bit for bit.
+inline constexpr int kMaxStencilEntries = 27;
+template <typename T>
+struct UniformStencil {
+  std::int32_t count = 0;
+  std::int64_t offset[kMaxStencilEntries] = {};  // node number differences
+  T weight[kMaxStencilEntries] = {};
+};
+template <typename T>
+std::optional<UniformStencil<T>> uniform_stencil(const KroneckerOperator& op);
+
 // Row (i0, i1, i2) of y = A x on a free row. Terms' band entries beyond
 // their reach, or reaching outside the mesh, are skipped.
 template <typename T, int Reach>

@@ -46,7 +46,8 @@ struct DeviceTransferInput {
 template <typename T>
 class DeviceKronecker {
  public:
-  explicit DeviceKronecker(const KroneckerOperator& op) : nodes_(op.nodes()), reach_(op.reach()) {
+  explicit DeviceKronecker(const KroneckerOperator& op)
+      : nodes_(op.nodes()), reach_(op.reach()), uniform_(uniform_stencil<T>(op)) {
     view_.terms = static_cast<std::int32_t>(op.terms.size());
     PackedUpload packed;
     std::array<std::size_t, 3> flags_at{};
@@ -73,10 +74,13 @@ class DeviceKronecker {
   const KroneckerView<T>& view() const { return view_; }
   std::int32_t nodes() const { return nodes_; }
   std::int32_t reach() const { return reach_; }
+  // One stencil for every free row, where the operator has one.
+  const std::optional<UniformStencil<T>>& uniform() const { return uniform_; }
 
  private:
   std::int32_t nodes_;
   std::int32_t reach_;
+  std::optional<UniformStencil<T>> uniform_;
   KroneckerView<T> view_;
   DeviceArray<unsigned char> storage_;  // the bands and face flags, packed
 };
@@ -275,7 +279,9 @@ void kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* inverse_
 // beta q_previous (beta = *beta_at in T, 0 where null; the bits of the
 // apply and LanczosQueue's update apart), with the partial sums of w . q
 // (one a block) in partials. Returns how many partials, or 0 with nothing
-// queued where they would pass capacity.
+// queued where they would pass capacity. scaled must be zero on the
+// constrained nodes: a level with one stencil for its free rows
+// (DeviceKronecker::uniform) applies it a thread a row.
 template <typename T>
 std::int64_t kronecker_lanczos_product(const detail::DeviceKronecker<T>& a, const T* scaled, const T* scale,
                                        const double* beta_at, const T* q_previous, const T* q, T* w, double* partials,

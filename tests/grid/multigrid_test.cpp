@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "grid/kronecker_levels.hpp"
 #include "grid/multigrid_colors.hpp"
 #include "grid/multigrid_smoother.hpp"
 #include "support/backends.hpp"
@@ -266,6 +267,68 @@ TEST_P(MultigridTest, CoarseOperatorsByAxesEqualGalerkinProducts) {
     EXPECT_EQ(got.coarse_by_axes(), backend() != Backend::reference) << mesh.nodes() << " nodes";
     expect_same_hierarchy(problem, got, expected, 1e-13, seed);
   }
+}
+
+// The nodes that a boundary marker constrains, ascending.
+std::vector<std::int32_t> boundary_nodes(const Mesh& mesh) {
+  const Problem problem = make_problem(mesh, false, 1);
+  std::vector<std::int32_t> nodes;
+  for (std::size_t i = 0; i < problem.constrained.size(); ++i) {
+    if (problem.constrained[i] != 0) nodes.push_back(static_cast<std::int32_t>(i));
+  }
+  return nodes;
+}
+
+// On a uniform mesh with every face constrained the finest Kronecker
+// operator has one stencil for its free rows (7 points in 3-D): on a vector
+// zero on the constrained nodes it gives kronecker_row's bits on every free
+// row. A graded mesh has none, nor a face left free.
+TEST(KroneckerStencil, UniformMeshesHaveOneStencilForEveryFreeRow) {
+  const BilinearForm poisson = inner_plus(grad_minus(TrialFunction{}), grad_minus(TestFunction{}));
+  for (const std::vector<std::int32_t>& cells : std::vector<std::vector<std::int32_t>>{{12, 9, 7}, {20, 16}, {30}}) {
+    const Mesh mesh = make_mesh(cells, Kind::uniform);
+    const std::vector<std::int32_t> constrained = boundary_nodes(mesh);
+    const std::optional<detail::KroneckerOperator> op = detail::separable_operator(mesh, poisson, constrained);
+    ASSERT_TRUE(op.has_value()) << mesh.nodes();
+    const std::optional<detail::UniformStencil<double>> stencil = detail::uniform_stencil<double>(*op);
+    ASSERT_TRUE(stencil.has_value()) << mesh.nodes();
+    EXPECT_EQ(stencil->count, 1 + 2 * static_cast<std::int32_t>(cells.size()));
+    std::vector<double> x = random_vector<double>(static_cast<std::size_t>(mesh.nodes()), 5);
+    for (const std::int32_t node : constrained) x[static_cast<std::size_t>(node)] = 0;
+    const detail::KroneckerView<double> view = detail::host_view(*op);
+    std::int64_t free_rows = 0;
+    for (std::int32_t i2 = 0; i2 < op->extents[2]; ++i2) {
+      for (std::int32_t i1 = 0; i1 < op->extents[1]; ++i1) {
+        for (std::int32_t i0 = 0; i0 < op->extents[0]; ++i0) {
+          if (detail::kronecker_constrained(view, i0, i1, i2)) continue;
+          const std::int64_t row = (static_cast<std::int64_t>(i2) * op->extents[1] + i1) * op->extents[0] + i0;
+          double sum = 0;
+          for (std::int32_t e = 0; e < stencil->count; ++e) {
+            sum += stencil->weight[e] * x[static_cast<std::size_t>(row + stencil->offset[e])];
+          }
+          ASSERT_EQ(sum, (detail::kronecker_row<double, 1>(view, i0, i1, i2, x.data()))) << row;
+          ++free_rows;
+        }
+      }
+    }
+    EXPECT_GT(free_rows, 0);
+  }
+  const Mesh graded = make_mesh({12, 9, 7}, Kind::graded);
+  const std::optional<detail::KroneckerOperator> stretched =
+      detail::separable_operator(graded, poisson, boundary_nodes(graded));
+  ASSERT_TRUE(stretched.has_value());
+  EXPECT_FALSE(detail::uniform_stencil<double>(*stretched).has_value());
+  // The face x = 0 left free: its rows have half a cell along x.
+  const Mesh mesh = make_mesh({12, 9}, Kind::uniform);
+  std::vector<std::int32_t> open_face;
+  for (const std::int32_t node : boundary_nodes(mesh)) {
+    if (node % mesh.extent(0) != 0 || node / mesh.extent(0) == 0 || node / mesh.extent(0) == mesh.extent(1) - 1) {
+      open_face.push_back(node);
+    }
+  }
+  const std::optional<detail::KroneckerOperator> neumann = detail::separable_operator(mesh, poisson, open_face);
+  ASSERT_TRUE(neumann.has_value());
+  EXPECT_FALSE(detail::uniform_stencil<double>(*neumann).has_value());
 }
 
 // Without symmetrizing, the free rows keep their couplings to the

@@ -2,7 +2,8 @@
 // of x into shared memory (apply_tiles) and factors the bands' products axis
 // by axis, handing each row's sum to an epilogue (a residual, a whole
 // smoothing step, or a Lanczos step's product and its dot); the reach is a
-// template parameter so the loops unroll. The sums are the host's
+// template parameter so the loops unroll. A Lanczos step on a level with
+// one stencil for its free rows takes a thread a row instead. The sums are the host's
 // kronecker_row's in another order: equal to rounding, not bitwise.
 // The setup's kernels (diagonal, probe, comparison) take a thread a row.
 #include <algorithm>
@@ -99,6 +100,30 @@ struct LanczosProduct {
     return static_cast<double>(value) * static_cast<double>(q[row]);
   }
 };
+
+// LanczosProduct on a level with one stencil for its free rows
+// (uniform_stencil), a thread a row: its sum in kronecker_row's order, the
+// constrained rows x itself; x zero on the constrained nodes.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    uniform_lanczos_product(detail::KroneckerView<T> op, detail::UniformStencil<T> stencil, std::int64_t n,
+                            const T* __restrict__ x, LanczosProduct<T> out) {
+  double dot = 0;
+  for (std::int64_t row = first_index(); row < n; row += grid_stride()) {
+    const RowIndex r = row_index(op, row);
+    const T x_row = x[row];
+    T ax = x_row;
+    if (!detail::kronecker_constrained(op, r.i0, r.i1, r.i2)) {
+      ax = 0;
+      for (int e = 0; e < stencil.count; ++e) ax = add_rn(ax, mul_rn(stencil.weight[e], x[row + stencil.offset[e]]));
+    }
+    dot += out(row, x_row, ax);
+  }
+  using BlockReduce = cub::BlockReduce<double, kThreads>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  const double block_dot = BlockReduce(scratch).Sum(dot);
+  if (threadIdx.x == 0) out.partials[blockIdx.x] = block_dot;
+}
 
 // (A x)_row for every row, handed to out with the row's x; constrained rows: x. Flat:
 // a mesh of one plane (2-D and 1-D), whose bands reach no plane beside it:
@@ -346,9 +371,17 @@ template <typename T>
 std::int64_t kronecker_lanczos_product(const detail::DeviceKronecker<T>& a, const T* scaled, const T* scale,
                                        const double* beta_at, const T* q_previous, const T* q, T* w, double* partials,
                                        std::int64_t capacity, Stream stream) {
+  const LanczosProduct<T> out{scale, beta_at, q_previous, q, w, partials};
+  if (a.uniform()) {
+    const auto rows = static_cast<std::int64_t>(a.nodes());
+    const unsigned blocks = blocks_for(rows);
+    if (blocks > capacity) return 0;
+    TRELLIS_LAUNCH(uniform_lanczos_product<T>, blocks, kThreads, 0, stream, a.view(), *a.uniform(), rows, scaled, out);
+    return blocks;
+  }
   const std::int64_t blocks = tile_blocks(a.view());
   if (blocks > capacity) return 0;
-  launch_apply<T>(a, scaled, LanczosProduct<T>{scale, beta_at, q_previous, q, w, partials}, stream);
+  launch_apply<T>(a, scaled, out, stream);
   return blocks;
 }
 
