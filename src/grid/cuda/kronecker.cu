@@ -2,9 +2,10 @@
 // of x into shared memory (apply_tiles) and factors the bands' products axis
 // by axis, handing each row's sum to an epilogue (a residual, a whole
 // smoothing step, or a Lanczos step's product and its dot); the reach is a
-// template parameter so the loops unroll. A Lanczos step on a level with
-// one stencil for its free rows takes a thread a row instead. The sums are the host's
-// kronecker_row's in another order: equal to rounding, not bitwise.
+// template parameter so the loops unroll. The sums are the host's
+// kronecker_row's in another order: equal to rounding, not bitwise. A
+// Lanczos step on a level with one stencil for its free rows takes a thread
+// a row instead, in kronecker_row's order.
 // The setup's kernels (diagonal, probe, comparison) take a thread a row.
 #include <algorithm>
 #include <cmath>
