@@ -124,6 +124,20 @@ std::optional<Coord> pin_clearance_override(const Board& board, const PinRef& pi
   return image_pin.clearance ? image_pin.clearance : component.clearance;
 }
 
+int net_tie_of(const Board& board, const PinRef& pin) {
+  for (std::size_t t = 0; t < board.net_ties.size(); ++t) {
+    const std::vector<PinRef>& pins = board.net_ties[t].pins;
+    if (std::find(pins.begin(), pins.end(), pin) != pins.end()) return static_cast<int>(t);
+  }
+  return -1;
+}
+
+bool tie_joins(const Board& board, int tie, int net) {
+  if (tie < 0 || net < 0) return false;
+  const std::vector<int>& nets = board.net_ties[static_cast<std::size_t>(tie)].nets;
+  return std::binary_search(nets.begin(), nets.end(), net);
+}
+
 std::vector<PinCopper> pin_copper(const Board& board) {
   // Which net each (component, pin) belongs to.
   std::unordered_map<std::int64_t, int> net_of_pin;

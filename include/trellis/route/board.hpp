@@ -127,11 +127,13 @@ struct Keepout {
 };
 
 // Copper that belongs to no net: text and drawings on a copper layer. It
-// connects nothing, and every net's copper keeps its clearance from it.
+// connects nothing, and every net's copper keeps its clearance from it,
+// except a net tie's copper from the tie's own nets (NetTie).
 struct CopperGraphic {
   std::string description;    // what and where, for reports: "text 'VCC ON' (line 3533)"
   int layer = 0;              // index into Board::layers
   std::vector<Shape> shapes;  // filled together (a text: one box per glyph)
+  int tie = -1;               // index into Board::net_ties where this is a net tie's copper, else -1
 };
 
 // How a pour joins its own net's pads (KiCad's connect_pads): not at all,
@@ -247,6 +249,16 @@ struct PinRef {
   friend bool operator==(const PinRef&, const PinRef&) = default;
 };
 
+// A net tie (KiCad): pads of one footprint that join their nets on purpose,
+// touching or through copper drawn between them. The tie's pads and
+// drawings may touch each other, and copper of the tie's nets may touch
+// them; copper of every other net keeps its clearance.
+struct NetTie {
+  std::string component;     // the footprint's reference, for reports
+  std::vector<PinRef> pins;  // its pads
+  std::vector<int> nets;     // their nets (indices into Board::nets), sorted, each once
+};
+
 // A net: the pins it must connect.
 struct Net {
   std::string name;          // the net's name
@@ -298,6 +310,7 @@ struct Board {
   std::vector<Shape> boundary;                 // the outline; the first one is the board edge
   std::vector<Keepout> keepouts;               // board-level keepouts
   std::vector<CopperGraphic> copper_graphics;  // copper that belongs to no net
+  std::vector<NetTie> net_ties;                // footprints that join nets on purpose
   std::vector<Plane> planes;                   // copper pours
   // Rule areas that forbid pours only (tracks and vias may pass): what
   // zone fills keep out of, on their layer or every layer.
@@ -333,6 +346,12 @@ Point pin_position(const Board& board, const PinRef& pin);
 // larger of their overrides is the clearance between them, whatever the
 // net classes ask.
 std::optional<Coord> pin_clearance_override(const Board& board, const PinRef& pin);
+
+// The net tie a pin belongs to (an index into Board::net_ties), or -1.
+int net_tie_of(const Board& board, const PinRef& pin);
+
+// Whether copper of `net` may touch copper of net tie `tie` (-1: none may).
+bool tie_joins(const Board& board, int tie, int net);
 
 // The copper of one pin on one layer, in board coordinates.
 struct PinCopper {

@@ -23,6 +23,8 @@
 //     of a pair has one, the larger of their overrides is the clearance.
 //   - Copper of no net (pads no net lists, wires without a net) counts as
 //     a net of its own, distinct from every other object.
+//   - A net tie's pads and drawings (Board::net_ties) are not checked
+//     against each other nor against copper of the tie's nets.
 //   - Keepouts: wires must keep the clearance of their net from keepouts
 //     and wire_keepouts, vias from keepouts and via_keepouts, on the layers
 //     the keepout applies to (structure keepouts and those of placed

@@ -35,6 +35,7 @@ struct Item {
   PinRef pin;
   std::string keepout_name;
   std::optional<Coord> clearance_override = std::nullopt;  // pads: pin_clearance_override()
+  int tie = -1;  // pads and drawings of a net tie: its index in Board::net_ties
 };
 
 struct Placed {
@@ -155,6 +156,7 @@ class Checker {
                 pad.pin,   {},
                 {}};
       item.clearance_override = pin_clearance_override(board_, pad.pin);
+      item.tie = net_tie_of(board_, pad.pin);
       if (const auto found = pin_node_.find(pin_key(pad.pin)); found != pin_node_.end() && pad.net >= 0) {
         item.node = found->second;
       }
@@ -198,8 +200,9 @@ class Checker {
       for (const Shape& shape : graphic.shapes) {
         for (Primitive& primitive : geometry::primitives_of(shape)) primitives.push_back(std::move(primitive));
       }
-      add({Role::graphic, static_cast<int>(g), -1, ClearanceType::wire, -1, KeepoutKind::keepout, {}, {}, {}},
-          primitives, graphic.layer);
+      Item item{Role::graphic, static_cast<int>(g), -1, ClearanceType::wire, -1, KeepoutKind::keepout, {}, {}, {}};
+      item.tie = graphic.tie;
+      add(std::move(item), primitives, graphic.layer);
     }
     for (std::size_t p = 0; p < board_.planes.size(); ++p) {
       const Plane& plane = board_.planes[p];
@@ -260,6 +263,9 @@ class Checker {
       // Drawings of no net may touch each other, as KiCad's do.
       if (a.role == Role::graphic && b.role == Role::graphic) return std::nullopt;
       if (a.role == Role::pad && b.role == Role::pad && a.pin == b.pin) return std::nullopt;
+      // A net tie's copper touches its own and its nets' copper on purpose.
+      if (a.tie >= 0 && (a.tie == b.tie || tie_joins(board_, a.tie, b.net))) return std::nullopt;
+      if (b.tie >= 0 && tie_joins(board_, b.tie, a.net)) return std::nullopt;
       if (a.clearance_override || b.clearance_override) {
         return std::max(a.clearance_override.value_or(0), b.clearance_override.value_or(0));
       }

@@ -165,7 +165,12 @@ void Reader::read_copper_graphics(const Node& root) {
   for (const Node& item : root.items) {
     if (item.is_list && item.text.starts_with("gr_")) graphics.add(item, Placement{}, "");
   }
+  auto pending_tie = pending_ties.begin();
+  int component = 0;
   for (const Node* footprint : footprints_of(root)) {
+    // Footprints are the board's components in order.
+    const bool tie = pending_tie != pending_ties.end() && pending_tie->component == component++;
+    if (tie) pending_tie->first_graphic = board.copper_graphics.size();
     const Node& at = child(*footprint, "at");
     const Placement placement{point(at), angle(at)};
     std::string owner = reference_of(*this, *footprint);
@@ -175,6 +180,7 @@ void Reader::read_copper_graphics(const Node& root) {
       if (item.is_list && (item.text.starts_with("fp_") || item.text == "property"))
         graphics.add(item, placement, owner);
     }
+    if (tie) (pending_tie++)->end_graphic = board.copper_graphics.size();
   }
 }
 

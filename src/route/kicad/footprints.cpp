@@ -168,6 +168,7 @@ void Reader::read_footprints(const Node& root) {
     std::unordered_map<std::string, int> seen_numbers;
     std::vector<std::pair<int, int>> pin_nets;  // (pin, net)
     std::vector<std::size_t> pin_lines;
+    std::vector<std::pair<std::string, int>> pad_numbers;  // (number, pin) of the copper pads
     for (const Node* pad : footprint->find_all("pad")) {
       const std::string& number = atom(*pad, 0, "the pad's number").text;
       const std::string& type = atom(*pad, 1, "the pad's type").text;
@@ -217,6 +218,7 @@ void Reader::read_footprints(const Node& root) {
         name = fmt::format("{}@{}", number, seen - 1);
       }
       const int pin = static_cast<int>(image.pins.size());
+      pad_numbers.emplace_back(number, pin);
       image.pins.push_back(ImagePin{std::move(name), padstack, offset, rotation, local_clearance(*pad),
                                     zone_connection(*pad, *footprint), thermal_gap(*pad, *footprint)});
       if (const Node* net_list = pad->find("net")) {
@@ -248,6 +250,9 @@ void Reader::read_footprints(const Node& root) {
       }
     }
     const int component_index = static_cast<int>(board.components.size());
+    if (std::vector<std::vector<int>> groups = net_tie_groups(*footprint, pad_numbers); !groups.empty()) {
+      pending_ties.push_back({component_index, std::move(groups)});
+    }
     board.components.push_back(std::move(component));
     for (std::size_t i = 0; i < pin_nets.size(); ++i) {
       const PinRef ref{component_index, pin_nets[i].first};

@@ -62,6 +62,7 @@ Board read_kicad_pcb(std::string_view text, const std::string& name, const std::
   reader.read_outline(root);
   reader.read_tracks(root);
   reader.read_copper_graphics(root);
+  reader.make_net_ties();
   reader.read_zones(root);
   // A power layer with a zone stays a plane layer; one without is routed on.
   route_on_bare_power_layers(reader.board);

@@ -86,6 +86,7 @@ class Reader {
   void read_copper_graphics(const Node& root);                                    // copper_graphics.cpp
   void read_zones(const Node& root);                                              // zones.cpp
   void read_rules(const Node& root, const std::optional<KicadProject>& project);  // project.cpp
+  void make_net_ties();                                                           // net_ties.cpp
   void check_pins_on_board();                                                     // footprints.cpp
 
   // A via padstack through `first`..`last` (stack indices) of this size,
@@ -112,6 +113,19 @@ class Reader {
     std::size_t line = 0;
   };
   std::vector<PadAt> connected_pads;
+  // A net tie footprint (net_ties.cpp): its pad groups (pins of its
+  // image) and its copper drawings (a range of Board::copper_graphics),
+  // which make_net_ties turns into Board::net_ties.
+  struct PendingTie {
+    int component = 0;
+    std::vector<std::vector<int>> groups;
+    std::size_t first_graphic = 0, end_graphic = 0;
+  };
+  std::vector<PendingTie> pending_ties;
+  // The pad groups of a footprint that is a net tie (none for others), from
+  // its copper pads' (number, pin) pairs.
+  std::vector<std::vector<int>> net_tie_groups(const Node& footprint,
+                                               const std::vector<std::pair<std::string, int>>& pads) const;
 
  private:
   std::string name_;

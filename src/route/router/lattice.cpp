@@ -39,6 +39,7 @@ struct Obstacle {
   ClearanceType type = ClearanceType::wire;
   ObstacleKind kind = ObstacleKind::copper;
   std::optional<Coord> clearance_override = std::nullopt;  // a pad's own clearance, which replaces the rules'
+  int tie = -1;                                            // a net tie's pad or drawing: its index in Board::net_ties
 };
 
 using geometry::distance;
@@ -325,15 +326,23 @@ class Builder {
       const std::size_t first = obstacles_.size();
       add_obstacle_shapes(pad.shape, pad.layer, pad.net, type, ObstacleKind::copper);
       const std::optional<Coord> own_clearance = pin_clearance_override(board_, pad.pin);
-      for (std::size_t o = first; o < obstacles_.size(); ++o) obstacles_[o].clearance_override = own_clearance;
+      const int tie = net_tie_of(board_, pad.pin);
+      for (std::size_t o = first; o < obstacles_.size(); ++o) {
+        obstacles_[o].clearance_override = own_clearance;
+        obstacles_[o].tie = tie;
+      }
       pads_.push_back(pad);
     }
     for (const Wire& wire : board_.wires)
       add_obstacle_shapes(wire.shape, wire.layer, wire.net, ClearanceType::wire, ObstacleKind::copper);
-    // Text and drawings on copper belong to no net: every net keeps clear.
+    // Text and drawings on copper belong to no net: every net keeps clear
+    // of them in the lattice (a net tie's too: its nets' stubs alone may
+    // touch it).
     for (const CopperGraphic& graphic : board_.copper_graphics) {
+      const std::size_t first = obstacles_.size();
       for (const Shape& shape : graphic.shapes)
         add_obstacle_shapes(shape, graphic.layer, -1, ClearanceType::wire, ObstacleKind::copper);
+      for (std::size_t o = first; o < obstacles_.size(); ++o) obstacles_[o].tie = graphic.tie;
     }
     for (const Via& via : board_.vias) {
       for (const LayerShape& s : board_.padstacks[static_cast<std::size_t>(via.padstack)].shapes) {
@@ -804,7 +813,7 @@ class Builder {
         for (const int i : bucket) {
           if (close) return;
           const Obstacle& o = obstacles_[static_cast<std::size_t>(i)];
-          if (o.kind != ObstacleKind::copper || o.net == pad.net) continue;
+          if (o.kind != ObstacleKind::copper || o.net == pad.net || tie_joins(board_, o.tie, pad.net)) continue;
           if (o.layer != kAllLayers && slot_of(o.layer) != slot) continue;
           if (geometry::separation(part, o.shape).distance < gap) close = true;
         }
@@ -821,7 +830,7 @@ class Builder {
         if (!clear) return;
         const Obstacle& o = obstacles_[static_cast<std::size_t>(i)];
         if (o.layer != kAllLayers && slot_of(o.layer) != slot) continue;
-        if (o.kind == ObstacleKind::copper && o.net == net && net >= 0) continue;
+        if (o.kind == ObstacleKind::copper && ((o.net == net && net >= 0) || tie_joins(board_, o.tie, net))) continue;
         const auto c = clearance(net, ClearanceType::wire, o);
         if (!c) continue;
         if (geometry::separation(stub, o.shape).distance < static_cast<double>(*c)) clear = false;

@@ -41,11 +41,12 @@ WireClearance::WireClearance(const Board& board, const RoutedCopper& routed)
     }
   };
   const auto hold_shape = [&](const Shape& shape, Role role, int net, ClearanceType type, int layer, int wire,
-                              std::optional<Coord> clearance_override = std::nullopt) {
+                              std::optional<Coord> clearance_override = std::nullopt, int tie = -1) {
     for (Primitive& p : geometry::primitives_of(shape)) {
-      hold({std::move(p), role, net, type, clearance_override, true}, layer, wire);
+      hold({std::move(p), role, net, type, clearance_override, true, tie}, layer, wire);
     }
   };
+  for (const NetTie& tie : board.net_ties) tie_nets_.push_back(tie.nets);
 
   std::vector<bool> single_layer(board.padstacks.size());
   for (std::size_t p = 0; p < board.padstacks.size(); ++p) {
@@ -59,7 +60,7 @@ WireClearance::WireClearance(const Board& board, const RoutedCopper& routed)
         board.images[static_cast<std::size_t>(component.image)].pins[static_cast<std::size_t>(pad.pin.pin)].padstack;
     hold_shape(pad.shape, Role::copper, pad.net,
                single_layer[static_cast<std::size_t>(padstack)] ? ClearanceType::smd : ClearanceType::pin, pad.layer,
-               -1, pin_clearance_override(board, pad.pin));
+               -1, pin_clearance_override(board, pad.pin), net_tie_of(board, pad.pin));
   }
   for (const Wire& wire : board.wires)
     hold_shape(wire.shape, Role::copper, wire.net, ClearanceType::wire, wire.layer, -1);
@@ -78,7 +79,7 @@ WireClearance::WireClearance(const Board& board, const RoutedCopper& routed)
   }
   for (const CopperGraphic& graphic : board.copper_graphics) {
     for (const Shape& shape : graphic.shapes)
-      hold_shape(shape, Role::copper, -1, ClearanceType::wire, graphic.layer, -1);
+      hold_shape(shape, Role::copper, -1, ClearanceType::wire, graphic.layer, -1, std::nullopt, graphic.tie);
   }
   const auto hold_keepout = [&](const Keepout& keepout, const Shape& shape, int layer) {
     if (keepout.kind == KeepoutKind::via_keepout) return;  // wires may pass
@@ -149,6 +150,10 @@ std::optional<Coord> WireClearance::required(int net, const Obstacle& o) const {
   switch (o.role) {
     case Role::copper:
       if (o.net >= 0 && o.net == net) return std::nullopt;
+      if (o.tie >= 0 && std::binary_search(tie_nets_[static_cast<std::size_t>(o.tie)].begin(),
+                                           tie_nets_[static_cast<std::size_t>(o.tie)].end(), net)) {
+        return std::nullopt;
+      }
       if (o.clearance_override) return *o.clearance_override;
       return rules_.required(net, ClearanceType::wire, o.net, o.type);
     case Role::keepout:

@@ -16,8 +16,9 @@ namespace trellis::route::router_detail {
 // Every pad, wire, via and copper drawing of the board and the routing,
 // the keepouts that forbid wires and the outline, per layer in a uniform
 // grid. A query asks whether a wire segment keeps the clearance the
-// design-rule check (drc.hpp) requires from everything of other nets:
-// the same rules, measured strictly (without the check's tolerance).
+// design-rule check (drc.hpp) requires from everything of other nets
+// (a net tie's copper is its nets' own): the same rules, measured
+// strictly (without the check's tolerance).
 class WireClearance {
  public:
   WireClearance(const Board& board, const RoutedCopper& routed);
@@ -38,6 +39,7 @@ class WireClearance {
     geometry::ClearanceType type = geometry::ClearanceType::wire;
     std::optional<Coord> clearance_override;  // pads: pin_clearance_override()
     bool live = true;                         // false once its routed wire moved
+    int tie = -1;                             // a net tie's pad or drawing: its index in Board::net_ties
   };
 
   void add(Obstacle obstacle, int layer);
@@ -45,6 +47,7 @@ class WireClearance {
   std::optional<Coord> required(int net, const Obstacle& obstacle) const;
 
   geometry::ClearanceRules rules_;
+  std::vector<std::vector<int>> tie_nets_;  // per net tie: its nets, sorted
   std::vector<Obstacle> obstacles_;
   std::vector<std::vector<int>> of_routed_wire_;  // per routed wire: its obstacles
   // The grid: the same cells on every layer.
