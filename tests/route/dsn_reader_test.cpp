@@ -469,6 +469,47 @@ TEST(DsnReader, UnplacedComponentsLeaveTheirNetsWithAWarning) {
   }
 }
 
+TEST(DsnReader, PinArraysAreRowsOfPins) {
+  const auto board_with = [](const std::string& pins) {
+    return "(pcb w (unit mm)\n"
+           "  (structure (layer A (type signal)) (boundary (rect pcb 0 0 20 20)))\n"
+           "  (placement (component c (place U1 5 5 front 0)))\n"
+           "  (library (image c\n" +
+           pins +
+           ")\n"
+           "    (padstack p (shape (circle A 0.5))))\n"
+           "  (network (net n (pins U1-A3 U1-9))))\n";
+  };
+  const Board board = read_dsn(board_with("  (pin p (rotate 90) (array 1 5 2 0 0 1.27 -0.5 (prefix A))) "
+                                          "(pin p (array 9 9 1 4 4 0 0))"),
+                               "array.dsn");
+  EXPECT_TRUE(board.warnings.empty());
+  const Image& image = board.images.at(0);
+  ASSERT_EQ(image.pins.size(), 4u);
+  const std::vector<std::string> names{"A1", "A3", "A5", "9"};
+  const std::vector<Point> offsets{{0, 0}, {1'270'000, -500'000}, {2'540'000, -1'000'000}, {4'000'000, 4'000'000}};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(image.pins[i].name, names[i]);
+    EXPECT_EQ(image.pins[i].offset, offsets[i]) << names[i];
+  }
+  EXPECT_EQ(image.pins[1].rotation, 90);
+  ASSERT_EQ(board.nets.size(), 1u);
+  EXPECT_EQ(board.nets[0].pins, (std::vector<PinRef>{{0, 1}, {0, 3}}));
+
+  for (const std::string& bad :
+       {"(pin p (array 1 4 0 0 0 1 0))", "(pin p (array 4 1 1 0 0 1 0))", "(pin p (array 1 4 2 0 0 1 0))",
+        "(pin p (array 1 4 1.5 0 0 1 0))", "(pin p (array -1 4 1 0 0 1 0))", "(pin p (array 1 9999999 1 0 0 1 0))",
+        "(pin p (array 1 2 1 0 0 1 0 (middle x)))", "(pin p A7 (array 1 2 1 0 0 1 0))",
+        "(pin p (array 1 2 1 0 0 1 0)) (pin p 2 0 0)"}) {
+    try {
+      (void)read_dsn(board_with("\n" + bad), "array.dsn");
+      ADD_FAILURE() << bad << " was read";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find("array.dsn:6"), std::string::npos) << bad << ": " << error.what();
+    }
+  }
+}
+
 TEST(DsnReader, DegenerateArcsAreErrorsWithTheirLine) {
   const std::string text = R"((pcb w (unit mm)
   (structure (layer A (type signal))

@@ -21,8 +21,7 @@ constexpr Coord mm(double value) { return static_cast<Coord>(std::llround(value 
 // (20, 15) (pads 1 on A and 2 on B, 2 mm apart, joined by a copper bar
 // 0.5 mm wide), R1 (A and C) at x = 10 and R2 (B and C) at x = 30. `tie`
 // says how NT1 is a tie; `body` adds items.
-std::string tie_board(const std::string& tie, const std::string& version = "20211014",
-                      const std::string& body = "") {
+std::string tie_board(const std::string& tie, const std::string& version = "20211014", const std::string& body = "") {
   const auto resistor = [](const std::string& reference, double x, const std::string& net) {
     return "  (footprint \"R:R\" (layer \"F.Cu\") (at " + std::to_string(x) +
            " 15)\n"
@@ -99,8 +98,8 @@ TEST(NetTies, KiCad7ReadsKeywordsAsNoTie) {
 TEST(NetTies, GroupsNotJoinedByCopperStayApart) {
   // Pads 1 and 2 in separate groups, escaped commas and spaces read as
   // KiCad reads them: the bar touches both, so the groups join into one tie.
-  const Board joined = read_kicad_pcb(tie_board("    (net_tie_pad_groups \" 1 \" \"2,\\\\,9\")", "20221018"),
-                                      "tie.kicad_pcb");
+  const Board joined =
+      read_kicad_pcb(tie_board("    (net_tie_pad_groups \" 1 \" \"2,\\\\,9\")", "20221018"), "tie.kicad_pcb");
   ASSERT_EQ(joined.net_ties.size(), 1u);
   EXPECT_EQ(joined.net_ties[0].nets.size(), 2u);
   // Without the bar the two groups are two ties of one net each.
