@@ -7,6 +7,7 @@
 #include <numbers>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trellis/core/error.hpp"
@@ -496,13 +497,15 @@ TEST(DsnReader, PinArraysAreRowsOfPins) {
   ASSERT_EQ(board.nets.size(), 1u);
   EXPECT_EQ(board.nets[0].pins, (std::vector<PinRef>{{0, 1}, {0, 3}}));
 
-  for (const std::string& bad :
+  for (const std::string_view bad :
        {"(pin p (array 1 4 0 0 0 1 0))", "(pin p (array 4 1 1 0 0 1 0))", "(pin p (array 1 4 2 0 0 1 0))",
         "(pin p (array 1 4 1.5 0 0 1 0))", "(pin p (array -1 4 1 0 0 1 0))", "(pin p (array 1 9999999 1 0 0 1 0))",
         "(pin p (array 1 2 1 0 0 1 0 (middle x)))", "(pin p A7 (array 1 2 1 0 0 1 0))",
         "(pin p (array 1 2 1 0 0 1 0)) (pin p 2 0 0)"}) {
     try {
-      (void)read_dsn(board_with("\n" + bad), "array.dsn");
+      std::string pins = "\n";  // the bad pin on line 6
+      pins += bad;
+      (void)read_dsn(board_with(pins), "array.dsn");
       ADD_FAILURE() << bad << " was read";
     } catch (const InputError& error) {
       EXPECT_NE(std::string(error.what()).find("array.dsn:6"), std::string::npos) << bad << ": " << error.what();
