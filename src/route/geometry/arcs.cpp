@@ -8,10 +8,6 @@
 namespace trellis::route::geometry {
 namespace {
 
-constexpr double kRadiansPerDegree = std::numbers::pi / 180.0;
-
-Point rounded(double x, double y) { return {std::llround(x), std::llround(y)}; }
-
 // How many chords keep an arc of `radius` sweeping `sweep_radians` within
 // the tolerance: each chord's sagitta r (1 - cos(a/2)) must not exceed it.
 int chords_for(double radius, double sweep_radians) {

@@ -2,11 +2,18 @@
 // readers (KiCad's arcs and round corners, Specctra's qarc).
 #pragma once
 
+#include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "trellis/route/board.hpp"
 
 namespace trellis::route::geometry {
+
+inline constexpr double kRadiansPerDegree = std::numbers::pi / 180.0;
+
+// The nearest point of whole nanometres.
+inline Point rounded(double x, double y) { return {std::llround(x), std::llround(y)}; }
 
 // Chords stay within this distance of the true curve (KiCad's
 // ARC_HIGH_DEF), with at most kMaxArcChords an arc.

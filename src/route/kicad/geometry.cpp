@@ -9,13 +9,9 @@
 #include "reader.hpp"
 
 namespace trellis::route::kicad_detail {
-namespace {
 
-constexpr double kRadiansPerDegree = std::numbers::pi / 180.0;
-
-Point rounded(double x, double y) { return {std::llround(x), std::llround(y)}; }
-
-}  // namespace
+using geometry::kRadiansPerDegree;
+using geometry::rounded;
 
 Point rotate(Point p, double degrees) {
   // Quarter turns exactly: most footprints sit at 0, 90, 180 or 270.
