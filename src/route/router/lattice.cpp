@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -851,11 +852,17 @@ class Builder {
     std::vector<Coord> tried_width(pins, 0);
     lattice_.pin_off_every_lattice.assign(board_.nets.size(), 0);
     // The stubs of pad node pad_base + i for wires `width` wide, to grid
-    // nodes within `pitches` of the pad (one more with a bend).
-    const auto add_pad_stubs = [&](std::size_t i, Coord width, double pitches) {
+    // nodes within `pitches` of the pad (one more with a bend), and whether
+    // such a wire could start at the pad's centre at all. A pad's stubs
+    // depend on no other pad's, so the pads go side by side.
+    struct PadStubs {
+      std::vector<Stub> stubs;
+      bool centre_clear = false;
+    };
+    const auto pad_stubs = [&](std::size_t i, Coord width, double pitches) {
+      PadStubs out;
       const PinCopper& pad = *pad_shapes_[i];
       const int pad_node = lattice_.pad_base + static_cast<int>(i);
-      const auto pin = static_cast<std::size_t>(pad_pin_index_[i]);
       const int group = lattice_.group_of_net[static_cast<std::size_t>(pad.net)];
       const std::vector<int>& owner = lattice_.owner[static_cast<std::size_t>(group)];
       const Point centre = lattice_.position[static_cast<std::size_t>(pad_node)];
@@ -883,8 +890,7 @@ class Builder {
         }
         std::sort(stub.claims.begin(), stub.claims.end());
         stub.claims.erase(std::unique(stub.claims.begin(), stub.claims.end()), stub.claims.end());
-        lattice_.stubs.push_back(std::move(stub));
-        reachable_pin[pin] = true;
+        out.stubs.push_back(std::move(stub));
       };
       const auto usable = [&](int r, int c) {
         const int who = owner[static_cast<std::size_t>(lattice_.grid_node(slot, r, c))];
@@ -896,11 +902,7 @@ class Builder {
         }
         return true;
       };
-      if (tried_width[pin] != width) {
-        tried_width[pin] = width;
-        centre_clear[pin] = false;
-      }
-      if (!centre_clear[pin]) centre_clear[pin] = clear({}, centre);
+      out.centre_clear = clear({}, centre);
       std::vector<std::array<int, 2>> straight;
       for_grid_points_near(around, pitches * static_cast<double>(lattice_.pitch), [&](int r, int c) {
         if (!usable(r, c) || !clear({}, grid_point(r, c))) return;
@@ -911,7 +913,7 @@ class Builder {
       // neighbours, or few: they also leave along the pad's axis first and
       // then turn (as a human fan-out does, at 45 degrees).
       const bool fine_pitch = bent_ != BentStubs::shut_in && tight(pad, slot, width);
-      if (!straight.empty() && !fine_pitch && !trapped(straight, around, slot, pad.net, owner)) return;
+      if (!straight.empty() && !fine_pitch && !trapped(straight, around, slot, pad.net, owner)) return out;
       const Coord step = std::max<Coord>(1, lattice_.pitch / 16);
       // Reaching further, a fine-pitch pad's bent stub can pass the rows
       // in front of a part, where neighbouring pins' wires need 45-degree
@@ -927,23 +929,50 @@ class Builder {
           return true;
         });
       });
+      return out;
     };
     const auto group_of_pad = [&](std::size_t i) -> const RuleGroup& {
       const int net = pad_shapes_[i]->net;
       return lattice_.groups[static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)])];
     };
-    for (std::size_t i = 0; i < pad_shapes_.size(); ++i) add_pad_stubs(i, group_of_pad(i).width, 1.5);
+    // The stubs of `pads` (ascending) at their group's width or neck width,
+    // appended in pad order; per pin, reachable once a pad has a stub, and
+    // clear at the centre as any of its pads is at the width tried last.
+    const auto add_pads_stubs = [&](const std::vector<std::size_t>& pads, bool neck) {
+      std::vector<PadStubs> found(pads.size());
+#pragma omp parallel for schedule(dynamic, 4)
+      for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(pads.size()); ++k) {
+        const auto at = static_cast<std::size_t>(k);
+        const RuleGroup& group = group_of_pad(pads[at]);
+        found[at] = neck ? pad_stubs(pads[at], group.neck_width, kNeckReach) : pad_stubs(pads[at], group.width, 1.5);
+      }
+      for (std::size_t k = 0; k < pads.size(); ++k) {
+        const auto pin = static_cast<std::size_t>(pad_pin_index_[pads[k]]);
+        const RuleGroup& group = group_of_pad(pads[k]);
+        const Coord width = neck ? group.neck_width : group.width;
+        if (tried_width[pin] != width) {
+          tried_width[pin] = width;
+          centre_clear[pin] = false;
+        }
+        if (found[k].centre_clear) centre_clear[pin] = true;
+        if (!found[k].stubs.empty()) reachable_pin[pin] = true;
+        for (Stub& stub : found[k].stubs) lattice_.stubs.push_back(std::move(stub));
+      }
+    };
+    std::vector<std::size_t> every_pad(pad_shapes_.size());
+    std::iota(every_pad.begin(), every_pad.end(), std::size_t{0});
+    add_pads_stubs(every_pad, false);
     // Neck-down: a pin that no wire of its net's width can leave gets
     // narrower stubs on all its pads; the stubs of the other pins stay as
     // they are (and keep their node numbers).
-    const std::vector<bool> reachable_at_full_width = reachable_pin;
+    std::vector<std::size_t> narrower;
     for (std::size_t i = 0; i < pad_shapes_.size(); ++i) {
       const RuleGroup& group = group_of_pad(i);
-      if (reachable_at_full_width[static_cast<std::size_t>(pad_pin_index_[i])] || group.neck_width >= group.width) {
-        continue;
+      if (!reachable_pin[static_cast<std::size_t>(pad_pin_index_[i])] && group.neck_width < group.width) {
+        narrower.push_back(i);
       }
-      add_pad_stubs(i, group.neck_width, kNeckReach);
     }
+    add_pads_stubs(narrower, true);
     // Stub nodes: their net's alone, placed at their grid node.
     for (std::size_t i = 0; i < lattice_.stubs.size(); ++i) {
       const Stub& stub = lattice_.stubs[i];
@@ -1026,10 +1055,26 @@ class Builder {
     const auto slot_of_stub = [&](std::size_t i) {
       return lattice_.slot[static_cast<std::size_t>(lattice_.stubs[i].pad_node)];
     };
-    for (std::size_t a = 0; a < runs.size(); ++a) {
-      for (std::size_t b = a + 1; b < runs.size(); ++b) {
+    // Pairs of runs on one slot whose boxes come within the clearance
+    // across x, found by a sweep over the runs sorted by slot and their
+    // boxes' left edges (a board of many through-hole pins has a run per
+    // pin and layer: a hundred thousand and more). Each pair is met once;
+    // the claims are sorted after.
+    std::vector<std::size_t> by_left(runs.size());
+    std::iota(by_left.begin(), by_left.end(), std::size_t{0});
+    const auto sweep_key = [&](std::size_t r) { return std::tuple(slot_of_stub(runs[r].first), runs[r].box.min.x, r); };
+    std::sort(by_left.begin(), by_left.end(),
+              [&](std::size_t a, std::size_t b) { return sweep_key(a) < sweep_key(b); });
+    for (std::size_t sa = 0; sa < by_left.size(); ++sa) {
+      const std::size_t a = by_left[sa];
+      for (std::size_t sb = sa + 1; sb < by_left.size(); ++sb) {
+        const std::size_t b = by_left[sb];
+        if (slot_of_stub(runs[b].first) != slot_of_stub(runs[a].first) ||
+            static_cast<double>(runs[b].box.min.x) > static_cast<double>(runs[a].box.max.x) + reach) {
+          break;
+        }
         const std::size_t i0 = runs[a].first, j0 = runs[b].first;
-        if (nets[i0] == nets[j0] || slot_of_stub(i0) != slot_of_stub(j0) || apart(runs[a].box, runs[b].box)) continue;
+        if (nets[i0] == nets[j0] || apart(runs[a].box, runs[b].box)) continue;
         const Coord needed = rules_.required(nets[i0], ClearanceType::wire, nets[j0], ClearanceType::wire);
         for (std::size_t i = runs[a].first; i < runs[a].last; ++i) {
           for (std::size_t j = runs[b].first; j < runs[b].last; ++j) {
