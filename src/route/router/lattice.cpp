@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include "../geometry/clearance_rules.hpp"
 #include "../geometry/geometry.hpp"
@@ -1014,7 +1015,9 @@ class Builder {
     std::vector<std::vector<Primitive>> wires(count);
     std::vector<Box> boxes(count);
     std::vector<int> nets(count);
-    for (std::size_t i = 0; i < count; ++i) {
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(count); ++k) {
+      const auto i = static_cast<std::size_t>(k);
       const Stub& stub = lattice_.stubs[i];
       nets[i] = lattice_.owner.front()[static_cast<std::size_t>(stub.pad_node)];
       wires[i] = stub_segments(lattice_.position[static_cast<std::size_t>(stub.pad_node)], stub.bends,
@@ -1058,14 +1061,20 @@ class Builder {
     // Pairs of runs on one slot whose boxes come within the clearance
     // across x, found by a sweep over the runs sorted by slot and their
     // boxes' left edges (a board of many through-hole pins has a run per
-    // pin and layer: a hundred thousand and more). Each pair is met once;
-    // the claims are sorted after.
+    // pin and layer: a hundred thousand and more), the runs side by side.
+    // Each pair is met once; the claims are sorted after, so the order in
+    // which the pairs are found does not matter.
     std::vector<std::size_t> by_left(runs.size());
     std::iota(by_left.begin(), by_left.end(), std::size_t{0});
     const auto sweep_key = [&](std::size_t r) { return std::tuple(slot_of_stub(runs[r].first), runs[r].box.min.x, r); };
     std::sort(by_left.begin(), by_left.end(),
               [&](std::size_t a, std::size_t b) { return sweep_key(a) < sweep_key(b); });
-    for (std::size_t sa = 0; sa < by_left.size(); ++sa) {
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> too_close(
+        static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel for schedule(dynamic, 64)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(by_left.size()); ++k) {
+      auto& found = too_close[static_cast<std::size_t>(omp_get_thread_num())];
+      const auto sa = static_cast<std::size_t>(k);
       const std::size_t a = by_left[sa];
       for (std::size_t sb = sa + 1; sb < by_left.size(); ++sb) {
         const std::size_t b = by_left[sb];
@@ -1079,13 +1088,22 @@ class Builder {
         for (std::size_t i = runs[a].first; i < runs[a].last; ++i) {
           for (std::size_t j = runs[b].first; j < runs[b].last; ++j) {
             if (apart(boxes[i], boxes[j]) || separation(i, j) >= static_cast<double>(needed)) continue;
-            lattice_.stubs[i].claims.push_back(lattice_.stub_base + static_cast<int>(j));
-            lattice_.stubs[j].claims.push_back(lattice_.stub_base + static_cast<int>(i));
+            found.emplace_back(i, j);
           }
         }
       }
     }
-    for (Stub& stub : lattice_.stubs) std::sort(stub.claims.begin(), stub.claims.end());
+    for (const auto& found : too_close) {
+      for (const auto& [i, j] : found) {
+        lattice_.stubs[i].claims.push_back(lattice_.stub_base + static_cast<int>(j));
+        lattice_.stubs[j].claims.push_back(lattice_.stub_base + static_cast<int>(i));
+      }
+    }
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(count); ++k) {
+      std::vector<int>& claims = lattice_.stubs[static_cast<std::size_t>(k)].claims;
+      std::sort(claims.begin(), claims.end());
+    }
   }
 
   void add_edges() {
