@@ -80,13 +80,22 @@ void Reader::make_net_ties() {
       while (joined[g] != g) g = joined[g] = joined[joined[g]];
       return g;
     };
-    const auto group_of = [&](int pin) -> std::size_t {
+    // The tie's pads in its groups, as primitives, once.
+    struct GroupPad {
+      std::size_t group;
+      int layer;
+      std::vector<geometry::Primitive> parts;
+    };
+    std::vector<GroupPad> pads;
+    for (const PinCopper& pad : copper) {
+      if (pad.pin.component != pending.component) continue;
       for (std::size_t g = 0; g < count; ++g) {
         const std::vector<int>& pins = pending.groups[g];
-        if (std::find(pins.begin(), pins.end(), pin) != pins.end()) return g;
+        if (std::find(pins.begin(), pins.end(), pad.pin.pin) == pins.end()) continue;
+        pads.push_back({g, pad.layer, geometry::primitives_of(pad.shape)});
+        break;
       }
-      return count;
-    };
+    }
     std::vector<std::size_t> touched_by(pending.end_graphic - pending.first_graphic, count);
     for (std::size_t d = pending.first_graphic; d < pending.end_graphic; ++d) {
       const CopperGraphic& drawing = board.copper_graphics[d];
@@ -94,22 +103,19 @@ void Reader::make_net_ties() {
       for (const Shape& shape : drawing.shapes) {
         for (geometry::Primitive& part : geometry::primitives_of(shape)) parts.push_back(std::move(part));
       }
-      for (const PinCopper& pad : copper) {
-        if (pad.pin.component != pending.component || pad.layer != drawing.layer) continue;
-        const std::size_t g = group_of(pad.pin.pin);
-        if (g == count) continue;
-        const std::vector<geometry::Primitive> pad_parts = geometry::primitives_of(pad.shape);
+      for (const GroupPad& pad : pads) {
+        if (pad.layer != drawing.layer) continue;
         const bool touches = std::any_of(parts.begin(), parts.end(), [&](const geometry::Primitive& part) {
-          return std::any_of(pad_parts.begin(), pad_parts.end(), [&](const geometry::Primitive& pad_part) {
+          return std::any_of(pad.parts.begin(), pad.parts.end(), [&](const geometry::Primitive& pad_part) {
             return geometry::separation(part, pad_part).distance <= kDistanceTolerance;
           });
         });
         if (!touches) continue;
         std::size_t& first = touched_by[d - pending.first_graphic];
         if (first == count) {
-          first = g;
+          first = pad.group;
         } else {
-          joined[root(g)] = root(first);
+          joined[root(pad.group)] = root(first);
         }
       }
     }

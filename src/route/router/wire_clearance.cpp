@@ -23,7 +23,7 @@ constexpr double kMostCellsPerLayer = 1 << 20;
 }  // namespace
 
 WireClearance::WireClearance(const Board& board, const RoutedCopper& routed)
-    : rules_(board), of_routed_wire_(routed.wires.size()) {
+    : board_(board), rules_(board), of_routed_wire_(routed.wires.size()) {
   const int layers = static_cast<int>(board.layers.size());
   // Everything first with its layer, then the grid around all of it.
   std::vector<std::pair<Obstacle, int>> pending;
@@ -46,7 +46,6 @@ WireClearance::WireClearance(const Board& board, const RoutedCopper& routed)
       hold({std::move(p), role, net, type, clearance_override, true, tie}, layer, wire);
     }
   };
-  for (const NetTie& tie : board.net_ties) tie_nets_.push_back(tie.nets);
 
   std::vector<bool> single_layer(board.padstacks.size());
   for (std::size_t p = 0; p < board.padstacks.size(); ++p) {
@@ -150,10 +149,7 @@ std::optional<Coord> WireClearance::required(int net, const Obstacle& o) const {
   switch (o.role) {
     case Role::copper:
       if (o.net >= 0 && o.net == net) return std::nullopt;
-      if (o.tie >= 0 && std::binary_search(tie_nets_[static_cast<std::size_t>(o.tie)].begin(),
-                                           tie_nets_[static_cast<std::size_t>(o.tie)].end(), net)) {
-        return std::nullopt;
-      }
+      if (tie_joins(board_, o.tie, net)) return std::nullopt;
       if (o.clearance_override) return *o.clearance_override;
       return rules_.required(net, ClearanceType::wire, o.net, o.type);
     case Role::keepout:

@@ -21,6 +21,7 @@ namespace trellis::route::router_detail {
 // strictly (without the check's tolerance).
 class WireClearance {
  public:
+  // The board must outlive the object.
   WireClearance(const Board& board, const RoutedCopper& routed);
 
   // Whether the segment a-b of a wire of `net` and `width` on `layer`
@@ -46,8 +47,8 @@ class WireClearance {
   void add_wire(std::size_t index, const Wire& wire);
   std::optional<Coord> required(int net, const Obstacle& obstacle) const;
 
+  const Board& board_;
   geometry::ClearanceRules rules_;
-  std::vector<std::vector<int>> tie_nets_;  // per net tie: its nets, sorted
   std::vector<Obstacle> obstacles_;
   std::vector<std::vector<int>> of_routed_wire_;  // per routed wire: its obstacles
   // The grid: the same cells on every layer.
