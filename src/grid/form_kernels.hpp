@@ -8,6 +8,7 @@
 #include "form_stencils.hpp"
 #include "trellis/core/csr.hpp"
 #include "trellis/core/stream.hpp"
+#include "trellis/grid/solvers.hpp"
 
 namespace trellis::grid::detail {
 
@@ -410,11 +411,11 @@ void scatter_values(std::int32_t count, const std::int32_t* nodes, const T* valu
 // The device vectors of a multigrid smoothing step (size() values each).
 template <typename T>
 struct SmoothingStepVectors {
-  const T* b;                 // right-hand side
-  const T* x;                 // iterate
-  const T* inverse_diagonal;  // D^-1
-  T* d;                       // direction, updated in place
-  T* x_out;                   // the new iterate; not x
+  const T* b;                               // right-hand side
+  const T* x;                               // iterate
+  InverseDiagonalView<T> inverse_diagonal;  // D^-1
+  T* d;                                     // direction, updated in place
+  T* x_out;                                 // the new iterate; not x
 };
 // A smoothing step in the matrix-free apply's pass (uniform paths only):
 // r = b - A x, d = alpha d + beta D^-1 r and x_out = x + d, rounded as the

@@ -277,8 +277,9 @@ DeviceLinearOperator<T> MatrixFreeOperator<T>::device_operator(const DeviceCoeff
   op.apply = [this, &coefficients](const T* x, T* y, Stream stream) { apply(coefficients, x, y, stream); };
   op.diagonal = diagonal;
   if (uses_uniform_constant_path() || uses_uniform_coefficient_path()) {
-    op.smoothing_step = [this, &coefficients](const T* b, const T* x, T alpha, T beta, const T* inverse_diagonal, T* d,
-                                              T* x_out, Stream stream) {
+    op.smoothing_step = [this, &coefficients](const T* b, const T* x, T alpha, T beta,
+                                              const InverseDiagonalView<T>& inverse_diagonal, T* d, T* x_out,
+                                              Stream stream) {
       const State& s = *state_;
       s.upload(stream);
       return cuda::matrix_free_smoothing_step(s.view(s.device_view, s.device_constrained.data(), coefficients.packed()),

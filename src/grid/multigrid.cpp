@@ -389,6 +389,15 @@ struct Multigrid<T>::State {
                       "of level {} ({} nodes)",
                       bad[l], l, levels[l].mesh.nodes()));
     }
+    // The finest level's smoothing steps may run in a matrix-free
+    // operator's pass, which then need not load an inverse diagonal that is
+    // one value off the box's faces.
+    if (levels.size() > 1) {
+      detail::DeviceLevelParts<T>& top = parts.front();
+      top.dim = levels.front().mesh.dim();
+      top.extents = extents_of(levels.front().mesh);
+      top.interior_inverse_diagonal = cuda::interior_value<T>(top.inverse_diagonal.data(), top.dim, top.extents);
+    }
     const std::vector<cuda::LanczosTridiagonal> tridiagonals =
         lanczos ? lanczos->tridiagonals() : std::vector<cuda::LanczosTridiagonal>();
     lanczos.reset();

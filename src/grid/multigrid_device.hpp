@@ -155,8 +155,13 @@ struct DeviceLevelParts {
   std::optional<DeviceKronecker<T>> kronecker;
   std::optional<DeviceTransfer> transfer;  // to and from the next coarser level; empty on the coarsest
   DeviceArray<std::int32_t> constrained_nodes;
-  DeviceArray<T> constrained_diagonal;      // the finest level's a_ii at its constrained nodes; empty below
-  DeviceArray<T> inverse_diagonal;          // empty on the coarsest
+  DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes; empty below
+  DeviceArray<T> inverse_diagonal;      // empty on the coarsest
+  // Where every row off the mesh box's faces has the same inverse diagonal
+  // (interior_value's test), that value, and the box.
+  std::optional<T> interior_inverse_diagonal;
+  std::int32_t dim = 1;
+  LevelExtents extents{1, 1, 1};
   std::vector<SmoothingStep> steps;         // empty on the coarsest
   std::vector<DeviceLineFactors<T>> lines;  // per axis of two nodes or more (Smoother::line)
   // Smoother::gauss_seidel: 2^d colours (multigrid_colors.hpp) on a mesh of
@@ -193,6 +198,12 @@ std::optional<DeviceCsr<T>> galerkin_product(const CsrView<T>& r, const CsrView<
 // *bad_row (device) to it, which keeps its value where there is none.
 template <typename T>
 void inverse_diagonal(const CsrView<T>& a, const std::uint8_t* constrained, T* inverse_diagonal, int* bad_row);
+
+// The value every row off the faces of the dim-dimensional box of extents
+// nodes holds in values (device, one a node, x fastest), bit for bit, or
+// nothing where two differ or the box has no such row. Waits for the device.
+template <typename T>
+std::optional<T> interior_value(const T* values, std::int32_t dim, const detail::LevelExtents& extents);
 
 // multigrid_lines.hpp's factor_lines on the device, one thread a line, the
 // same operations in the same order without fused multiply-adds (so the
@@ -271,8 +282,12 @@ enum class KroneckerMatch {
 // the device, then again with the probe on the constrained nodes too).
 template <typename T>
 void kronecker_apply(const detail::DeviceKronecker<T>& a, const T* x, T* y, Stream stream);
+// r = b - A x. zero_on_constrained: x is zero on the constrained nodes (a
+// coarse level's correction), so a level with one stencil for its free rows
+// may apply it a thread a row (as the Lanczos product below).
 template <typename T>
-void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* r, Stream stream);
+void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, bool zero_on_constrained, T* r,
+                        Stream stream);
 template <typename T>
 void kronecker_inverse_diagonal(const detail::DeviceKronecker<T>& a, T* inverse_diagonal, int* bad_row);
 // A Lanczos step's product in the apply's pass: w = scale (A scaled) -
@@ -288,10 +303,10 @@ std::int64_t kronecker_lanczos_product(const detail::DeviceKronecker<T>& a, cons
                                        std::int64_t capacity, Stream stream);
 // One smoothing step from the residual r = b - A x, in one pass:
 // d = alpha d + beta D^-1 r and x_next = x + d (x_next not x: x's
-// neighbours are read while it is written).
+// neighbours are read while it is written); zero_on_constrained as above.
 template <typename T>
-void kronecker_smoothing_step(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T alpha, T beta,
-                              const T* inverse_diagonal, T* d, T* x_next, Stream stream);
+void kronecker_smoothing_step(const detail::DeviceKronecker<T>& a, const T* b, const T* x, bool zero_on_constrained,
+                              T alpha, T beta, const T* inverse_diagonal, T* d, T* x_next, Stream stream);
 template <typename T>
 KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const CsrView<T>& a);
 
@@ -302,20 +317,21 @@ KroneckerMatch kronecker_describes(const detail::DeviceKronecker<T>& op, const C
   template std::optional<DeviceCsr<T>> galerkin_product<T>(const CsrView<T>&, const CsrView<T>&, const CsrView<T>&, \
                                                            const detail::LevelExtents&, const std::uint8_t*);       \
   template void inverse_diagonal<T>(const CsrView<T>&, const std::uint8_t*, T*, int*);                              \
+  template std::optional<T> interior_value<T>(const T*, std::int32_t, const detail::LevelExtents&);                 \
   template DeviceArray<T> diagonal_at<T>(const CsrView<T>&, const DeviceArray<std::int32_t>&);                      \
   template detail::DeviceLineFactors<T> line_factors<T>(const CsrView<T>&, const std::uint8_t*, std::int32_t,       \
                                                         std::int32_t, std::int32_t&);                               \
   template class LanczosQueue<T>;
 
-#define TRELLIS_GRID_KRONECKER(T)                                                                                      \
-  template void kronecker_apply<T>(const detail::DeviceKronecker<T>&, const T*, T*, Stream);                           \
-  template void kronecker_residual<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T*, Stream);              \
-  template void kronecker_inverse_diagonal<T>(const detail::DeviceKronecker<T>&, T*, int*);                            \
-  template std::int64_t kronecker_lanczos_product<T>(const detail::DeviceKronecker<T>&, const T*, const T*,            \
-                                                     const double*, const T*, const T*, T*, double*, std::int64_t,     \
-                                                     Stream);                                                          \
-  template void kronecker_smoothing_step<T>(const detail::DeviceKronecker<T>&, const T*, const T*, T, T, const T*, T*, \
-                                            T*, Stream);                                                               \
+#define TRELLIS_GRID_KRONECKER(T)                                                                                  \
+  template void kronecker_apply<T>(const detail::DeviceKronecker<T>&, const T*, T*, Stream);                       \
+  template void kronecker_residual<T>(const detail::DeviceKronecker<T>&, const T*, const T*, bool, T*, Stream);    \
+  template void kronecker_inverse_diagonal<T>(const detail::DeviceKronecker<T>&, T*, int*);                        \
+  template std::int64_t kronecker_lanczos_product<T>(const detail::DeviceKronecker<T>&, const T*, const T*,        \
+                                                     const double*, const T*, const T*, T*, double*, std::int64_t, \
+                                                     Stream);                                                      \
+  template void kronecker_smoothing_step<T>(const detail::DeviceKronecker<T>&, const T*, const T*, bool, T, T,     \
+                                            const T*, T*, T*, Stream);                                             \
   template KroneckerMatch kronecker_describes<T>(const detail::DeviceKronecker<T>&, const CsrView<T>&);
 
 template <typename T>

@@ -19,10 +19,13 @@ T residual_row(const CsrView<T>& a, const T* b, const T* x, std::int32_t row) {
   return b[row] - sum;
 }
 
-// d = alpha d + beta D^-1 r and x += d at entry i.
+// d = alpha d + beta D^-1 r and x += d at entry i. alpha 0 (a sweep's
+// first Chebyshev step, every Jacobi step) drops the old d unread: a pass
+// less on the device, and what a diverged cycle left there cannot return.
 template <typename T>
 void smoothing_entry(T alpha, T beta, const T* inverse_diagonal, const T* r, T* d, T* x, std::int32_t i) {
-  d[i] = alpha * d[i] + beta * (inverse_diagonal[i] * r[i]);
+  const T kept = alpha == T(0) ? T(0) : alpha * d[i];
+  d[i] = kept + beta * (inverse_diagonal[i] * r[i]);
   x[i] += d[i];
 }
 

@@ -11,6 +11,7 @@
 // every check_every iterations.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -88,6 +89,19 @@ struct HostLinearOperator {
   std::vector<T> diagonal;                                          // A's diagonal, or empty for no preconditioner
 };
 
+// A's inverse diagonal as a multigrid smoothing step reads it: values on
+// the device (one a row), and, where interior_known, the value every row
+// off the faces of the dim-dimensional box of extent nodes (x fastest) holds
+// bit for bit, which a pass over that box may use instead of loading it.
+template <typename T>
+struct InverseDiagonalView {
+  const T* values = nullptr;
+  bool interior_known = false;
+  T interior = T(0);
+  std::int32_t dim = 0;
+  std::array<std::int32_t, 3> extent{1, 1, 1};
+};
+
 // y = A x on device vectors of length size, enqueued on the stream given.
 // diagonal is a device pointer to A's diagonal (size entries) or null for no
 // preconditioner; it must stay valid while the operator is used.
@@ -101,7 +115,8 @@ struct DeviceLinearOperator {
   // d = alpha d + beta D^-1 r, x_out = x + d (x_out not x), rounded as the
   // cycle's own two-pass step, so the iterates are the same. Returns false,
   // with nothing enqueued, where it cannot; the cycle then takes two passes.
-  std::function<bool(const T* b, const T* x, T alpha, T beta, const T* inverse_diagonal, T* d, T* x_out, Stream stream)>
+  std::function<bool(const T* b, const T* x, T alpha, T beta, const InverseDiagonalView<T>& inverse_diagonal, T* d,
+                     T* x_out, Stream stream)>
       smoothing_step;
   // Optional, likewise: the residual r = b - A x in the apply's pass,
   // rounded as apply then subtraction. Returns false, with nothing

@@ -222,7 +222,8 @@ struct SingleSlotStencil {
   }
 };
 
-// What the uniform apply writes at a row from (A x)[row]: the product, or a
+// What the uniform apply writes at a row from (A x)[row] (operator()), or
+// at a constrained row, where A x is x itself (edge): the product, or a
 // multigrid smoothing step finished in the same pass (r = b - A x, then
 // smoothing_step.cuh's direction and update, the two-pass step's roundings),
 // the new iterate into another vector than x (x's neighbours are still read).
@@ -230,6 +231,7 @@ template <typename T>
 struct WriteProduct {
   T* __restrict__ y;
   __device__ void operator()(std::int32_t row, T, T product) const { y[row] = product; }
+  __device__ void edge(std::int32_t row, T x_row) const { y[row] = x_row; }
 };
 
 template <typename T>
@@ -237,8 +239,11 @@ struct WriteResidual {
   const T* __restrict__ b;
   T* __restrict__ r;
   __device__ void operator()(std::int32_t row, T, T product) const { r[row] = b[row] - product; }
+  __device__ void edge(std::int32_t row, T x_row) const { r[row] = b[row] - x_row; }
 };
 
+// Where every interior row's D^-1 is one known value (interior_known), the
+// interior rows take it from the parameter: one vector pass less a step.
 template <typename T>
 struct WriteSmoothingStep {
   const T* __restrict__ b;
@@ -246,11 +251,17 @@ struct WriteSmoothingStep {
   T* __restrict__ d;
   T* __restrict__ x_out;
   T alpha, beta;
+  bool interior_known;
+  T interior;
   __device__ void operator()(std::int32_t row, T x_row, T product) const {
+    step(row, x_row, product, interior_known ? interior : inverse_diagonal[row]);
+  }
+  __device__ void edge(std::int32_t row, T x_row) const { step(row, x_row, x_row, inverse_diagonal[row]); }
+  __device__ void step(std::int32_t row, T x_row, T product, T inverse) const {
     const T r = b[row] - product;
-    const T step = smoothing_direction(alpha, d[row], beta, inverse_diagonal[row], r);
-    d[row] = step;
-    x_out[row] = add_rn(x_row, step);
+    const T direction = smoothing_direction(alpha, previous_direction(alpha, d, row), beta, inverse, r);
+    d[row] = direction;
+    x_out[row] = add_rn(x_row, direction);
   }
 };
 
@@ -276,7 +287,7 @@ __global__ void __launch_bounds__(kUniformThreadsX* kUniformThreadsY, Dim == 3 ?
     if (j >= ny) break;
     const std::int32_t row = at.base + j * sy;
     if (edge_xz || (Dim >= 2 && (j == 0 || j == ny - 1))) {
-      write(row, xs.column[t + 1], xs.column[t + 1]);
+      write.edge(row, xs.column[t + 1]);
       continue;
     }
     // A symmetrised form reads a constrained (boundary) neighbour as zero.
@@ -400,6 +411,16 @@ void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, cons
   TRELLIS_LAUNCH(finish_kernel<T>, blocks_for(rows), kThreads, 0, stream, rows, constrained, g, lift, b);
 }
 
+// Whether the interior value of D^-1 is known for this mesh: the uniform
+// kernel's constrained rows are its box's faces, so the box must be the one
+// the value was found for, numbered alike.
+template <typename T>
+bool interior_of(const detail::MeshView<T>& mesh, const InverseDiagonalView<T>& inverse) {
+  return inverse.interior_known && inverse.dim == mesh.dim && inverse.extent[0] == mesh.extent[0] &&
+         inverse.extent[1] == mesh.extent[1] && inverse.extent[2] == mesh.extent[2] &&
+         mesh.stride[1] == mesh.extent[0] && mesh.stride[2] == mesh.extent[0] * mesh.extent[1];
+}
+
 }  // namespace
 
 #define TRELLIS_CUDA_FORM_KERNELS(T)                                                                                \
@@ -416,7 +437,10 @@ void finish(std::int32_t rows, const std::uint8_t* constrained, const T* g, cons
   void matrix_free_apply(const FormView<T>& form, const T* x, T* y, Stream stream) { apply(form, x, y, stream); }   \
   bool matrix_free_smoothing_step(const FormView<T>& form, const SmoothingStepVectors<T>& vectors, T alpha, T beta, \
                                   Stream stream) {                                                                  \
-    const WriteSmoothingStep<T> write{vectors.b, vectors.inverse_diagonal, vectors.d, vectors.x_out, alpha, beta};  \
+    const InverseDiagonalView<T>& inverse = vectors.inverse_diagonal;                                               \
+    const WriteSmoothingStep<T> write{                                                                              \
+        vectors.b,       inverse.values, vectors.d, vectors.x_out, alpha, beta, interior_of(form.mesh, inverse),    \
+        inverse.interior};                                                                                          \
     return form.mesh.extent[0] * form.mesh.extent[1] * form.mesh.extent[2] != 0 &&                                  \
            apply_uniform_paths(form, vectors.x, write, stream);                                                     \
   }                                                                                                                 \

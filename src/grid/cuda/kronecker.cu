@@ -75,7 +75,7 @@ struct SmoothingStep {
   T* x_next;
   __device__ __forceinline__ void operator()(std::int64_t row, T x_row, T ax) const {
     const T r = b[row] - ax;
-    const T step = smoothing_direction(alpha, d[row], beta, inverse_diagonal[row], r);
+    const T step = smoothing_direction(alpha, previous_direction(alpha, d, row), beta, inverse_diagonal[row], r);
     d[row] = step;
     x_next[row] = add_rn(x_row, step);
   }
@@ -102,6 +102,18 @@ struct LanczosProduct {
   }
 };
 
+// (A x)_row on a level with one stencil for its free rows (uniform_stencil):
+// the sum in kronecker_row's order, x_row itself on a constrained row.
+template <typename T>
+__device__ __forceinline__ T uniform_row(const detail::KroneckerView<T>& op, const detail::UniformStencil<T>& stencil,
+                                         const T* __restrict__ x, std::int64_t row, T x_row) {
+  const RowIndex r = row_index(op, row);
+  if (detail::kronecker_constrained(op, r.i0, r.i1, r.i2)) return x_row;
+  T ax = 0;
+  for (int e = 0; e < stencil.count; ++e) ax = add_rn(ax, mul_rn(stencil.weight[e], x[row + stencil.offset[e]]));
+  return ax;
+}
+
 // LanczosProduct on a level with one stencil for its free rows
 // (uniform_stencil), a thread a row: its sum in kronecker_row's order, the
 // constrained rows x itself; x zero on the constrained nodes.
@@ -111,19 +123,25 @@ __global__ void __launch_bounds__(kThreads)
                             const T* __restrict__ x, LanczosProduct<T> out) {
   double dot = 0;
   for (std::int64_t row = first_index(); row < n; row += grid_stride()) {
-    const RowIndex r = row_index(op, row);
     const T x_row = x[row];
-    T ax = x_row;
-    if (!detail::kronecker_constrained(op, r.i0, r.i1, r.i2)) {
-      ax = 0;
-      for (int e = 0; e < stencil.count; ++e) ax = add_rn(ax, mul_rn(stencil.weight[e], x[row + stencil.offset[e]]));
-    }
-    dot += out(row, x_row, ax);
+    dot += out(row, x_row, uniform_row(op, stencil, x, row, x_row));
   }
   using BlockReduce = cub::BlockReduce<double, kThreads>;
   __shared__ typename BlockReduce::TempStorage scratch;
   const double block_dot = BlockReduce(scratch).Sum(dot);
   if (threadIdx.x == 0) out.partials[blockIdx.x] = block_dot;
+}
+
+// A residual or a smoothing step (out) on a level with one stencil for its
+// free rows, a thread a row, as uniform_lanczos_product sums: x must be zero
+// on the constrained nodes (a coarse level's correction), whose rows are x.
+template <typename T, typename Out>
+__global__ void __launch_bounds__(kThreads) uniform_rows(detail::KroneckerView<T> op, detail::UniformStencil<T> stencil,
+                                                         std::int64_t n, const T* __restrict__ x, Out out) {
+  for (std::int64_t row = first_index(); row < n; row += grid_stride()) {
+    const T x_row = x[row];
+    out(row, x_row, uniform_row(op, stencil, x, row, x_row));
+  }
 }
 
 // (A x)_row for every row, handed to out with the row's x; constrained rows: x. Flat:
@@ -357,15 +375,29 @@ void kronecker_apply(const detail::DeviceKronecker<T>& a, const T* x, T* y, Stre
   launch_apply<T>(a, x, StoreResidual<T>{nullptr, y}, stream);
 }
 
-template <typename T>
-void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T* r, Stream stream) {
-  launch_apply<T>(a, x, StoreResidual<T>{b, r}, stream);
+// The tiles, or a thread a row where the level has one stencil for its free
+// rows and x is zero on its constrained nodes (the tiles are bound by issue).
+template <typename T, typename Out>
+void launch_rows(const detail::DeviceKronecker<T>& a, bool zero_on_constrained, const T* x, const Out& out,
+                 Stream stream) {
+  if (zero_on_constrained && a.uniform()) {
+    const auto rows = static_cast<std::int64_t>(a.nodes());
+    TRELLIS_LAUNCH((uniform_rows<T, Out>), blocks_for(rows), kThreads, 0, stream, a.view(), *a.uniform(), rows, x, out);
+    return;
+  }
+  launch_apply<T>(a, x, out, stream);
 }
 
 template <typename T>
-void kronecker_smoothing_step(const detail::DeviceKronecker<T>& a, const T* b, const T* x, T alpha, T beta,
-                              const T* inverse_diagonal, T* d, T* x_next, Stream stream) {
-  launch_apply<T>(a, x, SmoothingStep<T>{b, alpha, beta, inverse_diagonal, d, x_next}, stream);
+void kronecker_residual(const detail::DeviceKronecker<T>& a, const T* b, const T* x, bool zero_on_constrained, T* r,
+                        Stream stream) {
+  launch_rows<T>(a, zero_on_constrained, x, StoreResidual<T>{b, r}, stream);
+}
+
+template <typename T>
+void kronecker_smoothing_step(const detail::DeviceKronecker<T>& a, const T* b, const T* x, bool zero_on_constrained,
+                              T alpha, T beta, const T* inverse_diagonal, T* d, T* x_next, Stream stream) {
+  launch_rows<T>(a, zero_on_constrained, x, SmoothingStep<T>{b, alpha, beta, inverse_diagonal, d, x_next}, stream);
 }
 
 template <typename T>

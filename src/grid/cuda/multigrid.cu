@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(kThreads)
     smoothing_step(std::int32_t n, T alpha, T beta, const T* __restrict__ inverse_diagonal, const T* __restrict__ r,
                    T* __restrict__ d, T* __restrict__ x) {
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) {
-    const T step = smoothing_direction(alpha, d[i], beta, inverse_diagonal[i], r[i]);
+    const T step = smoothing_direction(alpha, previous_direction(alpha, d, i), beta, inverse_diagonal[i], r[i]);
     d[i] = step;
     x[i] = add_rn(x[i], step);
   }
@@ -155,11 +155,12 @@ struct DeviceLevel {
   DeviceArray<std::int32_t> constrained_nodes;
   DeviceArray<T> constrained_diagonal;  // the finest level's a_ii at its constrained nodes
   DeviceArray<T> inverse_diagonal;
+  InverseDiagonalView<T> inverse_view;  // inverse_diagonal and what is known of it, for the finest level's override
   std::vector<detail::SmoothingStep> steps;
   std::vector<detail::DeviceLineFactors<T>> lines;       // Smoother::line
   std::int32_t colours = 0, extent_x = 1, extent_y = 1;  // Smoother::gauss_seidel
   // Right-hand side and iterate (levels below the finest), residual and
-  // smoother direction (zero at first: the first step reads 0 * d), and
+  // smoother direction (a sweep's first step does not read it), and
   // the vector steps in one pass write to and read from in turn with x.
   mutable DeviceArray<T> b, x, residual, direction, spare;
 };
@@ -180,6 +181,10 @@ struct MultigridCycle<T>::Impl {
   // The finest level's operator for this cycle, or null for its matrix.
   mutable const DeviceLinearOperator<T>* finest_override = nullptr;
 
+  // Below the finest level the iterate is a correction, zero on the
+  // constrained nodes (their right-hand side is zero, and set() keeps them).
+  bool coarse(const DeviceLevel<T>& level) const { return &level != levels.data(); }
+
   // On the finest level the override's pass where it offers one; else the
   // bands where the level has them (on the finest level they were checked
   // to be its matrix's free rows), else the override or the matrix.
@@ -187,7 +192,7 @@ struct MultigridCycle<T>::Impl {
     const bool finest = finest_override != nullptr && &level == levels.data();
     if (finest && finest_override->residual && finest_override->residual(b, x, r, stream)) return;
     if (level.kronecker) {
-      kronecker_residual<T>(*level.kronecker, b, x, r, stream);
+      kronecker_residual<T>(*level.kronecker, b, x, coarse(level), r, stream);
       return;
     }
     if (finest) {
@@ -245,11 +250,13 @@ struct MultigridCycle<T>::Impl {
     }
     if (T* done = fused_steps(level, b, x, other, stream)) return done;
     if (level.kronecker) {
-      // A step in one pass from the bands, the same sums.
+      // A step in one pass from the bands (a thread a row on a coarse level
+      // with one stencil for its free rows).
       T* current = x;
       for (const detail::SmoothingStep& step : level.steps) {
-        kronecker_smoothing_step<T>(*level.kronecker, b, current, static_cast<T>(step.alpha), static_cast<T>(step.beta),
-                                    level.inverse_diagonal.data(), level.direction.data(), other, stream);
+        kronecker_smoothing_step<T>(*level.kronecker, b, current, coarse(level), static_cast<T>(step.alpha),
+                                    static_cast<T>(step.beta), level.inverse_diagonal.data(), level.direction.data(),
+                                    other, stream);
         std::swap(current, other);
       }
       return current;
@@ -271,7 +278,7 @@ struct MultigridCycle<T>::Impl {
     T* current = x;
     for (const detail::SmoothingStep& step : level.steps) {
       if (!finest_override->smoothing_step(b, current, static_cast<T>(step.alpha), static_cast<T>(step.beta),
-                                           level.inverse_diagonal.data(), level.direction.data(), other, stream)) {
+                                           level.inverse_view, level.direction.data(), other, stream)) {
         // The operator declines for what it is, so at its first step.
         if (current != x) throw Error("a smoothing step in one pass declined midway");
         return nullptr;
@@ -345,6 +352,11 @@ MultigridCycle<T>::MultigridCycle(std::vector<detail::DeviceLevelParts<T>> level
     level.constrained_nodes = std::move(parts.constrained_nodes);
     level.constrained_diagonal = std::move(parts.constrained_diagonal);
     level.inverse_diagonal = std::move(parts.inverse_diagonal);
+    level.inverse_view = {.values = level.inverse_diagonal.data(),
+                          .interior_known = parts.interior_inverse_diagonal.has_value(),
+                          .interior = parts.interior_inverse_diagonal.value_or(T(0)),
+                          .dim = parts.dim,
+                          .extent = parts.extents};
     level.steps = std::move(parts.steps);
     level.lines = std::move(parts.lines);
     level.colours = parts.colours;

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -269,56 +270,86 @@ __device__ __forceinline__ std::int32_t second_or_first(const AxisRow& w, int c)
   return c == 1 && w.count > 1 ? w.coarse[1] : w.coarse[0];
 }
 
-// fine += P coarse: a fine row's at most 2 x 2 x 2 coarse nodes, all loaded
-// before the sums.
+// fine += P coarse: a fine row's at most 2 x 2 x 2 coarse nodes. The kernel
+// is bound by the latency of loads that wait on loads, so each thread takes
+// kProlongRows rows along y at one (x, z) and issues every load whose
+// address is known at the start (its rows' fine values and flags, the axes'
+// rows) before the coarse values they point to; the mesh is walked as a
+// 3-D launch (no integer division).
+constexpr int kProlongRows = 2;
+constexpr int kProlongThreadsX = 32;
+constexpr int kProlongThreadsY = 8;
+constexpr unsigned kMaxGridYZ = 65535;
+
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    prolong_rows(std::int32_t rows, TransferView t, const T* __restrict__ coarse, T* __restrict__ fine) {
-  for (std::int64_t row64 = first_index(); row64 < rows; row64 += grid_stride()) {
-    const auto row = static_cast<std::int32_t>(row64);
-    T sum = T(0);
-    if (!t.fine_constrained[row]) {
-      const AxisIndices at = axis_indices(row, t.fine);
-      const AxisRow w0 = t.axis[0][at.along[0]];
-      const AxisRow w1 = t.axis[1][at.along[1]];
-      const AxisRow w2 = t.axis[2][at.along[2]];
-      T value[2][2][2];
-      std::uint8_t constrained[2][2][2];
+__global__ void __launch_bounds__(kProlongThreadsX* kProlongThreadsY)
+    prolong_rows(TransferView t, const T* __restrict__ coarse, T* __restrict__ fine) {
+  const std::int32_t nx = t.fine[0], ny = t.fine[1], nz = t.fine[2];
+  const auto i = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= nx) return;
+  const AxisRow w0 = t.axis[0][i];
+  const std::int32_t column_step = static_cast<std::int32_t>(gridDim.y * blockDim.y) * kProlongRows;
+  for (auto k = static_cast<std::int32_t>(blockIdx.z); k < nz; k += static_cast<std::int32_t>(gridDim.z)) {
+    const AxisRow w2 = t.axis[2][k];
+    for (std::int32_t j0 = static_cast<std::int32_t>(blockIdx.y * blockDim.y + threadIdx.y) * kProlongRows; j0 < ny;
+         j0 += column_step) {
+      std::int32_t row[kProlongRows];
+      T old[kProlongRows];
+      std::uint8_t skip[kProlongRows];
+      AxisRow w1[kProlongRows];
 #pragma unroll
-      for (int c2 = 0; c2 < 2; ++c2) {
+      for (int r = 0; r < kProlongRows; ++r) {
+        const std::int32_t j = min(j0 + r, ny - 1);  // a row past the mesh repeats the last: never written
+        row[r] = i + nx * (j + ny * k);
+        old[r] = fine[row[r]];
+        skip[r] = t.fine_constrained[row[r]];
+        w1[r] = t.axis[1][j];
+      }
+      // Only the entries a row has (a fine node on a coarse one has one
+      // along that axis): the sums below skip the others.
+      T value[kProlongRows][2][2][2];
+      std::uint8_t constrained[kProlongRows][2][2][2];
 #pragma unroll
-        for (int c1 = 0; c1 < 2; ++c1) {
+      for (int r = 0; r < kProlongRows; ++r) {
 #pragma unroll
-          for (int c0 = 0; c0 < 2; ++c0) {
-            // Only the entries the row has (a fine node on a coarse one
-            // has one along that axis): the sums below skip the others.
-            value[c2][c1][c0] = T(0);
-            constrained[c2][c1][c0] = 1;
-            if (c0 >= w0.count || c1 >= w1.count || c2 >= w2.count) continue;
-            const std::int32_t col = second_or_first(w0, c0) +
-                                     t.coarse[0] * (second_or_first(w1, c1) + t.coarse[1] * second_or_first(w2, c2));
-            value[c2][c1][c0] = __ldg(coarse + col);
-            constrained[c2][c1][c0] = __ldg(t.coarse_constrained + col);
+        for (int c2 = 0; c2 < 2; ++c2) {
+#pragma unroll
+          for (int c1 = 0; c1 < 2; ++c1) {
+#pragma unroll
+            for (int c0 = 0; c0 < 2; ++c0) {
+              value[r][c2][c1][c0] = T(0);
+              constrained[r][c2][c1][c0] = 1;
+              if (skip[r] || c0 >= w0.count || c1 >= w1[r].count || c2 >= w2.count) continue;
+              const std::int32_t col = second_or_first(w0, c0) + t.coarse[0] * (second_or_first(w1[r], c1) +
+                                                                                t.coarse[1] * second_or_first(w2, c2));
+              value[r][c2][c1][c0] = __ldg(coarse + col);
+              constrained[r][c2][c1][c0] = __ldg(t.coarse_constrained + col);
+            }
           }
         }
       }
 #pragma unroll
-      for (int c2 = 0; c2 < 2; ++c2) {
-        if (c2 >= w2.count) continue;
+      for (int r = 0; r < kProlongRows; ++r) {
+        if (j0 + r >= ny) break;
+        T sum = T(0);
 #pragma unroll
-        for (int c1 = 0; c1 < 2; ++c1) {
-          if (c1 >= w1.count) continue;
+        for (int c2 = 0; c2 < 2; ++c2) {
+          if (c2 >= w2.count) continue;
 #pragma unroll
-          for (int c0 = 0; c0 < 2; ++c0) {
-            if (c0 >= w0.count || constrained[c2][c1][c0]) continue;
-            const double weight = mul_rn(mul_rn(w0.weight[c0], w1.weight[c1]), w2.weight[c2]);
-            if (weight == 0) continue;
-            sum = add_rn(sum, mul_rn(static_cast<T>(weight), value[c2][c1][c0]));
+          for (int c1 = 0; c1 < 2; ++c1) {
+            if (c1 >= w1[r].count) continue;
+#pragma unroll
+            for (int c0 = 0; c0 < 2; ++c0) {
+              if (c0 >= w0.count || constrained[r][c2][c1][c0]) continue;
+              const double weight = mul_rn(mul_rn(w0.weight[c0], w1[r].weight[c1]), w2.weight[c2]);
+              if (weight == 0) continue;
+              sum = add_rn(sum, mul_rn(static_cast<T>(weight), value[r][c2][c1][c0]));
+            }
           }
         }
+        fine[row[r]] = add_rn(mul_rn(T(1), sum), mul_rn(T(1), old[r]));
       }
     }
-    fine[row] = add_rn(mul_rn(T(1), sum), mul_rn(T(1), fine[row]));
   }
 }
 
@@ -470,6 +501,28 @@ __global__ void __launch_bounds__(kThreads)
       continue;
     }
     inverse[row] = T(1) / diagonal;
+  }
+}
+
+// The bits of a value, so that -0 and 0 differ and a NaN equals itself.
+__device__ inline std::uint32_t bits_of(float value) { return __float_as_uint(value); }
+__device__ inline std::uint64_t bits_of(double value) {
+  return static_cast<std::uint64_t>(__double_as_longlong(value));
+}
+
+// *differs = 1 where a row off the box's faces holds other bits than the
+// row `reference`.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    interior_rows_differ(const T* __restrict__ values, std::int32_t dim, std::int32_t nx, std::int32_t ny,
+                         std::int32_t nz, std::int64_t reference, int* __restrict__ differs) {
+  const auto expected = bits_of(values[reference]);
+  const std::int64_t plane = static_cast<std::int64_t>(nx) * ny;
+  for (std::int64_t k = first_index(); k < plane * nz; k += grid_stride()) {
+    const std::int64_t i = k % nx, j = (k / nx) % ny, l = k / plane;
+    const bool interior =
+        i > 0 && i < nx - 1 && (dim < 2 || (j > 0 && j < ny - 1)) && (dim < 3 || (l > 0 && l < nz - 1));
+    if (interior && bits_of(values[k]) != expected) *differs = 1;  // every writer stores 1: no atomics needed
   }
 }
 
@@ -671,6 +724,30 @@ std::optional<DeviceCsr<T>> galerkin_product(const CsrView<T>& r, const CsrView<
 template <typename T>
 void inverse_diagonal(const CsrView<T>& a, const std::uint8_t* constrained, T* inverse, int* bad_row) {
   TRELLIS_LAUNCH(inverse_diagonal_rows<T>, blocks_for(a.rows), kThreads, 0, nullptr, a, constrained, inverse, bad_row);
+}
+
+template <typename T>
+std::optional<T> interior_value(const T* values, std::int32_t dim, const detail::LevelExtents& extents) {
+  std::int64_t reference = 0;
+  std::int64_t stride = 1;
+  for (int a = 0; a < 3; ++a) {
+    if (a < dim) {
+      if (extents[static_cast<std::size_t>(a)] < 3) return std::nullopt;  // no interior row
+      reference += stride;                                                // index 1 along the axis
+    }
+    stride *= extents[static_cast<std::size_t>(a)];
+  }
+  DeviceArray<int> differs(1);
+  differs.fill_zero();
+  TRELLIS_LAUNCH(interior_rows_differ<T>, blocks_for(stride), kThreads, 0, nullptr, values, dim, extents[0], extents[1],
+                 extents[2], reference, differs.data());
+  T value{};
+  int differ = 0;
+  device::copy_to_host(&value, values + reference, sizeof(T), nullptr);
+  device::copy_to_host(&differ, differs.data(), sizeof(int), nullptr);
+  device::synchronize(nullptr);
+  if (differ != 0) return std::nullopt;
+  return value;
 }
 
 namespace {
@@ -957,7 +1034,13 @@ std::int32_t DeviceTransfer::coarse_nodes() const { return view_.coarse[0] * vie
 template <typename T>
 void DeviceTransfer::prolong_add(const T* coarse, T* fine, Stream stream) const {
   const std::int32_t rows = fine_nodes();
-  TRELLIS_LAUNCH(cuda::prolong_rows<T>, cuda::blocks_for(rows), cuda::kThreads, 0, stream, rows, view_, coarse, fine);
+  if (rows == 0) return;
+  const dim3 block(cuda::kProlongThreadsX, cuda::kProlongThreadsY);
+  const std::int64_t columns = (view_.fine[1] + cuda::kProlongRows - 1) / cuda::kProlongRows;
+  const dim3 grid(static_cast<unsigned>((view_.fine[0] + block.x - 1) / block.x),
+                  static_cast<unsigned>(std::min<std::int64_t>((columns + block.y - 1) / block.y, cuda::kMaxGridYZ)),
+                  static_cast<unsigned>(std::min<std::int64_t>(view_.fine[2], cuda::kMaxGridYZ)));
+  TRELLIS_LAUNCH(cuda::prolong_rows<T>, grid, block, 0, stream, view_, coarse, fine);
 }
 
 template <typename T>

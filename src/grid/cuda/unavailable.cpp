@@ -79,6 +79,10 @@ void inverse_diagonal(const CsrView<T>&, const std::uint8_t*, T*, int*) {
   unavailable();
 }
 template <typename T>
+std::optional<T> interior_value(const T*, std::int32_t, const detail::LevelExtents&) {
+  unavailable();
+}
+template <typename T>
 DeviceArray<T> diagonal_at(const CsrView<T>&, const DeviceArray<std::int32_t>&) {
   unavailable();
 }
@@ -116,7 +120,7 @@ void kronecker_apply(const detail::DeviceKronecker<T>&, const T*, T*, Stream) {
   unavailable();
 }
 template <typename T>
-void kronecker_residual(const detail::DeviceKronecker<T>&, const T*, const T*, T*, Stream) {
+void kronecker_residual(const detail::DeviceKronecker<T>&, const T*, const T*, bool, T*, Stream) {
   unavailable();
 }
 template <typename T>
@@ -124,7 +128,8 @@ void kronecker_inverse_diagonal(const detail::DeviceKronecker<T>&, T*, int*) {
   unavailable();
 }
 template <typename T>
-void kronecker_smoothing_step(const detail::DeviceKronecker<T>&, const T*, const T*, T, T, const T*, T*, T*, Stream) {
+void kronecker_smoothing_step(const detail::DeviceKronecker<T>&, const T*, const T*, bool, T, T, const T*, T*, T*,
+                              Stream) {
   unavailable();
 }
 template <typename T>
