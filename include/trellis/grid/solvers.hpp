@@ -89,17 +89,15 @@ struct HostLinearOperator {
   std::vector<T> diagonal;                                          // A's diagonal, or empty for no preconditioner
 };
 
-// A's inverse diagonal as a multigrid smoothing step reads it: values on
-// the device (one a row), and, where interior_known, the value every row
-// off the faces of the dim-dimensional box of extent nodes (x fastest) holds
-// bit for bit, which a pass over that box may use instead of loading it.
+// A's inverse diagonal as a multigrid smoothing step reads it; a pass over
+// the box may take `interior` off its faces instead of loading it.
 template <typename T>
 struct InverseDiagonalView {
-  const T* values = nullptr;
-  bool interior_known = false;
-  T interior = T(0);
-  std::int32_t dim = 0;
-  std::array<std::int32_t, 3> extent{1, 1, 1};
+  const T* values = nullptr;                    // on the device, one a row
+  bool interior_known = false;                  // whether interior is known
+  T interior = T(0);                            // every row off the box's faces holds it, bit for bit
+  std::int32_t dim = 0;                         // the box's dimensions
+  std::array<std::int32_t, 3> extent{1, 1, 1};  // its nodes per axis (axis 0 fastest), 1 on axes it lacks
 };
 
 // y = A x on device vectors of length size, enqueued on the stream given.

@@ -270,86 +270,56 @@ __device__ __forceinline__ std::int32_t second_or_first(const AxisRow& w, int c)
   return c == 1 && w.count > 1 ? w.coarse[1] : w.coarse[0];
 }
 
-// fine += P coarse: a fine row's at most 2 x 2 x 2 coarse nodes. The kernel
-// is bound by the latency of loads that wait on loads, so each thread takes
-// kProlongRows rows along y at one (x, z) and issues every load whose
-// address is known at the start (its rows' fine values and flags, the axes'
-// rows) before the coarse values they point to; the mesh is walked as a
-// 3-D launch (no integer division).
-constexpr int kProlongRows = 2;
-constexpr int kProlongThreadsX = 32;
-constexpr int kProlongThreadsY = 8;
-constexpr unsigned kMaxGridYZ = 65535;
-
+// fine += P coarse: a fine row's at most 2 x 2 x 2 coarse nodes, all loaded
+// before the sums.
 template <typename T>
-__global__ void __launch_bounds__(kProlongThreadsX* kProlongThreadsY)
-    prolong_rows(TransferView t, const T* __restrict__ coarse, T* __restrict__ fine) {
-  const std::int32_t nx = t.fine[0], ny = t.fine[1], nz = t.fine[2];
-  const auto i = static_cast<std::int32_t>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= nx) return;
-  const AxisRow w0 = t.axis[0][i];
-  const std::int32_t column_step = static_cast<std::int32_t>(gridDim.y * blockDim.y) * kProlongRows;
-  for (auto k = static_cast<std::int32_t>(blockIdx.z); k < nz; k += static_cast<std::int32_t>(gridDim.z)) {
-    const AxisRow w2 = t.axis[2][k];
-    for (std::int32_t j0 = static_cast<std::int32_t>(blockIdx.y * blockDim.y + threadIdx.y) * kProlongRows; j0 < ny;
-         j0 += column_step) {
-      std::int32_t row[kProlongRows];
-      T old[kProlongRows];
-      std::uint8_t skip[kProlongRows];
-      AxisRow w1[kProlongRows];
+__global__ void __launch_bounds__(kThreads)
+    prolong_rows(std::int32_t rows, TransferView t, const T* __restrict__ coarse, T* __restrict__ fine) {
+  for (std::int64_t row64 = first_index(); row64 < rows; row64 += grid_stride()) {
+    const auto row = static_cast<std::int32_t>(row64);
+    T sum = T(0);
+    if (!t.fine_constrained[row]) {
+      const AxisIndices at = axis_indices(row, t.fine);
+      const AxisRow w0 = t.axis[0][at.along[0]];
+      const AxisRow w1 = t.axis[1][at.along[1]];
+      const AxisRow w2 = t.axis[2][at.along[2]];
+      T value[2][2][2];
+      std::uint8_t constrained[2][2][2];
 #pragma unroll
-      for (int r = 0; r < kProlongRows; ++r) {
-        const std::int32_t j = min(j0 + r, ny - 1);  // a row past the mesh repeats the last: never written
-        row[r] = i + nx * (j + ny * k);
-        old[r] = fine[row[r]];
-        skip[r] = t.fine_constrained[row[r]];
-        w1[r] = t.axis[1][j];
-      }
-      // Only the entries a row has (a fine node on a coarse one has one
-      // along that axis): the sums below skip the others.
-      T value[kProlongRows][2][2][2];
-      std::uint8_t constrained[kProlongRows][2][2][2];
+      for (int c2 = 0; c2 < 2; ++c2) {
 #pragma unroll
-      for (int r = 0; r < kProlongRows; ++r) {
+        for (int c1 = 0; c1 < 2; ++c1) {
 #pragma unroll
-        for (int c2 = 0; c2 < 2; ++c2) {
-#pragma unroll
-          for (int c1 = 0; c1 < 2; ++c1) {
-#pragma unroll
-            for (int c0 = 0; c0 < 2; ++c0) {
-              value[r][c2][c1][c0] = T(0);
-              constrained[r][c2][c1][c0] = 1;
-              if (skip[r] || c0 >= w0.count || c1 >= w1[r].count || c2 >= w2.count) continue;
-              const std::int32_t col = second_or_first(w0, c0) + t.coarse[0] * (second_or_first(w1[r], c1) +
-                                                                                t.coarse[1] * second_or_first(w2, c2));
-              value[r][c2][c1][c0] = __ldg(coarse + col);
-              constrained[r][c2][c1][c0] = __ldg(t.coarse_constrained + col);
-            }
+          for (int c0 = 0; c0 < 2; ++c0) {
+            // Only the entries the row has (a fine node on a coarse one
+            // has one along that axis): the sums below skip the others.
+            value[c2][c1][c0] = T(0);
+            constrained[c2][c1][c0] = 1;
+            if (c0 >= w0.count || c1 >= w1.count || c2 >= w2.count) continue;
+            const std::int32_t col = second_or_first(w0, c0) +
+                                     t.coarse[0] * (second_or_first(w1, c1) + t.coarse[1] * second_or_first(w2, c2));
+            value[c2][c1][c0] = __ldg(coarse + col);
+            constrained[c2][c1][c0] = __ldg(t.coarse_constrained + col);
           }
         }
       }
 #pragma unroll
-      for (int r = 0; r < kProlongRows; ++r) {
-        if (j0 + r >= ny) break;
-        T sum = T(0);
+      for (int c2 = 0; c2 < 2; ++c2) {
+        if (c2 >= w2.count) continue;
 #pragma unroll
-        for (int c2 = 0; c2 < 2; ++c2) {
-          if (c2 >= w2.count) continue;
+        for (int c1 = 0; c1 < 2; ++c1) {
+          if (c1 >= w1.count) continue;
 #pragma unroll
-          for (int c1 = 0; c1 < 2; ++c1) {
-            if (c1 >= w1[r].count) continue;
-#pragma unroll
-            for (int c0 = 0; c0 < 2; ++c0) {
-              if (c0 >= w0.count || constrained[r][c2][c1][c0]) continue;
-              const double weight = mul_rn(mul_rn(w0.weight[c0], w1[r].weight[c1]), w2.weight[c2]);
-              if (weight == 0) continue;
-              sum = add_rn(sum, mul_rn(static_cast<T>(weight), value[r][c2][c1][c0]));
-            }
+          for (int c0 = 0; c0 < 2; ++c0) {
+            if (c0 >= w0.count || constrained[c2][c1][c0]) continue;
+            const double weight = mul_rn(mul_rn(w0.weight[c0], w1.weight[c1]), w2.weight[c2]);
+            if (weight == 0) continue;
+            sum = add_rn(sum, mul_rn(static_cast<T>(weight), value[c2][c1][c0]));
           }
         }
-        fine[row[r]] = add_rn(mul_rn(T(1), sum), mul_rn(T(1), old[r]));
       }
     }
+    fine[row] = add_rn(mul_rn(T(1), sum), mul_rn(T(1), fine[row]));
   }
 }
 
@@ -1034,13 +1004,7 @@ std::int32_t DeviceTransfer::coarse_nodes() const { return view_.coarse[0] * vie
 template <typename T>
 void DeviceTransfer::prolong_add(const T* coarse, T* fine, Stream stream) const {
   const std::int32_t rows = fine_nodes();
-  if (rows == 0) return;
-  const dim3 block(cuda::kProlongThreadsX, cuda::kProlongThreadsY);
-  const std::int64_t columns = (view_.fine[1] + cuda::kProlongRows - 1) / cuda::kProlongRows;
-  const dim3 grid(static_cast<unsigned>((view_.fine[0] + block.x - 1) / block.x),
-                  static_cast<unsigned>(std::min<std::int64_t>((columns + block.y - 1) / block.y, cuda::kMaxGridYZ)),
-                  static_cast<unsigned>(std::min<std::int64_t>(view_.fine[2], cuda::kMaxGridYZ)));
-  TRELLIS_LAUNCH(cuda::prolong_rows<T>, grid, block, 0, stream, view_, coarse, fine);
+  TRELLIS_LAUNCH(cuda::prolong_rows<T>, cuda::blocks_for(rows), cuda::kThreads, 0, stream, rows, view_, coarse, fine);
 }
 
 template <typename T>
