@@ -389,10 +389,11 @@ struct Multigrid<T>::State {
                       "of level {} ({} nodes)",
                       bad[l], l, levels[l].mesh.nodes()));
     }
-    // The finest level's smoothing steps may run in a matrix-free
+    // The finest level's Chebyshev or Jacobi steps may run in a matrix-free
     // operator's pass, which then need not load an inverse diagonal that is
-    // one value off the box's faces.
-    if (levels.size() > 1) {
+    // one value off the box's faces (line and colour sweeps never do).
+    const bool point_smoother = options.smoother == Smoother::chebyshev || options.smoother == Smoother::jacobi;
+    if (levels.size() > 1 && point_smoother) {
       detail::DeviceLevelParts<T>& top = parts.front();
       top.dim = levels.front().mesh.dim();
       top.extents = extents_of(levels.front().mesh);
