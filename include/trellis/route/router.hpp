@@ -204,7 +204,10 @@ struct RouterOptions {
   // front of the part), and last the first lattice under a steeper
   // negotiation (present_factor_growth 1.6, where it is less); each is
   // kept if it leaves fewer nets unrouted. These three run in the first
-  // routing only, not in those the pours ask for.
+  // routing only, not in those the pours ask for. Routings are compared
+  // after their clean-ups, but a routing is cleaned up only when needed:
+  // one complete as negotiated replaces the one kept without that one's
+  // clean-up (which could at best tie it).
   bool refine_pitch = true;
   // After the negotiation, with nothing overused: passes over the nets in
   // routing order, each complete net routed again alone round the others'

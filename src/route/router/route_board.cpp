@@ -173,10 +173,11 @@ class Negotiation {
     std::stable_sort(nets_.begin(), nets_.end(), [&](int a, int b) { return pin_span(a) < pin_span(b); });
   }
 
-  // `uncleaned`, when given, receives the routing as it stood before the
-  // clean-up, where the clean-up changed it.
-  RouteResult run(const RouteProgress& progress, std::optional<RouteResult>* uncleaned = nullptr) {
-    RouteResult result;
+  // The negotiation, then the nets still in conflict dropped and tried
+  // again round the others (with room made where a few nets can move).
+  void negotiate(const RouteProgress& progress) {
+    RouteResult& result = negotiated_;
+    result = RouteResult{};
     result.backend = backend_;
     result.nets_to_route = nets_.size();
     double present = options_.first_present_factor;
@@ -223,11 +224,22 @@ class Negotiation {
     drop_conflicting_nets();
     route_dropped_nets_around();
     repair_dropped_nets();
+  }
+
+  // The routing as negotiate() left it.
+  RouteResult negotiated() const {
+    RouteResult result = negotiated_;
+    finish(result);
+    return result;
+  }
+
+  // The clean-up passes after negotiate(), and the routing they leave.
+  // `uncleaned`, when given, receives the routing as it stood before the
+  // clean-up, where the clean-up changed it.
+  RouteResult clean_up_and_finish(std::optional<RouteResult>* uncleaned = nullptr) {
+    RouteResult result = negotiated_;
     RouteResult before_cleanup;
-    if (uncleaned) {
-      before_cleanup = result;
-      finish(before_cleanup);
-    }
+    if (uncleaned) before_cleanup = negotiated();
     // Each part of a pass that changes some net gives the nets still
     // dropped another chance in the room it freed (so a pass never ends
     // with fewer nets than its first part left); the nets placed so are
@@ -1159,7 +1171,7 @@ class Negotiation {
   }
 
   const Board& board_;
-  const RouterOptions& options_;
+  const RouterOptions options_;  // a copy: a routing kept for its clean-up outlives the caller's options
   Lattice lattice_;
   Backend backend_ = Backend::reference;
   router_detail::CongestionLedger ledger_;
@@ -1174,6 +1186,7 @@ class Negotiation {
   bool forbid_conflicts_ = false;   // route_dropped_nets_around: other nets' copper blocks, not prices
   float via_premium_ = 0;           // the clean-up: added to a via site's price (cleanup_via_cost)
   std::vector<int> nets_;           // the nets routed, in routing order
+  RouteResult negotiated_;          // negotiate()'s iterations (the copper is made from routes_)
   std::size_t searches_ = 0;        // path searches so far
   std::size_t rounds_ = 0;          // launches of searches so far
   std::size_t stale_paths_ = 0;     // paths found but not placed: copper placed after the search priced them higher
@@ -1185,8 +1198,11 @@ class Negotiation {
 
 namespace {
 
+// A routing negotiated on one lattice, its clean-up not yet run: of the
+// routings route_once tries, only the one it keeps is cleaned up.
 struct Routing {
-  RouteResult result;
+  std::unique_ptr<Negotiation> negotiation;
+  RouteResult result;             // as negotiated: iterations, unrouted nets, the lattice's size and warnings
   bool finer_could_help = false;  // an unrouted net has no pin that no lattice can reach
   // Unrouted nets the lattice does not join even with no other net routed,
   // with the rule and the pins it leaves apart ("" where a warning names a
@@ -1208,33 +1224,18 @@ std::pair<std::size_t, std::size_t> left_apart(const Board& board, const RouteRe
   return {nets.size(), missing};
 }
 
-// One routing on the lattice the options describe.
+// One negotiation on the lattice the options describe.
 Routing route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress,
                          const router_detail::PinGroups& poured,
                          router_detail::BentStubs bent = router_detail::BentStubs::shut_in_and_fine_pitch) {
   router_detail::Lattice lattice = router_detail::build_lattice(board, options, bent);
   router_detail::join_pins(lattice, poured);
-  Negotiation negotiation(board, options, std::move(lattice));
-  // The clean-up does not see pours: where the board has some, the routing
-  // before it is kept if its copper and the pours leave fewer nets, then
-  // fewer connections, apart.
-  const bool pours =
-      std::any_of(board.planes.begin(), board.planes.end(), [](const Plane& p) { return p.pour.has_value(); });
-  std::optional<RouteResult> uncleaned;
-  RouteResult result = negotiation.run(progress, pours ? &uncleaned : nullptr);
-  const auto miter = [&](RouteResult& r) {
-    if (!options.miter_corners) return;
-    router_detail::pull_tight(board, r.copper);
-    r.mitred_corners = router_detail::miter_corners(board, r.copper);
-    r.wire_length = 0;
-    for (const Wire& wire : r.copper.wires) r.wire_length += router_detail::length_of(wire.shape.points);
-  };
-  miter(result);
-  if (uncleaned) {
-    miter(*uncleaned);
-    if (left_apart(board, *uncleaned) < left_apart(board, result)) result = std::move(*uncleaned);
-  }
-  const Lattice& built = negotiation.lattice();
+  Routing routing;
+  routing.negotiation = std::make_unique<Negotiation>(board, options, std::move(lattice));
+  routing.negotiation->negotiate(progress);
+  RouteResult& result = routing.result;
+  result = routing.negotiation->negotiated();
+  const Lattice& built = routing.negotiation->lattice();
   result.lattice.pitch = built.pitch;
   result.lattice.columns = built.columns;
   result.lattice.rows = built.rows;
@@ -1249,30 +1250,55 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
     }
   }
   result.warnings = built.warnings;
-  const bool finer_could_help = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(), [&](int net) {
+  routing.finer_could_help = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(), [&](int net) {
     return !built.pin_off_every_lattice[static_cast<std::size_t>(net)];
   });
   const auto name = [&](int pin) {
     return pin_name(board, built.pin_of[static_cast<std::size_t>(pin - built.pin_base)]);
   };
-  std::map<int, std::string> blocked;
   for (const int net : result.unrouted_nets) {
     const std::vector<int> apart = router_detail::pins_apart(built, net);
     if (apart.empty()) continue;
     if (built.pin_off_every_lattice[static_cast<std::size_t>(net)]) {
-      blocked[net] = "";  // a warning names the pin already
+      routing.blocked[net] = "";  // a warning names the pin already
       continue;
     }
     std::vector<std::string> names;
     for (const int pin : apart) names.push_back(name(pin));
     const router_detail::RuleGroup& group =
         built.groups[static_cast<std::size_t>(built.group_of_net[static_cast<std::size_t>(net)])];
-    blocked[net] = fmt::format(
+    routing.blocked[net] = fmt::format(
         "{} mm wire with {} mm clearance from pin {} to {} {}", millimetres(static_cast<double>(group.width)),
         millimetres(static_cast<double>(group.clearance)), name(built.net_pins[static_cast<std::size_t>(net)].front()),
         names.size() == 1 ? "pin" : "pins", fmt::join(names, ", "));
   }
-  return {std::move(result), finer_could_help, std::move(blocked)};
+  return routing;
+}
+
+// The routing kept: its clean-up, pull-tight and mitred corners. The
+// clean-up does not see pours: where the board has some, the routing
+// before it is kept if its copper and the pours leave fewer nets, then
+// fewer connections, apart.
+RouteResult cleaned_up(const Board& board, const RouterOptions& options, Routing& routing) {
+  const bool pours =
+      std::any_of(board.planes.begin(), board.planes.end(), [](const Plane& p) { return p.pour.has_value(); });
+  std::optional<RouteResult> uncleaned;
+  RouteResult result = routing.negotiation->clean_up_and_finish(pours ? &uncleaned : nullptr);
+  const auto miter = [&](RouteResult& r) {
+    if (!options.miter_corners) return;
+    router_detail::pull_tight(board, r.copper);
+    r.mitred_corners = router_detail::miter_corners(board, r.copper);
+    r.wire_length = 0;
+    for (const Wire& wire : r.copper.wires) r.wire_length += router_detail::length_of(wire.shape.points);
+  };
+  miter(result);
+  if (uncleaned) {
+    miter(*uncleaned);
+    if (left_apart(board, *uncleaned) < left_apart(board, result)) result = std::move(*uncleaned);
+  }
+  result.lattice = routing.result.lattice;
+  result.warnings = routing.result.warnings;
+  return result;
 }
 
 // Names the unrouted nets that every lattice tried (finest `finest`,
@@ -1297,50 +1323,102 @@ void report_blocked_nets(const Board& board, const std::map<int, std::string>& b
 
 // One routing, and routings on finer lattices where that could help, and
 // with `other_stubs` with other stubs at fine-pitch pads; pins in one of
-// the `poured` groups are taken as joined.
+// the `poured` groups are taken as joined. Routings are compared after
+// their clean-ups, as if each were cleaned up when made, but the routing
+// kept is cleaned up only when a comparison needs it: a further routing
+// complete as negotiated wins whatever that clean-up would leave (it
+// could at best tie), so its time is saved. At most two routings are held.
 RouteResult route_once(const Board& board, const RouterOptions& options, const RouteProgress& progress,
                        const router_detail::PinGroups& poured, bool other_stubs) {
-  Routing latest = route_on_lattice(board, options, progress, poured);
-  RouteResult result = latest.result;
+  Routing kept = route_on_lattice(board, options, progress, poured);
+  std::optional<RouteResult> kept_cleaned;
+  const auto settle = [&] {
+    if (!kept_cleaned) kept_cleaned = cleaned_up(board, options, kept);
+  };
+  // The kept routing's unrouted nets: after its clean-up where that ran,
+  // else as negotiated (a superset: the clean-up only adds nets).
+  const auto unrouted = [&]() -> const std::vector<int>& {
+    return kept_cleaned ? kept_cleaned->unrouted_nets : kept.result.unrouted_nets;
+  };
   // Nets every lattice tried so far leaves apart with no other net routed.
-  std::map<int, std::string> blocked = latest.blocked;
-  const Coord coarsest = result.lattice.pitch;
+  std::map<int, std::string> blocked = kept.blocked;
+  const Coord coarsest = kept.result.lattice.pitch;
   Coord finest = coarsest;  // of the lattices routed
-  if (options.pitch || !options.refine_pitch) {
+  const auto finish = [&] {
+    settle();
+    RouteResult result = std::move(*kept_cleaned);
     report_blocked_nets(board, blocked, coarsest, finest, result);
     return result;
-  }
-  // Keeps a further routing where it leaves fewer nets unrouted; a net
-  // stays blocked only while every lattice tried leaves it so.
-  const auto weigh = [&](const Routing& routing) {
-    std::erase_if(blocked, [&](const auto& entry) { return !routing.blocked.contains(entry.first); });
-    if (routing.result.unrouted_nets.size() < result.unrouted_nets.size()) result = routing.result;
   };
+  if (options.pitch || !options.refine_pitch) return finish();
+  // Whether one of a routing's unrouted nets has a pin some lattice reaches.
+  const auto reachable = [](const Routing& routing, const std::vector<int>& nets) {
+    const Lattice& built = routing.negotiation->lattice();
+    return std::any_of(nets.begin(), nets.end(),
+                       [&](int net) { return !built.pin_off_every_lattice[static_cast<std::size_t>(net)]; });
+  };
+  // What the latest routing tells of a finer lattice's chances (after its
+  // clean-up where that ran).
+  bool finer_could_help = kept.finer_could_help;
+  // Weighs a further routing, made because the kept one, as negotiated,
+  // left `wanted()` true: where the kept one was not cleaned up yet, the
+  // further one counts only if `wanted()` still holds after that clean-up
+  // (else false: it is dropped, as if never made); it is kept where it
+  // leaves fewer nets unrouted after both clean-ups. A routing complete
+  // as negotiated wins without the kept one's clean-up.
+  const auto weigh = [&](Routing routing, const auto& wanted) {
+    if (!kept_cleaned && routing.result.unrouted_nets.empty()) {
+      blocked.clear();
+      finer_could_help = false;
+      kept = std::move(routing);
+      return true;
+    }
+    const bool settled_before = kept_cleaned.has_value();
+    settle();
+    if (!settled_before && !wanted()) return false;
+    std::erase_if(blocked, [&](const auto& entry) { return !routing.blocked.contains(entry.first); });
+    RouteResult cleaned = cleaned_up(board, options, routing);
+    finer_could_help = reachable(routing, cleaned.unrouted_nets);
+    if (cleaned.unrouted_nets.size() < kept_cleaned->unrouted_nets.size()) {
+      kept = std::move(routing);
+      kept_cleaned = std::move(cleaned);
+    }
+    return true;
+  };
+  const auto refinement_wanted = [&] { return !unrouted().empty() && reachable(kept, unrouted()); };
+  bool unreachable = !kept.result.iterations.empty() && kept.result.iterations.back().failed_connections > 0;
   Coord pitch = coarsest;
-  for (int refinement = 1; refinement <= kMostRefinements && !result.unrouted_nets.empty(); ++refinement) {
+  for (int refinement = 1; refinement <= kMostRefinements && !unrouted().empty(); ++refinement) {
     // Wires on a grid of one wire and clearance a step leave no room
     // between two neighbours' paths; a finer grid lets a net pass where
     // the coarse one had a single node for two nets. (Not where every
     // unrouted net has a pin no wire of it can leave at any pitch.) After
     // the first, a finer lattice again only while searches still found no
     // way at all: congestion alone it does not relieve.
-    const bool unreachable =
-        !latest.result.iterations.empty() && latest.result.iterations.back().failed_connections > 0;
-    if (!latest.finer_could_help || (refinement > 1 && !unreachable)) break;
+    if (!finer_could_help || (refinement > 1 && !unreachable)) break;
     RouterOptions finer = options;
-    pitch = pitch * 3 / 4;
-    finer.pitch = pitch;
+    const Coord finer_pitch = pitch * 3 / 4;
+    finer.pitch = finer_pitch;
+    Routing latest;
     try {
       latest = route_on_lattice(board, finer, progress, poured);
     } catch (const UsageError&) {  // the finer lattice would be too large: keep what there is
-      result.warnings.push_back(
-          fmt::format("a lattice of {} nm, tried after {} nets stayed unrouted, would be too large", pitch,
-                      result.unrouted_nets.size()));
+      const bool settled_before = kept_cleaned.has_value();
+      settle();
+      if (settled_before || refinement_wanted()) {
+        kept_cleaned->warnings.push_back(
+            fmt::format("a lattice of {} nm, tried after {} nets stayed unrouted, would be too large", finer_pitch,
+                        unrouted().size()));
+      }
       break;
     }
-    finest = pitch;
-    weigh(latest);
+    const bool latest_unreachable =
+        !latest.result.iterations.empty() && latest.result.iterations.back().failed_connections > 0;
+    if (!weigh(std::move(latest), refinement_wanted)) break;
+    pitch = finest = finer_pitch;
+    unreachable = latest_unreachable;
   }
+
   // Where nets other than those blocked by their own rules stay unrouted,
   // other stubs at fine-pitch pads: straight ones only, on the finest
   // lattice (bent stubs fan wires out at 45 degrees, but their claims reach
@@ -1352,14 +1430,13 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
   const std::pair<router_detail::BentStubs, Coord> variants[] = {
       {router_detail::BentStubs::shut_in, finest}, {router_detail::BentStubs::fine_pitch_reaching_further, coarsest}};
   const auto congested = [&] {
-    return std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(),
-                       [&](int net) { return !blocked.contains(net); });
+    return std::any_of(unrouted().begin(), unrouted().end(), [&](int net) { return !blocked.contains(net); });
   };
   for (const auto& [bent, variant_pitch] : variants) {
     if (!other_stubs || !congested()) break;
     RouterOptions variant = options;
     variant.pitch = variant_pitch;
-    weigh(route_on_lattice(board, variant, progress, poured, bent));
+    if (!weigh(route_on_lattice(board, variant, progress, poured, bent), congested)) break;
   }
   // Then the first lattice once more under a steeper negotiation: the
   // present factor growing faster settles conflicts the default's 50
@@ -1368,10 +1445,9 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     RouterOptions steeper = options;
     steeper.pitch = coarsest;
     steeper.present_factor_growth = kSteepPresentFactorGrowth;
-    weigh(route_on_lattice(board, steeper, progress, poured));
+    weigh(route_on_lattice(board, steeper, progress, poured), congested);
   }
-  report_blocked_nets(board, blocked, coarsest, finest, result);
-  return result;
+  return finish();
 }
 
 }  // namespace
