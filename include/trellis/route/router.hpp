@@ -207,7 +207,9 @@ struct RouterOptions {
   // routing only, not in those the pours ask for. Routings are compared
   // after their clean-ups, but a routing is cleaned up only when needed:
   // one complete as negotiated replaces the one kept without that one's
-  // clean-up (which could at best tie it).
+  // clean-up (which could at best tie it); a finer lattice that leaves
+  // every unrouted net's pins apart with no other net routed is not
+  // negotiated (no routing on it could be kept).
   bool refine_pitch = true;
   // After the negotiation, with nothing overused: passes over the nets in
   // routing order, each complete net routed again alone round the others'

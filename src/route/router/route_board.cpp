@@ -1224,12 +1224,18 @@ std::pair<std::size_t, std::size_t> left_apart(const Board& board, const RouteRe
   return {nets.size(), missing};
 }
 
-// One negotiation on the lattice the options describe.
-Routing route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress,
-                         const router_detail::PinGroups& poured,
-                         router_detail::BentStubs bent = router_detail::BentStubs::shut_in_and_fine_pitch) {
-  router_detail::Lattice lattice = router_detail::build_lattice(board, options, bent);
+// The lattice the options describe, the pins in one of the `poured`
+// groups taken as joined.
+Lattice lattice_for(const Board& board, const RouterOptions& options, const router_detail::PinGroups& poured,
+                    router_detail::BentStubs bent = router_detail::BentStubs::shut_in_and_fine_pitch) {
+  Lattice lattice = router_detail::build_lattice(board, options, bent);
   router_detail::join_pins(lattice, poured);
+  return lattice;
+}
+
+// One negotiation on a lattice made by lattice_for.
+Routing route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress,
+                         Lattice lattice) {
   Routing routing;
   routing.negotiation = std::make_unique<Negotiation>(board, options, std::move(lattice));
   routing.negotiation->negotiate(progress);
@@ -1330,7 +1336,7 @@ void report_blocked_nets(const Board& board, const std::map<int, std::string>& b
 // could at best tie), so its time is saved. At most two routings are held.
 RouteResult route_once(const Board& board, const RouterOptions& options, const RouteProgress& progress,
                        const router_detail::PinGroups& poured, bool other_stubs) {
-  Routing kept = route_on_lattice(board, options, progress, poured);
+  Routing kept = route_on_lattice(board, options, progress, lattice_for(board, options, poured));
   std::optional<RouteResult> kept_cleaned;
   const auto settle = [&] {
     if (!kept_cleaned) kept_cleaned = cleaned_up(board, options, kept);
@@ -1401,7 +1407,18 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     finer.pitch = finer_pitch;
     Routing latest;
     try {
-      latest = route_on_lattice(board, finer, progress, poured);
+      Lattice lattice = lattice_for(board, finer, poured);
+      // Where the finer lattice leaves each unrouted net's pins apart even
+      // with no other net routed, its routing could route none of them and
+      // so could not be kept: it is not negotiated, and the refinement
+      // goes on as after a routing whose searches found no way.
+      if (std::all_of(unrouted().begin(), unrouted().end(),
+                      [&](int net) { return !router_detail::pins_apart(lattice, net).empty(); })) {
+        pitch = finest = finer_pitch;
+        unreachable = true;
+        continue;
+      }
+      latest = route_on_lattice(board, finer, progress, std::move(lattice));
     } catch (const UsageError&) {  // the finer lattice would be too large: keep what there is
       const bool settled_before = kept_cleaned.has_value();
       settle();
@@ -1436,7 +1453,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     if (!other_stubs || !congested()) break;
     RouterOptions variant = options;
     variant.pitch = variant_pitch;
-    if (!weigh(route_on_lattice(board, variant, progress, poured, bent), congested)) break;
+    if (!weigh(route_on_lattice(board, variant, progress, lattice_for(board, variant, poured, bent)), congested)) break;
   }
   // Then the first lattice once more under a steeper negotiation: the
   // present factor growing faster settles conflicts the default's 50
@@ -1445,7 +1462,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     RouterOptions steeper = options;
     steeper.pitch = coarsest;
     steeper.present_factor_growth = kSteepPresentFactorGrowth;
-    weigh(route_on_lattice(board, steeper, progress, poured), congested);
+    weigh(route_on_lattice(board, steeper, progress, lattice_for(board, steeper, poured)), congested);
   }
   return finish();
 }
