@@ -25,6 +25,14 @@ class BandedLu {
   template <typename T>
   void solve(std::span<const T> b, std::span<T> x) const;
 
+  // The factors as solve() reads them, for a device copy of the solve:
+  // row i of band() holds columns i - lower() .. i + upper(), L's unit
+  // diagonal left out.
+  std::int32_t size() const { return n_; }
+  std::int32_t lower() const { return lower_; }
+  std::int32_t upper() const { return upper_; }
+  std::span<const double> band() const { return band_; }
+
  private:
   std::int32_t n_ = 0;
   std::int32_t lower_ = 0;

@@ -348,10 +348,13 @@ class MultigridCycle {
 
   // lu: the coarsest matrix's host factors (they must outlive this), or null
   // for the Krylov solve; coarse_symmetric picks CG or BiCGStab there.
+  // Small factors are copied to the device and solved with there by one
+  // thread, bit for bit as the host solves.
   void set_coarse_solve(const detail::BandedLu* lu, bool coarse_symmetric);
 
   // x <- x + B (b - A x) on device vectors, enqueued on stream; a direct
-  // coarse solve waits for the stream once per visit of the coarsest level.
+  // coarse solve with factors left on the host waits for the stream once
+  // per visit of the coarsest level.
   // Not reentrant (the levels' work vectors are shared).
   // finest, when not null, replaces the finest matrix in its residuals
   // (unless that level has Kronecker bands, which describe it).

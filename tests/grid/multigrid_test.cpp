@@ -918,6 +918,30 @@ TEST(MultigridCuda, DeviceSetupEqualsCpuBitwise) {
   EXPECT_THROW(host.refill(DeviceCsr<double>(problem.a.matrix)), UsageError);
 }
 
+// One level solved directly: small factors walked by one device thread,
+// larger ones on the host; either way the cycle equals the cpu's bit for
+// bit (the residual, the substitutions and the correction round alike).
+TEST(MultigridCuda, DirectCoarseSolveEqualsCpuBitwise) {
+  TRELLIS_SKIP_UNLESS_CUDA();
+  MultigridOptions one_level;
+  one_level.max_levels = 1;
+  std::uint64_t seed = 700;
+  for (const std::vector<std::int32_t>& cells :
+       {std::vector<std::int32_t>{12, 10}, std::vector<std::int32_t>{6, 5, 4}, std::vector<std::int32_t>{40, 40}}) {
+    const Problem problem = make_problem(make_mesh(cells, Kind::random), true, seed += 10);
+    const Multigrid<double> cpu(problem.mesh, problem.a.matrix, problem.constrained, one_level, Backend::cpu);
+    const Multigrid<double> cuda(problem.mesh, problem.a.matrix, problem.constrained, one_level, Backend::cuda);
+    ASSERT_EQ(cuda.levels(), 1);
+    const auto n = problem.b.size();
+    std::vector<double> x_cuda = random_vector<double>(n, seed + 1), x_cpu = x_cuda;
+    for (int cycle = 0; cycle < 2; ++cycle) {
+      cuda.cycle(problem.b, x_cuda);
+      cpu.cycle(problem.b, x_cpu);
+      ASSERT_EQ(x_cuda, x_cpu) << problem.mesh.nodes() << " nodes, cycle " << cycle;
+    }
+  }
+}
+
 // Device vectors: mg_solve and mgcg keep everything on the device, and a
 // host hierarchy refuses them.
 // mgcg's operator also computes the cycle's residuals on the finest level:
