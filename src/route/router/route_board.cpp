@@ -226,10 +226,11 @@ class Negotiation {
     repair_dropped_nets();
   }
 
-  // The routing as negotiate() left it.
+  // The routing as negotiate() left it, without its copper: the
+  // iterations and the nets left unrouted.
   RouteResult negotiated() const {
     RouteResult result = negotiated_;
-    finish(result);
+    result.unrouted_nets = unrouted_nets();
     return result;
   }
 
@@ -239,7 +240,10 @@ class Negotiation {
   RouteResult clean_up_and_finish(std::optional<RouteResult>* uncleaned = nullptr) {
     RouteResult result = negotiated_;
     RouteResult before_cleanup;
-    if (uncleaned) before_cleanup = negotiated();
+    if (uncleaned) {
+      before_cleanup = negotiated_;
+      finish(before_cleanup);
+    }
     // Each part of a pass that changes some net gives the nets still
     // dropped another chance in the room it freed (so a pass never ends
     // with fewer nets than its first part left); the nets placed so are
@@ -266,20 +270,28 @@ class Negotiation {
  private:
   // The nets' routes as copper, and what is left unrouted.
   void finish(RouteResult& result) const {
+    result.unrouted_nets = unrouted_nets();
     for (const int net : nets_) {
       const NetRoute& route = routes_[static_cast<std::size_t>(net)];
-      // A net whose pins a pour joins all (one pin left to connect) needs no path.
-      const bool joined = lattice_.net_pins[static_cast<std::size_t>(net)].size() < 2;
-      if (!route.failed.empty() || !route.pending.empty() || (route.paths.empty() && !joined)) {
-        result.unrouted_nets.push_back(net);
-        if (route.paths.empty()) continue;
-      }
-      result.wire_length += router_detail::add_net_copper(lattice_, net, route.paths, result.copper);
+      if (!route.paths.empty())
+        result.wire_length += router_detail::add_net_copper(lattice_, net, route.paths, result.copper);
     }
-    std::sort(result.unrouted_nets.begin(), result.unrouted_nets.end());
     result.overused_nodes = ledger_.count_overused();
     result.via_count = result.copper.vias.size();
     result.converged = result.overused_nodes == 0 && result.unrouted_nets.empty();
+  }
+
+  // The nets not complete, ascending. A net whose pins a pour joins all
+  // (one pin left to connect) needs no path.
+  std::vector<int> unrouted_nets() const {
+    std::vector<int> nets;
+    for (const int net : nets_) {
+      const NetRoute& route = routes_[static_cast<std::size_t>(net)];
+      const bool joined = lattice_.net_pins[static_cast<std::size_t>(net)].size() < 2;
+      if (!route.failed.empty() || !route.pending.empty() || (route.paths.empty() && !joined)) nets.push_back(net);
+    }
+    std::sort(nets.begin(), nets.end());
+    return nets;
   }
 
   double pin_span(int net) const {
@@ -1202,7 +1214,7 @@ namespace {
 // routings route_once tries, only the one it keeps is cleaned up.
 struct Routing {
   std::unique_ptr<Negotiation> negotiation;
-  RouteResult result;             // as negotiated: iterations, unrouted nets, the lattice's size and warnings
+  RouteResult result;             // as negotiated (no copper): iterations, unrouted nets, the lattice and warnings
   bool finer_could_help = false;  // an unrouted net has no pin that no lattice can reach
   // Unrouted nets the lattice does not join even with no other net routed,
   // with the rule and the pins it leaves apart ("" where a warning names a
