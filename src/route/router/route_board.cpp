@@ -1236,6 +1236,13 @@ std::pair<std::size_t, std::size_t> left_apart(const Board& board, const RouteRe
   return {nets.size(), missing};
 }
 
+// Whether one of `nets` has no pin that no lattice reaches: a finer
+// lattice could route it.
+bool some_net_reachable(const Lattice& lattice, const std::vector<int>& nets) {
+  return std::any_of(nets.begin(), nets.end(),
+                     [&](int net) { return !lattice.pin_off_every_lattice[static_cast<std::size_t>(net)]; });
+}
+
 // The lattice the options describe, the pins in one of the `poured`
 // groups taken as joined.
 Lattice lattice_for(const Board& board, const RouterOptions& options, const router_detail::PinGroups& poured,
@@ -1268,9 +1275,7 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
     }
   }
   result.warnings = built.warnings;
-  routing.finer_could_help = std::any_of(result.unrouted_nets.begin(), result.unrouted_nets.end(), [&](int net) {
-    return !built.pin_off_every_lattice[static_cast<std::size_t>(net)];
-  });
+  routing.finer_could_help = some_net_reachable(built, result.unrouted_nets);
   const auto name = [&](int pin) {
     return pin_name(board, built.pin_of[static_cast<std::size_t>(pin - built.pin_base)]);
   };
@@ -1369,12 +1374,6 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     return result;
   };
   if (options.pitch || !options.refine_pitch) return finish();
-  // Whether one of a routing's unrouted nets has a pin some lattice reaches.
-  const auto reachable = [](const Routing& routing, const std::vector<int>& nets) {
-    const Lattice& built = routing.negotiation->lattice();
-    return std::any_of(nets.begin(), nets.end(),
-                       [&](int net) { return !built.pin_off_every_lattice[static_cast<std::size_t>(net)]; });
-  };
   // What the latest routing tells of a finer lattice's chances (after its
   // clean-up where that ran).
   bool finer_could_help = kept.finer_could_help;
@@ -1396,14 +1395,16 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     if (!settled_before && !wanted()) return false;
     std::erase_if(blocked, [&](const auto& entry) { return !routing.blocked.contains(entry.first); });
     RouteResult cleaned = cleaned_up(board, options, routing);
-    finer_could_help = reachable(routing, cleaned.unrouted_nets);
+    finer_could_help = some_net_reachable(routing.negotiation->lattice(), cleaned.unrouted_nets);
     if (cleaned.unrouted_nets.size() < kept_cleaned->unrouted_nets.size()) {
       kept = std::move(routing);
       kept_cleaned = std::move(cleaned);
     }
     return true;
   };
-  const auto refinement_wanted = [&] { return !unrouted().empty() && reachable(kept, unrouted()); };
+  const auto refinement_wanted = [&] {
+    return !unrouted().empty() && some_net_reachable(kept.negotiation->lattice(), unrouted());
+  };
   bool unreachable = !kept.result.iterations.empty() && kept.result.iterations.back().failed_connections > 0;
   Coord pitch = coarsest;
   for (int refinement = 1; refinement <= kMostRefinements && !unrouted().empty(); ++refinement) {
