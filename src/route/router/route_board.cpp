@@ -137,7 +137,6 @@ class Negotiation {
         backend_(options.backend == Backend::automatic ? Backend::cpu : resolve(options.backend)),
         ledger_(lattice_, backend_ == Backend::cuda),
         routes_(board.nets.size()),
-        own_(static_cast<std::size_t>(lattice_.node_count), kNotOwn),
         margins_(board.nets.size(), options.box_margin) {
     // A batch is one launch: on cpu the graph module's searches run side by
     // side, each a Dijkstra costing what it settles, over cost arrays filled
@@ -465,23 +464,31 @@ class Negotiation {
     return {best, best_node};
   }
 
+  // The copper of the net whose window is being priced, so that it does
+  // not conflict with itself: marks on its centres and claims, and its
+  // uses counted into its group's claim stencils (what the ledger's near
+  // uses hold of it). One per search of a round, so that the windows of a
+  // round are priced side by side; fill_costs sets and clears it.
+  struct OwnCopper {
+    std::vector<unsigned char> marks;  // per node: kNotOwn, kOwnUse or kOwnClaim
+    std::vector<int> near;             // per grid node or via site: the net's uses whose stencils hold it
+  };
+
   // Other nets' copper at `node` or in the room copper there would take.
-  // Needs the net's copper marked in own_ and taken out of the near uses
-  // (fill_costs does both).
-  int conflicts_at(int net, int node) const {
+  int conflicts_at(int net, int node, const OwnCopper& own) const {
     const auto v = static_cast<std::size_t>(node);
     if (lattice_.is_stub(node)) {
       // A stub's wire meets other nets' copper centred on what it claims.
       int others = 0;
       for (const int near : lattice_.stub_of(node).claims) {
         const auto n = static_cast<std::size_t>(near);
-        others += ledger_.uses(near) - (own_[n] == kOwnUse ? 1 : 0);
+        others += ledger_.uses(near) - (own.marks[n] == kOwnUse ? 1 : 0);
       }
       return others;
     }
-    const bool own = own_[v] != kNotOwn;
+    const int own_centre = own.marks[v] != kNotOwn ? 1 : 0;
     const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)]);
-    return ledger_.uses()[v] + ledger_.claims()[v] - (own ? 1 : 0) + ledger_.near_uses(group)[v];
+    return ledger_.uses()[v] + ledger_.claims()[v] - own_centre + ledger_.near_uses(group)[v] - own.near[v];
   }
 
   // PathFinder's price of a node that `others` other nets' copper meets:
@@ -492,13 +499,13 @@ class Negotiation {
     return base * (penalty - 1.0f) + history * penalty;
   }
 
-  graph::Weight node_cost(int net, const std::vector<int>& owner, int node, float present) const {
+  graph::Weight node_cost(int net, const std::vector<int>& owner, int node, float present, const OwnCopper& own) const {
     const int who = owner[static_cast<std::size_t>(node)];
     if (who != kAnyNet && who != net) return kBlocked;
     // An edge's midpoint: the step's length is in the edge weights and its
     // ends carry the conflicts.
     if (lattice_.is_mid(node)) return 0;
-    const float others = static_cast<float>(conflicts_at(net, node));
+    const float others = static_cast<float>(conflicts_at(net, node, own));
     if (forbid_conflicts_ && others > 0) return kBlocked;
     const float base = lattice_.is_via(node)    ? static_cast<float>(options_.via_cost)
                        : lattice_.is_stub(node) ? 0.0f
@@ -513,19 +520,21 @@ class Negotiation {
   // loop the compiler vectorises: most of a search's time goes to filling
   // its window.
   void fill_run(std::span<graph::Weight> costs, int net, std::size_t group, int first, int count, float present,
-                float base) const {
+                float base, const OwnCopper& own_copper) const {
     const auto f = static_cast<std::size_t>(first);
     const int* const who = lattice_.owner[group].data() + f;
     const int* const uses = ledger_.uses().data() + f;
     const int* const claims = ledger_.claims().data() + f;
-    const unsigned char* const own = own_.data() + f;
+    const unsigned char* const own = own_copper.marks.data() + f;
     const int* const near = ledger_.near_uses(group).data() + f;
+    const int* const own_near = own_copper.near.data() + f;
     const float* const history = ledger_.history().data() + f;
     graph::Weight* const out = costs.data() + f;
     const bool forbid = forbid_conflicts_;
     const auto fill = [&](auto&& with_pour) {
       for (int i = 0; i < count; ++i) {
-        const float others = static_cast<float>(uses[i] + claims[i] - (own[i] != kNotOwn ? 1 : 0) + near[i]);
+        const float others =
+            static_cast<float>(uses[i] + claims[i] - (own[i] != kNotOwn ? 1 : 0) + near[i] - own_near[i]);
         // Priced for every node, then selected: a branch round the price
         // keeps the compiler from vectorising the loop.
         const float cost = with_pour(congestion_cost(base, others, history[i], present), i);
@@ -575,30 +584,27 @@ class Negotiation {
   }
 
   // Fills the costs of a search window (everything else stays blocked).
-  void fill_costs(std::span<graph::Weight> costs, int net, const NetRoute& route, const Window& w, float present) {
+  // Reads the ledger and writes only `costs` and `own` (left cleared), so
+  // the windows of a round are filled side by side.
+  void fill_costs(std::span<graph::Weight> costs, int net, const NetRoute& route, const Window& w, float present,
+                  OwnCopper& own) const {
     // The net's own copper does not conflict with itself: mark it for
-    // conflicts_at (constant-time lookups), and clear the marks after.
-    // Its copper near a node is taken out of the near uses the same way, and put
-    // back after.
+    // conflicts_at (constant-time lookups), count its uses into the
+    // stencils round them as the ledger's near uses do, and clear both after.
     const auto group = static_cast<std::size_t>(lattice_.group_of_net[static_cast<std::size_t>(net)]);
-    for (const int node : route.uses) own_[static_cast<std::size_t>(node)] = kOwnUse;
-    for (const int node : route.claims) own_[static_cast<std::size_t>(node)] = kOwnClaim;
-    ledger_.add_near(route.uses, -1, group);
-    struct Unmark {
-      Negotiation& negotiation;
-      const NetRoute& route;
-      std::size_t group;
-      ~Unmark() {
-        for (const int node : route.uses) negotiation.own_[static_cast<std::size_t>(node)] = kNotOwn;
-        for (const int node : route.claims) negotiation.own_[static_cast<std::size_t>(node)] = kNotOwn;
-        negotiation.ledger_.add_near(route.uses, +1, group);
+    for (const int node : route.uses) own.marks[static_cast<std::size_t>(node)] = kOwnUse;
+    for (const int node : route.claims) own.marks[static_cast<std::size_t>(node)] = kOwnClaim;
+    const auto count_near = [&](int sign) {
+      for (const int u : route.uses) {
+        ledger_.for_each_watcher(group, u, [&](int v) { own.near[static_cast<std::size_t>(v)] += sign; });
       }
-    } unmark{*this, route, group};
+    };
+    count_near(+1);
     const auto& owner = lattice_.owner[group];
     const int count = w.column1 - w.column0 + 1;
     for_each_window_row(w, [&](int first, bool via_sites) {
       if (via_sites) {
-        fill_run(costs, net, group, first, count, present, static_cast<float>(options_.via_cost));
+        fill_run(costs, net, group, first, count, present, static_cast<float>(options_.via_cost), own);
         if (via_premium_ != 0) {
           for (int i = first; i < first + count; ++i) {
             auto& cost = costs[static_cast<std::size_t>(i)];
@@ -607,9 +613,10 @@ class Negotiation {
         }
         return;
       }
-      fill_run(costs, net, group, first, count, present, 1.0f);
-      for_each_midpoint(first, count,
-                        [&](int mid) { costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present); });
+      fill_run(costs, net, group, first, count, present, 1.0f, own);
+      for_each_midpoint(first, count, [&](int mid) {
+        costs[static_cast<std::size_t>(mid)] = node_cost(net, owner, mid, present, own);
+      });
     });
     for (const int pin : lattice_.net_pins[static_cast<std::size_t>(net)]) costs[static_cast<std::size_t>(pin)] = 0;
     for (const int node : lattice_.net_pads[static_cast<std::size_t>(net)]) {
@@ -625,8 +632,11 @@ class Negotiation {
       const int row = lattice_.row_of(grid);
       const int column = lattice_.column_of(grid);
       if (row < w.row0 || row > w.row1 || column < w.column0 || column > w.column1) continue;
-      costs[static_cast<std::size_t>(node)] = node_cost(net, owner, node, present);
+      costs[static_cast<std::size_t>(node)] = node_cost(net, owner, node, present, own);
     }
+    for (const int node : route.uses) own.marks[static_cast<std::size_t>(node)] = kNotOwn;
+    for (const int node : route.claims) own.marks[static_cast<std::size_t>(node)] = kNotOwn;
+    count_near(-1);
   }
 
   void clear_costs(std::span<graph::Weight> costs, int net, const Window& w) const {
@@ -740,16 +750,25 @@ class Negotiation {
     const auto chunk = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
     while (cost_arrays_.size() < std::min(nets.size(), chunk)) {
       cost_arrays_.emplace_back(static_cast<std::size_t>(lattice_.node_count), kBlocked);
+      own_copper_.push_back({std::vector<unsigned char>(static_cast<std::size_t>(lattice_.node_count), kNotOwn),
+                             std::vector<int>(static_cast<std::size_t>(lattice_.pad_base), 0)});
     }
     std::vector<graph::SsspPath> found;
     found.reserve(nets.size());
     for (std::size_t first = 0; first < nets.size(); first += chunk) {
       const std::size_t count = std::min(chunk, nets.size() - first);
+      // The windows priced side by side, as their searches run.
+      const int threads = static_cast<int>(count);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t q = first + i;
+        fill_costs(cost_arrays_[i], nets[q], routes_[static_cast<std::size_t>(nets[q])], windows[q], present,
+                   own_copper_[i]);
+      }
       std::vector<graph::SsspQuery> queries(count);
       for (std::size_t i = 0; i < count; ++i) {
         const std::size_t q = first + i;
         const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
-        fill_costs(cost_arrays_[i], nets[q], route, windows[q], present);
         queries[i].sources = route.tree;
         queries[i].target = targets[q];
         queries[i].node_cost = cost_arrays_[i];
@@ -758,10 +777,9 @@ class Negotiation {
         queries[i].node_cost_vouched = true;
       }
       std::vector<graph::SsspPath> paths = search_->paths(queries);
-      for (std::size_t i = 0; i < count; ++i) {
-        clear_costs(cost_arrays_[i], nets[first + i], windows[first + i]);
-        found.push_back(std::move(paths[i]));
-      }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+      for (std::size_t i = 0; i < count; ++i) clear_costs(cost_arrays_[i], nets[first + i], windows[first + i]);
+      for (std::size_t i = 0; i < count; ++i) found.push_back(std::move(paths[i]));
     }
     return found;
   }
@@ -1191,19 +1209,20 @@ class Negotiation {
   int concurrent_now_ = 0;                        // nets sharing a batch whatever their reaches (this iteration)
   std::unique_ptr<graph::ShortestPaths> search_;  // host backends, and cuda's rounds of few searches
   std::unique_ptr<router_detail::WindowSearch> device_search_;  // cuda
-  int device_round_min_ = 1;        // on cuda: the fewest searches of a round sent to the device
-  std::vector<NetRoute> routes_;    // per board net
-  std::vector<unsigned char> own_;  // kOwnUse / kOwnClaim on the copper of the net whose costs are being filled
-  std::vector<int> margins_;        // per board net: the box margin its searches start from
-  bool forbid_conflicts_ = false;   // route_dropped_nets_around: other nets' copper blocks, not prices
-  float via_premium_ = 0;           // the clean-up: added to a via site's price (cleanup_via_cost)
-  std::vector<int> nets_;           // the nets routed, in routing order
-  RouteResult negotiated_;          // negotiate()'s iterations (the copper is made from routes_)
-  std::size_t searches_ = 0;        // path searches so far
-  std::size_t rounds_ = 0;          // launches of searches so far
-  std::size_t stale_paths_ = 0;     // paths found but not placed: copper placed after the search priced them higher
-  // Host backends: one per search of a launch, blocked outside its window.
+  int device_round_min_ = 1;       // on cuda: the fewest searches of a round sent to the device
+  std::vector<NetRoute> routes_;   // per board net
+  std::vector<int> margins_;       // per board net: the box margin its searches start from
+  bool forbid_conflicts_ = false;  // route_dropped_nets_around: other nets' copper blocks, not prices
+  float via_premium_ = 0;          // the clean-up: added to a via site's price (cleanup_via_cost)
+  std::vector<int> nets_;          // the nets routed, in routing order
+  RouteResult negotiated_;         // negotiate()'s iterations (the copper is made from routes_)
+  std::size_t searches_ = 0;       // path searches so far
+  std::size_t rounds_ = 0;         // launches of searches so far
+  std::size_t stale_paths_ = 0;    // paths found but not placed: copper placed after the search priced them higher
+  // Host backends: one per search of a launch, blocked outside its window,
+  // and the marks of that search's net (cleared between fills).
   std::vector<std::vector<graph::Weight>> cost_arrays_;
+  std::vector<OwnCopper> own_copper_;
 };
 
 }  // namespace
