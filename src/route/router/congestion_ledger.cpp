@@ -29,12 +29,11 @@ void CongestionLedger::add(const std::vector<int>& uses, const std::vector<int>&
     claims_[static_cast<std::size_t>(node)] += sign;
     note_node_change(node);
   }
-  add_near(uses, sign, std::nullopt);
+  add_near(uses, sign);
 }
 
-void CongestionLedger::add_near(const std::vector<int>& nodes, int sign, std::optional<std::size_t> only_group) {
+void CongestionLedger::add_near(const std::vector<int>& nodes, int sign) {
   for (std::size_t group = 0; group < near_uses_.size(); ++group) {
-    if (only_group && group != *only_group) continue;
     std::vector<int>& near = near_uses_[group];
     for (const int u : nodes) {
       for_each_watcher(group, u, [&](int v) {

@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <vector>
 
 #include "lattice.hpp"
@@ -23,9 +22,6 @@ class CongestionLedger {
 
   // Adds (+1) or removes (-1) copper: its centres and its claims.
   void add(const std::vector<int>& uses, const std::vector<int>& claims, int sign);
-  // Adds `sign` for each of `nodes` (grid nodes and via sites; others are
-  // skipped) to the near uses of the nodes watching it, in one group or all.
-  void add_near(const std::vector<int>& nodes, int sign, std::optional<std::size_t> only_group);
 
   // One net's copper centred on the node and another's using or claiming it.
   bool overused(int node) const {
@@ -71,6 +67,9 @@ class CongestionLedger {
   void for_each_watcher(std::size_t group, int u, Visit&& visit) const;
 
  private:
+  // Adds `sign` for each of `nodes` (grid nodes and via sites; others are
+  // skipped) to the near uses of the nodes watching it, in every group.
+  void add_near(const std::vector<int>& nodes, int sign);
   // Stamp a change with the current mark, and list it when recording.
   void note_node_change(int node);
   void note_near_change(std::size_t group, int node);
