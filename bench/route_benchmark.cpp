@@ -264,6 +264,7 @@ struct BoardRow {
   double human_vias = kNotMeasured;
   double iterations = kNotMeasured;
   double router_seconds = kNotMeasured;
+  route::RoutePhases phases{kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured};
   FreeRouting freerouting;
   double speed_up = kNotMeasured;
   std::string notes;
@@ -287,6 +288,11 @@ struct BoardRow {
             "human vias",
             "iterations",
             "router s",
+            "lattice s",
+            "negotiation s",
+            "repair s",
+            "clean-up s",
+            "geometry s",
             "FreeRouting unrouted",
             "FreeRouting violations",
             "FreeRouting s",
@@ -312,6 +318,11 @@ struct BoardRow {
             count(human_vias),
             count(iterations),
             number(router_seconds, 3),
+            number(phases.lattice, 3),
+            number(phases.negotiation, 3),
+            number(phases.repair, 3),
+            number(phases.cleanup, 3),
+            number(phases.geometry, 3),
             count(freerouting.unrouted),
             count(freerouting.violations),
             number(freerouting.router_seconds, 2),
@@ -503,6 +514,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           row.vias = as_double(result.via_count);
           row.iterations = as_double(result.iterations.size());
           row.router_seconds = result.seconds;
+          row.phases = result.phases;
           row.speed_up = row.freerouting.router_seconds / result.seconds;
           if (!result.warnings.empty()) notes.push_back(fmt::format("{} router warnings", result.warnings.size()));
           // The nets the router finds blocked by their own rules, with the pins and the rule.
@@ -794,7 +806,7 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
   std::vector<std::string>& notes = tables.notes;
   notes.push_back(fmt::format(
       "PathFinder at most {} iterations, default lattice pitch (wire width + clearance), batches of {}{}{}{}; "
-      "router s: route_board's own time (lattice, negotiation and geometry).",
+      "router s: route_board's own time (lattice, negotiation and geometry), and its parts (RoutePhases).",
       options.max_iterations, options.batch_size, options.nets_apart ? " nets apart" : " nets, checked",
       options.concurrent_nets == 0
           ? std::string()

@@ -20,7 +20,7 @@ KICAD_DEMO = Path("/usr/share/kicad/demos/ecc83/ecc83-pp_v2.kicad_pcb")
 
 def without_times(value):
     if isinstance(value, dict):
-        return {k: without_times(v) for k, v in value.items() if k != "seconds"}
+        return {k: without_times(v) for k, v in value.items() if not k.endswith("seconds")}
     if isinstance(value, list):
         return [without_times(v) for v in value]
     return value

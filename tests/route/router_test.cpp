@@ -652,6 +652,22 @@ TEST(Router, ProgressReportsEveryIteration) {
   EXPECT_EQ(seen.front().present_factor, 0.0);
 }
 
+// The parts of the router's time are each measured, cover the iterations
+// and together stay within the whole.
+TEST(Router, PhasesAccountForTheRoutersTime) {
+  const Board board = random_board(7, 10, 3);
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  const RouteResult result = route_board(board, options);
+  const RoutePhases& p = result.phases;
+  double iterations = 0;
+  for (const RouteIteration& it : result.iterations) iterations += it.seconds;
+  for (const double part : {p.lattice, p.negotiation, p.repair, p.cleanup, p.geometry}) EXPECT_GE(part, 0.0);
+  EXPECT_GT(p.lattice, 0.0);
+  EXPECT_GE(p.negotiation, iterations);
+  EXPECT_LE(p.lattice + p.negotiation + p.repair + p.cleanup + p.geometry, result.seconds);
+}
+
 // The negotiation's schedule as asked: pres_fac 0 in the first iteration,
 // present_factor in the second, then times present_factor_growth each
 // iteration up to present_factor_max.

@@ -267,6 +267,18 @@ struct LatticeSummary {
   std::size_t usable_grid_nodes = 0;  // grid nodes some net may use
 };
 
+// Wall time of the router's parts, summed over every routing tried (finer
+// lattices, other stubs, again round pours), in seconds.
+struct RoutePhases {
+  double lattice = 0;      // building the lattices
+  double negotiation = 0;  // PathFinder's iterations
+  double repair = 0;       // after the iterations: conflicting nets dropped, routed round the others, room made
+  double cleanup = 0;      // the clean-up passes, with the repairs each part gives the dropped nets
+  double geometry = 0;     // the routes as copper: wires and vias, pull-tight, mitred corners
+  // The rest of RouteResult::seconds is mostly the design-rule checks that
+  // weigh routings against each other and against the pours.
+};
+
 // What route_board() returns: the new copper, the iterations, and what is left unrouted.
 struct RouteResult {
   RoutedCopper copper;                     // the router's wires and vias (the board's own wiring not repeated)
@@ -291,6 +303,7 @@ struct RouteResult {
   // Wall time of the lattice, negotiation and geometry together (of every
   // routing tried: finer lattices, other stubs, again round pours).
   double seconds = 0;
+  RoutePhases phases;                    // where `seconds` went
   Backend backend = Backend::reference;  // the backend that ran the searches
 };
 

@@ -51,6 +51,19 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Adds the wall time of its scope to one of RoutePhases' seconds.
+class PhaseClock {
+ public:
+  explicit PhaseClock(double& seconds) : seconds_(seconds) {}
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+  ~PhaseClock() { seconds_ += seconds_since(start_); }
+
+ private:
+  double& seconds_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 void check_options(const RouterOptions& o) {
   const auto finite_non_negative = [](double v) { return v >= 0 && std::isfinite(v); };
   if (o.pitch && *o.pitch <= 0)
@@ -129,10 +142,11 @@ struct Window {
 
 class Negotiation {
  public:
-  Negotiation(const Board& board, const RouterOptions& options, Lattice lattice)
+  Negotiation(const Board& board, const RouterOptions& options, Lattice lattice, RoutePhases& phases)
       : board_(board),
         options_(options),
         lattice_(std::move(lattice)),
+        phases_(phases),
         // Left to choose, the router searches on cpu (see below).
         backend_(options.backend == Backend::automatic ? Backend::cpu : resolve(options.backend)),
         ledger_(lattice_, backend_ == Backend::cuda),
@@ -181,6 +195,7 @@ class Negotiation {
     result.nets_to_route = nets_.size();
     double present = options_.first_present_factor;
     std::vector<int> to_route = nets_;
+    std::optional<PhaseClock> clock(std::in_place, phases_.negotiation);
     for (int iteration = 1; iteration <= options_.max_iterations; ++iteration) {
       const auto start = std::chrono::steady_clock::now();
       const std::size_t searched_before = searches_;
@@ -220,6 +235,7 @@ class Negotiation {
       to_route = nets_on_overuse();
       widen_boxes(to_route, present);
     }
+    clock.emplace(phases_.repair);
     drop_conflicting_nets();
     route_dropped_nets_around();
     repair_dropped_nets();
@@ -241,6 +257,7 @@ class Negotiation {
     RouteResult before_cleanup;
     if (uncleaned) {
       before_cleanup = negotiated_;
+      const PhaseClock clock(phases_.geometry);
       finish(before_cleanup);
     }
     // Each part of a pass that changes some net gives the nets still
@@ -248,6 +265,7 @@ class Negotiation {
     // with fewer nets than its first part left); the nets placed so are
     // cleaned up by the next pass.
     bool cleaned = false;
+    std::optional<PhaseClock> clock(std::in_place, phases_.cleanup);
     for (int pass = 0; pass < options_.cleanup_passes; ++pass) {
       bool changed = false;
       for (const bool crossing : {false, true}) {
@@ -259,6 +277,7 @@ class Negotiation {
       if (!changed) break;
       cleaned = true;
     }
+    clock.emplace(phases_.geometry);
     finish(result);
     if (uncleaned && cleaned) *uncleaned = std::move(before_cleanup);
     return result;
@@ -1203,6 +1222,7 @@ class Negotiation {
   const Board& board_;
   const RouterOptions options_;  // a copy: a routing kept for its clean-up outlives the caller's options
   Lattice lattice_;
+  RoutePhases& phases_;  // the router's, summed over its routings
   Backend backend_ = Backend::reference;
   router_detail::CongestionLedger ledger_;
   int claim_reach_ = 0;                           // grid steps a net's claims reach beyond its copper
@@ -1265,7 +1285,9 @@ bool some_net_reachable(const Lattice& lattice, const std::vector<int>& nets) {
 // The lattice the options describe, the pins in one of the `poured`
 // groups taken as joined.
 Lattice lattice_for(const Board& board, const RouterOptions& options, const router_detail::PinGroups& poured,
+                    RoutePhases& phases,
                     router_detail::BentStubs bent = router_detail::BentStubs::shut_in_and_fine_pitch) {
+  const PhaseClock clock(phases.lattice);
   Lattice lattice = router_detail::build_lattice(board, options, bent);
   router_detail::join_pins(lattice, poured);
   return lattice;
@@ -1273,9 +1295,9 @@ Lattice lattice_for(const Board& board, const RouterOptions& options, const rout
 
 // One negotiation on a lattice made by lattice_for.
 Routing route_on_lattice(const Board& board, const RouterOptions& options, const RouteProgress& progress,
-                         Lattice lattice) {
+                         Lattice lattice, RoutePhases& phases) {
   Routing routing;
-  routing.negotiation = std::make_unique<Negotiation>(board, options, std::move(lattice));
+  routing.negotiation = std::make_unique<Negotiation>(board, options, std::move(lattice), phases);
   routing.negotiation->negotiate(progress);
   RouteResult& result = routing.result;
   result = routing.negotiation->negotiated();
@@ -1321,13 +1343,14 @@ Routing route_on_lattice(const Board& board, const RouterOptions& options, const
 // clean-up does not see pours: where the board has some, the routing
 // before it is kept if its copper and the pours leave fewer nets, then
 // fewer connections, apart.
-RouteResult cleaned_up(const Board& board, const RouterOptions& options, Routing& routing) {
+RouteResult cleaned_up(const Board& board, const RouterOptions& options, Routing& routing, RoutePhases& phases) {
   const bool pours =
       std::any_of(board.planes.begin(), board.planes.end(), [](const Plane& p) { return p.pour.has_value(); });
   std::optional<RouteResult> uncleaned;
   RouteResult result = routing.negotiation->clean_up_and_finish(pours ? &uncleaned : nullptr);
   const auto miter = [&](RouteResult& r) {
     if (!options.miter_corners) return;
+    const PhaseClock clock(phases.geometry);
     router_detail::pull_tight(board, r.copper);
     r.mitred_corners = router_detail::miter_corners(board, r.copper);
     r.wire_length = 0;
@@ -1371,11 +1394,11 @@ void report_blocked_nets(const Board& board, const std::map<int, std::string>& b
 // complete as negotiated wins whatever that clean-up would leave (it
 // could at best tie), so its time is saved. At most two routings are held.
 RouteResult route_once(const Board& board, const RouterOptions& options, const RouteProgress& progress,
-                       const router_detail::PinGroups& poured, bool other_stubs) {
-  Routing kept = route_on_lattice(board, options, progress, lattice_for(board, options, poured));
+                       const router_detail::PinGroups& poured, bool other_stubs, RoutePhases& phases) {
+  Routing kept = route_on_lattice(board, options, progress, lattice_for(board, options, poured, phases), phases);
   std::optional<RouteResult> kept_cleaned;
   const auto settle = [&] {
-    if (!kept_cleaned) kept_cleaned = cleaned_up(board, options, kept);
+    if (!kept_cleaned) kept_cleaned = cleaned_up(board, options, kept, phases);
   };
   // The kept routing's unrouted nets: after its clean-up where that ran,
   // else as negotiated (a superset: the clean-up only adds nets).
@@ -1413,7 +1436,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     settle();
     if (!settled_before && !wanted()) return false;
     std::erase_if(blocked, [&](const auto& entry) { return !routing.blocked.contains(entry.first); });
-    RouteResult cleaned = cleaned_up(board, options, routing);
+    RouteResult cleaned = cleaned_up(board, options, routing, phases);
     finer_could_help = some_net_reachable(routing.negotiation->lattice(), cleaned.unrouted_nets);
     if (cleaned.unrouted_nets.size() < kept_cleaned->unrouted_nets.size()) {
       kept = std::move(routing);
@@ -1439,7 +1462,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     finer.pitch = finer_pitch;
     Routing latest;
     try {
-      Lattice lattice = lattice_for(board, finer, poured);
+      Lattice lattice = lattice_for(board, finer, poured, phases);
       // Where the finer lattice leaves each unrouted net's pins apart even
       // with no other net routed, its routing could route none of them and
       // so could not be kept: it is not negotiated, and the refinement
@@ -1450,7 +1473,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
         unreachable = true;
         continue;
       }
-      latest = route_on_lattice(board, finer, progress, std::move(lattice));
+      latest = route_on_lattice(board, finer, progress, std::move(lattice), phases);
     } catch (const UsageError&) {  // the finer lattice would be too large: keep what there is
       const bool settled_before = kept_cleaned.has_value();
       settle();
@@ -1485,7 +1508,9 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     if (!other_stubs || !congested()) break;
     RouterOptions variant = options;
     variant.pitch = variant_pitch;
-    if (!weigh(route_on_lattice(board, variant, progress, lattice_for(board, variant, poured, bent)), congested)) break;
+    if (!weigh(route_on_lattice(board, variant, progress, lattice_for(board, variant, poured, phases, bent), phases),
+               congested))
+      break;
   }
   // Then the first lattice once more under a steeper negotiation: the
   // present factor growing faster settles conflicts the default's 50
@@ -1494,7 +1519,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     RouterOptions steeper = options;
     steeper.pitch = coarsest;
     steeper.present_factor_growth = kSteepPresentFactorGrowth;
-    weigh(route_on_lattice(board, steeper, progress, lattice_for(board, steeper, poured)), congested);
+    weigh(route_on_lattice(board, steeper, progress, lattice_for(board, steeper, poured, phases), phases), congested);
   }
   return finish();
 }
@@ -1504,6 +1529,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
 RouteResult route_board(const Board& board, const RouterOptions& options, const RouteProgress& progress) {
   check_options(options);
   const auto start = std::chrono::steady_clock::now();
+  RoutePhases phases;
   RouteResult result =
       router_detail::route_with_pours(board, nets_in_scope(board, options),
                                       // The other stubs are tried in the first routing only, not again in
@@ -1512,9 +1538,10 @@ RouteResult route_board(const Board& board, const RouterOptions& options, const 
                                       [&, first = true](const router_detail::PinGroups& poured) mutable {
                                         const bool other_stubs = first;
                                         first = false;
-                                        return route_once(board, options, progress, poured, other_stubs);
+                                        return route_once(board, options, progress, poured, other_stubs, phases);
                                       });
   result.seconds = seconds_since(start);
+  result.phases = phases;
   return result;
 }
 
