@@ -602,26 +602,6 @@ class Negotiation {
     }
   }
 
-  // The nodes of a net's tree with an edge to a node `costs` does not
-  // block: where a search can start. The rest of the tree (most of a large
-  // net's, outside the window) leads only to blocked nodes, at a distance
-  // of kBlocked or more, so leaving it out changes neither the distances
-  // under kBlocked / 2 nor the nodes on the tight paths to a target reached
-  // under that: the same path, without settling and relaxing the whole
-  // tree first. Never empty (a search needs a source).
-  std::vector<int> open_sources(const std::vector<int>& tree, std::span<const graph::Weight> costs) const {
-    const auto csr = lattice_.graph.csr.view();
-    std::vector<int> sources;
-    for (const int node : tree) {
-      const auto* first = csr.col_indices + csr.row_offsets[node];
-      const auto* last = csr.col_indices + csr.row_offsets[node + 1];
-      if (std::any_of(first, last, [&](int v) { return costs[static_cast<std::size_t>(v)] < kBlocked; }))
-        sources.push_back(node);
-    }
-    if (sources.empty()) sources.push_back(tree.front());
-    return sources;
-  }
-
   // Fills the costs of a search window (everything else stays blocked).
   // Reads the ledger and writes only `costs` and `own` (left cleared), so
   // the windows of a round are filled side by side.
@@ -798,16 +778,17 @@ class Negotiation {
       const std::size_t count = std::min(chunk, nets.size() - first);
       // The windows priced side by side, as their searches run.
       const int threads = static_cast<int>(count);
-      std::vector<graph::SsspQuery> queries(count);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
       for (std::size_t i = 0; i < count; ++i) {
         const std::size_t q = first + i;
-        const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
-        fill_costs(cost_arrays_[i], nets[q], route, windows[q], present, own_copper_[i]);
-        queries[i].sources = open_sources(route.tree, cost_arrays_[i]);
+        fill_costs(cost_arrays_[i], nets[q], routes_[static_cast<std::size_t>(nets[q])], windows[q], present,
+                   own_copper_[i]);
       }
+      std::vector<graph::SsspQuery> queries(count);
       for (std::size_t i = 0; i < count; ++i) {
         const std::size_t q = first + i;
+        const NetRoute& route = routes_[static_cast<std::size_t>(nets[q])];
+        queries[i].sources = route.tree;
         queries[i].target = targets[q];
         queries[i].node_cost = cost_arrays_[i];
         // Prices of non-negative counts and history, or kBlocked: finite and
