@@ -275,8 +275,9 @@ struct RoutePhases {
   double repair = 0;       // after the iterations: conflicting nets dropped, routed round the others, room made
   double cleanup = 0;      // the clean-up passes, with the repairs each part gives the dropped nets
   double geometry = 0;     // the routes as copper: wires and vias, pull-tight, mitred corners
-  // The rest of RouteResult::seconds is mostly the design-rule checks that
-  // weigh routings against each other and against the pours.
+  // The rest of RouteResult::seconds: the design-rule checks that weigh
+  // routings against each other and against the pours, and setting up the
+  // searches (on cuda, the lattice's copy on the device).
 };
 
 // What route_board() returns: the new copper, the iterations, and what is left unrouted.
