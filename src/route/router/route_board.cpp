@@ -24,6 +24,7 @@
 #include "pour_joins.hpp"
 #include "window_search.hpp"
 #include "trellis/core/error.hpp"
+#include "trellis/core/timer.hpp"
 #include "trellis/graph/sssp.hpp"
 #include "trellis/route/router.hpp"
 #include "trellis/route/session.hpp"
@@ -57,11 +58,11 @@ class PhaseClock {
   explicit PhaseClock(double& seconds) : seconds_(seconds) {}
   PhaseClock(const PhaseClock&) = delete;
   PhaseClock& operator=(const PhaseClock&) = delete;
-  ~PhaseClock() { seconds_ += seconds_since(start_); }
+  ~PhaseClock() { seconds_ += timer_.elapsed_ms() / 1e3; }
 
  private:
   double& seconds_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  SteadyTimer timer_;
 };
 
 void check_options(const RouterOptions& o) {
@@ -193,9 +194,49 @@ class Negotiation {
     result = RouteResult{};
     result.backend = backend_;
     result.nets_to_route = nets_.size();
+    iterate(progress);
+    const PhaseClock clock(phases_.repair);
+    drop_conflicting_nets();
+    route_dropped_nets_around();
+    repair_dropped_nets();
+  }
+
+  // The routing as negotiate() left it, without its copper: the
+  // iterations and the nets left unrouted.
+  RouteResult negotiated() const {
+    RouteResult result = negotiated_;
+    result.unrouted_nets = unrouted_nets();
+    return result;
+  }
+
+  // The clean-up passes after negotiate(), and the routing they leave.
+  // `uncleaned`, when given, receives the routing as it stood before the
+  // clean-up, where the clean-up changed it.
+  RouteResult clean_up_and_finish(std::optional<RouteResult>* uncleaned = nullptr) {
+    RouteResult result = negotiated_;
+    RouteResult before_cleanup;
+    if (uncleaned) {
+      before_cleanup = negotiated_;
+      const PhaseClock clock(phases_.geometry);
+      finish(before_cleanup);
+    }
+    const bool cleaned = clean_up_passes();
+    const PhaseClock clock(phases_.geometry);
+    finish(result);
+    if (uncleaned && cleaned) *uncleaned = std::move(before_cleanup);
+    return result;
+  }
+
+  const Lattice& lattice() const noexcept { return lattice_; }
+
+ private:
+  // PathFinder's iterations, every net at first, then those on overuse,
+  // until none is overused or max_iterations have run.
+  void iterate(const RouteProgress& progress) {
+    const PhaseClock clock(phases_.negotiation);
+    RouteResult& result = negotiated_;
     double present = options_.first_present_factor;
     std::vector<int> to_route = nets_;
-    std::optional<PhaseClock> clock(std::in_place, phases_.negotiation);
     for (int iteration = 1; iteration <= options_.max_iterations; ++iteration) {
       const auto start = std::chrono::steady_clock::now();
       const std::size_t searched_before = searches_;
@@ -235,37 +276,15 @@ class Negotiation {
       to_route = nets_on_overuse();
       widen_boxes(to_route, present);
     }
-    clock.emplace(phases_.repair);
-    drop_conflicting_nets();
-    route_dropped_nets_around();
-    repair_dropped_nets();
   }
 
-  // The routing as negotiate() left it, without its copper: the
-  // iterations and the nets left unrouted.
-  RouteResult negotiated() const {
-    RouteResult result = negotiated_;
-    result.unrouted_nets = unrouted_nets();
-    return result;
-  }
-
-  // The clean-up passes after negotiate(), and the routing they leave.
-  // `uncleaned`, when given, receives the routing as it stood before the
-  // clean-up, where the clean-up changed it.
-  RouteResult clean_up_and_finish(std::optional<RouteResult>* uncleaned = nullptr) {
-    RouteResult result = negotiated_;
-    RouteResult before_cleanup;
-    if (uncleaned) {
-      before_cleanup = negotiated_;
-      const PhaseClock clock(phases_.geometry);
-      finish(before_cleanup);
-    }
-    // Each part of a pass that changes some net gives the nets still
-    // dropped another chance in the room it freed (so a pass never ends
-    // with fewer nets than its first part left); the nets placed so are
-    // cleaned up by the next pass.
+  // The clean-up's passes; true if some routing changed. Each part of a
+  // pass that changes some net gives the nets still dropped another chance
+  // in the room it freed (so a pass never ends with fewer nets than its
+  // first part left); the nets placed so are cleaned up by the next pass.
+  bool clean_up_passes() {
+    const PhaseClock clock(phases_.cleanup);
     bool cleaned = false;
-    std::optional<PhaseClock> clock(std::in_place, phases_.cleanup);
     for (int pass = 0; pass < options_.cleanup_passes; ++pass) {
       bool changed = false;
       for (const bool crossing : {false, true}) {
@@ -277,15 +296,9 @@ class Negotiation {
       if (!changed) break;
       cleaned = true;
     }
-    clock.emplace(phases_.geometry);
-    finish(result);
-    if (uncleaned && cleaned) *uncleaned = std::move(before_cleanup);
-    return result;
+    return cleaned;
   }
 
-  const Lattice& lattice() const noexcept { return lattice_; }
-
- private:
   // The nets' routes as copper, and what is left unrouted.
   void finish(RouteResult& result) const {
     result.unrouted_nets = unrouted_nets();
