@@ -3,6 +3,7 @@
 // as the reference.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -1037,6 +1038,30 @@ TEST(Router, TheCleanUpMovesWiresOffTheLayerAnotherNetCrosses) {
   const RouteResult cleaned = route_board(b.board, options);
   expect_complete_and_clean(b.board, cleaned);
   EXPECT_EQ(cleaned.via_count, 0u);
+}
+
+// Routes depend on the board and the options only: the searches of a
+// round run side by side on the host's threads and are placed in routing
+// order, so these dense boards (nets crowded round each other, so that
+// paths go stale and are searched again) route the same on one thread and
+// on eight.
+TEST(Router, RoutesAlikeOnAnyNumberOfThreads) {
+  const int threads = omp_get_max_threads();
+  for (const unsigned seed : {1u, 5u, 9u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Board board = random_board(seed, 24, 3, seed > 4);
+    RouterOptions options;
+    options.backend = Backend::cpu;
+    omp_set_num_threads(1);
+    const RouteResult alone = route_board(board, options);
+    omp_set_num_threads(8);
+    const RouteResult side_by_side = route_board(board, options);
+    omp_set_num_threads(threads);
+    expect_same_copper(alone.copper, side_by_side.copper);
+    EXPECT_EQ(alone.wire_length, side_by_side.wire_length);
+    EXPECT_EQ(alone.unrouted_nets, side_by_side.unrouted_nets);
+    EXPECT_EQ(alone.iterations.size(), side_by_side.iterations.size());
+  }
 }
 
 TEST(Router, SameInputSameRoutes) {

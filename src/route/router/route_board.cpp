@@ -131,8 +131,11 @@ struct NetRoute {
   std::vector<int> uses;                // grid nodes and via sites its copper is centred on (sorted)
   std::vector<int> claims;              // nodes its copper keeps others from, not among its uses (sorted)
   std::vector<int> pending;             // pin nodes still to connect
-  std::vector<int> failed;              // pin nodes no search reached
-  int margin = 0;                       // box margin of the next search
+  // Per pending pin, in step with `pending`: the squared distance to the
+  // closest tree node and that node (the lowest of equals).
+  std::vector<std::pair<std::int64_t, int>> closest;
+  std::vector<int> failed;  // pin nodes no search reached
+  int margin = 0;           // box margin of the next search
 };
 
 // Grid rows and columns a search may use (inclusive).
@@ -396,7 +399,37 @@ class Negotiation {
     const auto& pins = lattice_.net_pins[static_cast<std::size_t>(net)];
     route.tree = {pins.front()};
     route.pending.assign(pins.begin() + 1, pins.end());
+    route.closest.assign(route.pending.size(), {std::numeric_limits<std::int64_t>::max(), 0});
+    note_tree_nodes(route, route.tree);
     route.margin = margins_[static_cast<std::size_t>(net)];
+  }
+
+  // Brings each pending pin's closest tree node up to date with `nodes`,
+  // new on the tree. Kept as the tree grows, so that choosing the next
+  // connection costs pending pins, not pending pins times the tree.
+  void note_tree_nodes(NetRoute& route, const std::vector<int>& nodes) const {
+    for (std::size_t i = 0; i < route.pending.size(); ++i) {
+      const Point p = lattice_.position[static_cast<std::size_t>(route.pending[i])];
+      auto& [best_distance, best_node] = route.closest[i];
+      for (const int node : nodes) {
+        // Squared, in integers: exact (boards are under a metre, 2^30 nm, so
+        // the sum stays below 2^61).
+        const Point q = lattice_.position[static_cast<std::size_t>(node)];
+        const std::int64_t dx = p.x - q.x;
+        const std::int64_t dy = p.y - q.y;
+        const std::int64_t d = dx * dx + dy * dy;
+        if (d < best_distance || (d == best_distance && node < best_node)) {
+          best_distance = d;
+          best_node = node;
+        }
+      }
+    }
+  }
+
+  // Takes a pin off the pending list (connected, or failed).
+  static void erase_pending(NetRoute& route, std::size_t at) {
+    route.pending.erase(route.pending.begin() + static_cast<std::ptrdiff_t>(at));
+    route.closest.erase(route.closest.begin() + static_cast<std::ptrdiff_t>(at));
   }
 
   // From the second iteration on, a net on overuse keeps the connections
@@ -472,28 +505,16 @@ class Negotiation {
     return w;
   }
 
-  // The pending pin closest to the tree, and the tree node closest to it.
-  std::pair<int, int> nearest_pending(const NetRoute& route) const {
-    int best = route.pending.front();
-    int best_node = route.tree.front();
-    std::int64_t best_distance = std::numeric_limits<std::int64_t>::max();
-    for (const int pin : route.pending) {
-      const Point p = lattice_.position[static_cast<std::size_t>(pin)];
-      for (const int node : route.tree) {
-        // Squared, in integers: exact (boards are under a metre, 2^30 nm, so
-        // the sum stays below 2^61).
-        const Point q = lattice_.position[static_cast<std::size_t>(node)];
-        const std::int64_t dx = p.x - q.x;
-        const std::int64_t dy = p.y - q.y;
-        const std::int64_t d = dx * dx + dy * dy;
-        if (d < best_distance) {
-          best_distance = d;
-          best = pin;
-          best_node = node;
-        }
-      }
+  // The pending pin closest to the tree (the first of equals), and the
+  // tree node closest to it (the lowest of equals).
+  static std::pair<int, int> nearest_pending(const NetRoute& route) {
+    if (route.closest.size() != route.pending.size())
+      throw Error("internal error: a net's closest tree nodes are out of step with its pending pins");
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < route.pending.size(); ++i) {
+      if (route.closest[i].first < route.closest[best].first) best = i;
     }
-    return {best, best_node};
+    return {route.pending[best], route.closest[best].second};
   }
 
   // The copper of the net whose window is being priced, so that it does
@@ -733,7 +754,9 @@ class Negotiation {
         if (reached < kBlocked / 2) {
           add_path(nets[q], path);
         } else if (windows[q].whole) {
-          route.pending.erase(std::find(route.pending.begin(), route.pending.end(), targets[q]));
+          erase_pending(route,
+                        static_cast<std::size_t>(std::find(route.pending.begin(), route.pending.end(), targets[q]) -
+                                                 route.pending.begin()));
           route.failed.push_back(targets[q]);
         } else {
           route.margin *= 2;
@@ -886,9 +909,10 @@ class Negotiation {
       route.tree.push_back(node);
       if (lattice_.is_pin(node)) {
         const auto at = std::find(route.pending.begin(), route.pending.end(), node);
-        if (at != route.pending.end()) route.pending.erase(at);
+        if (at != route.pending.end()) erase_pending(route, static_cast<std::size_t>(at - route.pending.begin()));
       }
     }
+    note_tree_nodes(route, path);
     std::vector<int> uses;
     std::vector<int> claims;
     path_copper(net, path, uses, claims);
