@@ -906,13 +906,21 @@ class Negotiation {
   void add_path(int net, const std::vector<graph::NodeId>& path) {
     NetRoute& route = routes_[static_cast<std::size_t>(net)];
     for (const int node : path) {
-      route.tree.push_back(node);
       if (lattice_.is_pin(node)) {
         const auto at = std::find(route.pending.begin(), route.pending.end(), node);
         if (at != route.pending.end()) erase_pending(route, static_cast<std::size_t>(at - route.pending.begin()));
       }
     }
     note_tree_nodes(route, path);
+    // The tree grows by the path's nodes, merged in (sorted, unique), as
+    // the copper below: a large net's tree is not sorted again at every
+    // connection.
+    std::vector<int> added(path.begin(), path.end());
+    sort_unique(added);
+    std::vector<int> tree;
+    tree.reserve(route.tree.size() + added.size());
+    std::set_union(route.tree.begin(), route.tree.end(), added.begin(), added.end(), std::back_inserter(tree));
+    route.tree = std::move(tree);
     std::vector<int> uses;
     std::vector<int> claims;
     path_copper(net, path, uses, claims);
@@ -942,7 +950,6 @@ class Negotiation {
     count(change, +1);
     route.uses = std::move(all_uses);
     route.claims = std::move(new_claims);
-    sort_unique(route.tree);
     route.paths.push_back(path);
   }
 
