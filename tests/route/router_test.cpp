@@ -1047,6 +1047,7 @@ TEST(Router, TheCleanUpMovesWiresOffTheLayerAnotherNetCrosses) {
 // on eight.
 TEST(Router, RoutesAlikeOnAnyNumberOfThreads) {
   const int threads = omp_get_max_threads();
+  std::size_t searched_again = 0;
   for (const unsigned seed : {1u, 5u, 9u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Board board = random_board(seed, 24, 3, seed > 4);
@@ -1061,7 +1062,9 @@ TEST(Router, RoutesAlikeOnAnyNumberOfThreads) {
     EXPECT_EQ(alone.wire_length, side_by_side.wire_length);
     EXPECT_EQ(alone.unrouted_nets, side_by_side.unrouted_nets);
     EXPECT_EQ(alone.iterations.size(), side_by_side.iterations.size());
+    for (const RouteIteration& it : side_by_side.iterations) searched_again += it.paths_searched_again;
   }
+  EXPECT_GT(searched_again, 0u) << "no path went stale: the boards no longer test the placing order";
 }
 
 TEST(Router, SameInputSameRoutes) {
