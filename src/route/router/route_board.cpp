@@ -426,10 +426,12 @@ class Negotiation {
     }
   }
 
-  // Takes a pin off the pending list (connected, or failed).
-  static void erase_pending(NetRoute& route, std::size_t at) {
-    route.pending.erase(route.pending.begin() + static_cast<std::ptrdiff_t>(at));
-    route.closest.erase(route.closest.begin() + static_cast<std::ptrdiff_t>(at));
+  // Takes a pin off the pending list, if on it (connected, or failed).
+  static void erase_pending(NetRoute& route, int pin) {
+    const auto at = std::find(route.pending.begin(), route.pending.end(), pin);
+    if (at == route.pending.end()) return;
+    route.closest.erase(route.closest.begin() + (at - route.pending.begin()));
+    route.pending.erase(at);
   }
 
   // From the second iteration on, a net on overuse keeps the connections
@@ -754,9 +756,7 @@ class Negotiation {
         if (reached < kBlocked / 2) {
           add_path(nets[q], path);
         } else if (windows[q].whole) {
-          erase_pending(route,
-                        static_cast<std::size_t>(std::find(route.pending.begin(), route.pending.end(), targets[q]) -
-                                                 route.pending.begin()));
+          erase_pending(route, targets[q]);
           route.failed.push_back(targets[q]);
         } else {
           route.margin *= 2;
@@ -906,10 +906,7 @@ class Negotiation {
   void add_path(int net, const std::vector<graph::NodeId>& path) {
     NetRoute& route = routes_[static_cast<std::size_t>(net)];
     for (const int node : path) {
-      if (lattice_.is_pin(node)) {
-        const auto at = std::find(route.pending.begin(), route.pending.end(), node);
-        if (at != route.pending.end()) erase_pending(route, static_cast<std::size_t>(at - route.pending.begin()));
-      }
+      if (lattice_.is_pin(node)) erase_pending(route, node);
     }
     note_tree_nodes(route, path);
     // The tree grows by the path's nodes, merged in (sorted, unique), as
