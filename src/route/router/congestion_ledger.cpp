@@ -21,15 +21,17 @@ CongestionLedger::CongestionLedger(const Lattice& lattice, bool record_changes)
 }
 
 void CongestionLedger::add(const std::vector<int>& uses, const std::vector<int>& claims, int sign) {
-  for (const int node : uses) {
-    uses_[static_cast<std::size_t>(node)] += sign;
-    note_node_change(node);
-  }
-  for (const int node : claims) {
-    claims_[static_cast<std::size_t>(node)] += sign;
-    note_node_change(node);
-  }
+  for (const int node : uses) change_count(uses_, node, sign);
+  for (const int node : claims) change_count(claims_, node, sign);
   add_near(uses, sign);
+}
+
+void CongestionLedger::change_count(std::vector<int>& counts, int node, int sign) {
+  const bool was = overused(node);
+  counts[static_cast<std::size_t>(node)] += sign;
+  const bool is = overused(node);
+  overused_count_ = overused_count_ + (is ? 1 : 0) - (was ? 1 : 0);
+  note_node_change(node);
 }
 
 void CongestionLedger::add_near(const std::vector<int>& nodes, int sign) {
@@ -44,13 +46,7 @@ void CongestionLedger::add_near(const std::vector<int>& nodes, int sign) {
   }
 }
 
-std::size_t CongestionLedger::count_overused() const {
-  std::size_t count = 0;
-  for (int node = 0; node < lattice_.node_count; ++node) count += overused(node) ? 1 : 0;
-  return count;
-}
-
-void CongestionLedger::raise_history(double factor, const std::function<bool(int)>& in_use) {
+void CongestionLedger::raise_history(double factor, const std::vector<int>& stubs_in_use) {
   changes_.history = record_changes_;
   const auto f = static_cast<float>(factor);
   for (int node = 0; node < lattice_.stub_base; ++node) {
@@ -60,11 +56,11 @@ void CongestionLedger::raise_history(double factor, const std::function<bool(int
   }
   // A stub whose wire runs into overuse gets history too: the grid nodes
   // it claims are not where its cost is paid.
-  for (int node = lattice_.stub_base; node < lattice_.mid_base; ++node) {
+  for (const int node : stubs_in_use) {
     const auto& claims = lattice_.stub_of(node).claims;
     const int hot = static_cast<int>(std::count_if(claims.begin(), claims.end(), [&](int c) { return overused(c); })) +
                     (overused(node) ? 1 : 0);
-    if (hot > 0 && in_use(node)) history_[static_cast<std::size_t>(node)] += f * static_cast<float>(hot);
+    if (hot > 0) history_[static_cast<std::size_t>(node)] += f * static_cast<float>(hot);
   }
 }
 

@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "lattice.hpp"
@@ -28,11 +27,13 @@ class CongestionLedger {
     const auto v = static_cast<std::size_t>(node);
     return uses_[v] >= 1 && uses_[v] + claims_[v] >= 2;
   }
-  std::size_t count_overused() const;
+  // Kept up to date by add(), so that asking costs nothing.
+  std::size_t count_overused() const { return overused_count_; }
   // Adds factor x (the nets beyond the first) to the history of overused
   // grid nodes and via sites, and factor x (its overused claims) to that of
-  // each stub `in_use` says a net's tree passes through.
-  void raise_history(double factor, const std::function<bool(int)>& in_use);
+  // each stub in `stubs_in_use` (the stub nodes nets' trees pass through,
+  // each once).
+  void raise_history(double factor, const std::vector<int>& stubs_in_use);
   // Sets every node's history back to 0.
   void clear_history();
 
@@ -73,12 +74,15 @@ class CongestionLedger {
   // Stamp a change with the current mark, and list it when recording.
   void note_node_change(int node);
   void note_near_change(std::size_t group, int node);
+  // Adds `sign` to one count of a node, keeping overused_count_.
+  void change_count(std::vector<int>& counts, int node, int sign);
 
   const Lattice& lattice_;
   std::vector<int> uses_;                               // per node
   std::vector<int> claims_;                             // per node
   std::vector<std::vector<int>> near_uses_;             // [group][grid node or via site], the node itself left out
   std::vector<float> history_;                          // per node
+  std::size_t overused_count_ = 0;                      // nodes overused() holds for
   std::uint32_t epoch_ = 1;                             // mark() count; stamps equal to it are recent
   std::vector<std::uint32_t> node_stamp_;               // per node: epoch of its last count change
   std::vector<std::vector<std::uint32_t>> near_stamp_;  // [group][node]: epoch of its last near-use change

@@ -958,15 +958,19 @@ class Negotiation {
   // Adds (+1) or removes (-1) a net's uses and claims from the counts.
   void count(const NetRoute& route, int sign) { ledger_.add(route.uses, route.claims, sign); }
 
-  void raise_history() {
-    ledger_.raise_history(options_.history_factor, [&](int stub) { return in_use_stub(stub); });
-  }
+  void raise_history() { ledger_.raise_history(options_.history_factor, stubs_in_use()); }
 
-  // Whether some net's tree passes through a stub node.
-  bool in_use_stub(int node) const {
-    const int net = lattice_.owner.front()[static_cast<std::size_t>(node)];
-    const auto& tree = routes_[static_cast<std::size_t>(net)].tree;
-    return std::binary_search(tree.begin(), tree.end(), node);
+  // The stub nodes nets' trees pass through (a stub is its own net's only,
+  // and a tree is sorted, so each tree's stubs are one run of it).
+  std::vector<int> stubs_in_use() const {
+    std::vector<int> stubs;
+    for (const int net : nets_) {
+      const auto& tree = routes_[static_cast<std::size_t>(net)].tree;
+      const auto first = std::lower_bound(tree.begin(), tree.end(), lattice_.stub_base);
+      const auto last = std::lower_bound(first, tree.end(), lattice_.mid_base);
+      stubs.insert(stubs.end(), first, last);
+    }
+    return stubs;
   }
 
   bool touches_overuse(const NetRoute& route) const {
