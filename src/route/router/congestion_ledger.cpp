@@ -30,7 +30,8 @@ void CongestionLedger::change_count(std::vector<int>& counts, int node, int sign
   const bool was = overused(node);
   counts[static_cast<std::size_t>(node)] += sign;
   const bool is = overused(node);
-  overused_count_ = overused_count_ + (is ? 1 : 0) - (was ? 1 : 0);
+  if (is && !was) ++overused_count_;
+  if (was && !is) --overused_count_;
   note_node_change(node);
 }
 
