@@ -736,6 +736,54 @@ TEST(Router, AWideWireClassKeepsItsDistanceAndNoMore) {
   expect_squeezed_net_unaffected_by(power);
 }
 
+// The corner of a 3 x 3 mm QFN-16 (0.5 mm pitch) where three nets leave
+// between a coil's pad and a resistor (divergence_meter's charger, moved
+// onto this board with the lattice's phase kept): /PG between /VBAT and
+// the first pin of the next side. One far-away net belongs to a class with
+// a 0.8 mm clearance. A stub, the wire from a pad to the lattice, keeps
+// from each other net the clearance of the two nets' classes, and the
+// class's wider one only where a net of that class may be at all: with it
+// the corner routes as without it. (Claiming the widest clearance of the
+// board everywhere left /PG unrouted on every lattice tried.)
+TEST(Router, AStubKeepsTheClearanceOfTheNetsItMeetsAndNoMore) {
+  const auto route_corner = [](bool far_class) {
+    BoardBuilder b;
+    const auto pad = [&](double x, double y, double width, double height) {
+      const int stack = b.padstack(fmt::format("pad{}", b.board.padstacks.size()),
+                                   {{0, rect({mm(-width / 2), mm(-height / 2)}, {mm(width / 2), mm(height / 2)})}});
+      return b.part(stack, {mm(x), mm(y)});
+    };
+    const auto side = [&](double x, double y) { return pad(x, y, 0.8, 0.25); };
+    const auto end = [&](double x, double y) { return pad(x, y, 0.25, 0.8); };
+    b.net("L2", {side(8.325, 3.0), side(8.325, 3.5), pad(12.0, 3.4, 3.9, 1.2)});
+    b.net("VBAT", {side(8.325, 4.0), side(5.175, 4.0), side(5.175, 3.5), side(5.175, 3.0), end(6.0, 2.18)});
+    b.net("PG", {side(8.325, 4.5), pad(15.25, 5.0, 0.5, 0.9)});
+    b.net("R6", {end(7.5, 5.32), pad(10.5, 5.75, 0.9, 0.5), pad(12.25, 6.0, 0.5, 0.9)});
+    b.net("GND",
+          {end(7.0, 5.32), end(6.5, 2.18), end(7.0, 2.18), pad(6.75, 3.75, 1.7, 1.7), pad(10.5, 7.25, 0.9, 0.5)});
+    b.net("C6-2", {end(6.5, 5.32), pad(7.0, 7.0, 0.8, 0.76)});
+    b.net("C6-1", {end(6.0, 5.32), pad(5.5, 7.0, 0.8, 0.76)});
+    b.net("3V3", {end(7.5, 2.18), pad(13.75, 6.0, 0.5, 0.9)});
+    b.net("C7", {side(5.175, 4.5), pad(3.0, 5.5, 0.8, 0.76)});
+    b.net("far", {b.part(b.smd, {mm(2), mm(18)}), b.part(b.smd, {mm(8), mm(18)})});
+    if (far_class) {
+      Rules high_voltage;
+      high_voltage.clearance = mm(0.8);
+      b.board.classes.push_back({"hv", {static_cast<int>(b.board.nets.size()) - 1}, high_voltage, {}});
+    }
+    RouterOptions options;
+    options.backend = Backend::cpu;
+    RouteResult result = route_board(b.board, options);
+    expect_complete_and_clean(b.board, result);
+    return result;
+  };
+  const RouteResult plain = route_corner(false);
+  const RouteResult with_class = route_corner(true);
+  EXPECT_EQ(plain.lattice.pitch, mm(0.45));
+  EXPECT_EQ(with_class.lattice.pitch, plain.lattice.pitch);
+  EXPECT_EQ(with_class.via_count, plain.via_count);
+}
+
 // Random boards where some nets belong to a class with a larger clearance:
 // the design-rule check, which knows nothing of the lattice, finds nothing.
 TEST(Router, MixedClearanceClassesRouteCleanly) {

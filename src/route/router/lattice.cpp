@@ -44,6 +44,15 @@ struct Obstacle {
   int tie = -1;                                            // a net tie's pad or drawing: its index in Board::net_ties
 };
 
+// How near a stub another group's copper centres may not come: grid nodes
+// within `grid` of its wire, via sites within `via`, where that group's
+// owner table lets some other net be.
+struct StubReach {
+  const std::vector<int>* owner = nullptr;
+  double grid = 0;
+  double via = 0;
+};
+
 using geometry::distance;
 
 // A stub's wire of half-width `radius` as capsules, one a segment.
@@ -233,7 +242,6 @@ class Builder {
     for (RuleGroup& group : lattice_.groups) {
       group.via_padstacks.resize(kinds, -1);
       widest_wire_ = std::max(widest_wire_, group.width);
-      widest_via_ = std::max(widest_via_, group.via_radius);
       largest_clearance_ = std::max(largest_clearance_, group.clearance);
     }
   }
@@ -843,8 +851,6 @@ class Builder {
 
   void add_stubs() {
     index_obstacles();
-    const double claim_wire = static_cast<double>(widest_wire_) / 2 + static_cast<double>(largest_clearance_);
-    const double claim_via = static_cast<double>(widest_via_) + static_cast<double>(largest_clearance_);
     const std::size_t pins = lattice_.pin_of.size();
     std::vector<bool> reachable_pin(pins, false);
     // Whether a wire of the pin's net, as wide as tried last, could start at
@@ -874,20 +880,53 @@ class Builder {
       // Claims of a stub: what other nets' wires and vias could not use
       // beside it. A grid wire is a segment between grid nodes: it comes
       // within a distance d of the stub only if one of its nodes comes
-      // within sqrt(d^2 + (p/2)^2).
-      const double near_wire = std::hypot(half_width + claim_wire, static_cast<double>(lattice_.pitch) / 2);
+      // within sqrt(d^2 + (p/2)^2). The stub claims what its own group's
+      // copper could not use beside it; further out, what another group's
+      // copper could not (at the larger of the two groups' clearances),
+      // only where the owner table lets a net of that group be: a wide
+      // clearance of one class claims no room round a fine-pitch part that
+      // only narrow classes can use.
+      const double half_pitch = static_cast<double>(lattice_.pitch) / 2;
+      const RuleGroup& own_group = lattice_.groups[static_cast<std::size_t>(group)];
+      const auto reach_of = [&](std::size_t g) {
+        const RuleGroup& other = lattice_.groups[g];
+        const auto c = static_cast<double>(std::max(own_group.clearance, other.clearance));
+        return StubReach{&lattice_.owner[g],
+                         std::hypot(half_width + static_cast<double>(other.width) / 2 + c, half_pitch),
+                         half_width + static_cast<double>(other.via_radius) + c};
+      };
+      const StubReach own_reach = reach_of(static_cast<std::size_t>(group));
+      std::vector<StubReach> reaches;  // other groups', where they reach further
+      double claim_reach = std::max(own_reach.grid, own_reach.via);
+      for (std::size_t g = 0; g < lattice_.groups.size(); ++g) {
+        const StubReach at = reach_of(g);
+        if (at.grid <= own_reach.grid && at.via <= own_reach.via) continue;
+        reaches.push_back(at);
+        claim_reach = std::max({claim_reach, at.grid, at.via});
+      }
+      const auto claimed = [&](int node, double d, bool via) {
+        if (d < (via ? own_reach.via : own_reach.grid)) return true;
+        for (const StubReach& at : reaches) {
+          if (d >= (via ? at.via : at.grid)) continue;
+          const int who = (*at.owner)[static_cast<std::size_t>(node)];
+          if (who == kAnyNet || (who >= 0 && who != pad.net)) return true;
+        }
+        return false;
+      };
       const auto add_stub = [&](int r, int c, const std::vector<Point>& corners) {
         Stub stub{pad_node, lattice_.grid_node(slot, r, c), corners, width, {}};
         for (const Primitive& reach_wire : stub_segments(centre, corners, grid_point(r, c), 0)) {
-          const double reach = std::max(near_wire, half_width + claim_via);
-          for_grid_points_near_segment(reach_wire.core.front(), reach_wire.core.back(), reach, [&](int r2, int c2) {
-            const double d = geometry::separation(grid_point(r2, c2), reach_wire).distance;
-            if (d < near_wire) stub.claims.push_back(lattice_.grid_node(slot, r2, c2));
-            if (d >= half_width + claim_via) return;
-            for (const int k : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
-              stub.claims.push_back(lattice_.via_site(k, r2, c2));
-            }
-          });
+          for_grid_points_near_segment(
+              reach_wire.core.front(), reach_wire.core.back(), claim_reach, [&](int r2, int c2) {
+                const double d = geometry::separation(grid_point(r2, c2), reach_wire).distance;
+                if (d >= claim_reach) return;
+                const int node = lattice_.grid_node(slot, r2, c2);
+                if (claimed(node, d, false)) stub.claims.push_back(node);
+                for (const int k : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
+                  const int site = lattice_.via_site(k, r2, c2);
+                  if (claimed(site, d, true)) stub.claims.push_back(site);
+                }
+              });
         }
         std::sort(stub.claims.begin(), stub.claims.end());
         stub.claims.erase(std::unique(stub.claims.begin(), stub.claims.end()), stub.claims.end());
@@ -1231,7 +1270,6 @@ class Builder {
   std::vector<std::vector<int>>
       edge_owner_;  // [group][2 * grid node + 0 or 1]: who may use its edge to the next column or row
   Coord widest_wire_ = 0;
-  Coord widest_via_ = 0;
   Coord largest_clearance_ = 0;
   Coord bucket_size_ = 1;
   int bucket_columns_ = 1;
