@@ -8,7 +8,10 @@
 // joined to the lattice nodes a straight stub can reach without coming near
 // another net's copper (where no straight stub can, a stub that leaves along
 // one axis and turns once: fine-pitch pads between grid lines; where no
-// stub of the net's width can, stubs of the neck-down width). A node is
+// stub of the net's width can, stubs of the neck-down width). A stub claims
+// the nodes another net's copper could not use beside it, at the larger of
+// the two nets' clearances (a class's wider clearance only where a net of
+// that class may be). A node is
 // usable by a net when the net's wire centred on it keeps the clearance
 // from other nets' copper, keepouts and the outline (it is at least w/2 + c
 // from them), and an edge when its whole segment does; an edge that fewer

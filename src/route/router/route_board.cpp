@@ -1559,7 +1559,7 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
   }
   // Then the first lattice once more under a steeper negotiation: the
   // present factor growing faster settles conflicts the default's 50
-  // iterations leave circling (divergence_meter: 66 -> 68 of 69 nets).
+  // iterations leave circling.
   if (other_stubs && congested() && options.present_factor_growth < kSteepPresentFactorGrowth) {
     RouterOptions steeper = options;
     steeper.pitch = coarsest;
