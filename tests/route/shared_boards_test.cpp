@@ -295,5 +295,23 @@ TEST(SharedBoards, ThegridCompletesWithBentStubsReachingFurther) {
   EXPECT_TRUE(drc.unconnected.empty());
 }
 
+// divergence_meter's 0.8 mm high-voltage class must not keep its 0.2 mm
+// nets out of the charger's QFN fan-out: with stubs claiming room at the
+// clearance of the classes that can be there, every net routes on the
+// first lattice (route-stub-claims-2026-12-07.md).
+TEST(SharedBoards, DivergenceMeterCompletesOnItsFirstLattice) {
+  BOARDS_OR_SKIP(dir);
+  const Board board = read_dsn_file(dir / "pcbench" / "divergence_meter_dm_control" / "unrouted.dsn");
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  const RouteResult result = route_board(board, options);
+  EXPECT_TRUE(result.unrouted_nets.empty());
+  EXPECT_TRUE(result.converged);
+  EXPECT_EQ(result.lattice.pitch, 450'000);  // the board's 0.25 mm wire and 0.2 mm clearance
+  const DrcReport drc = check_design_rules(board, with_board_wiring(board, result.copper));
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+}
+
 }  // namespace
 }  // namespace trellis::route
