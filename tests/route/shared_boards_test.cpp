@@ -280,19 +280,26 @@ TEST(SharedBoards, ReferenceWiresEndOnPadsOfTheirNet) {
   EXPECT_GT(all_back_touched * 100, all_back_pins * 95);
 }
 
+// Routes a shared board on cpu: every net routed, and the design-rule
+// check finds no routing violation and no unconnected net.
+RouteResult expect_routed_complete_and_clean(const fs::path& file) {
+  const Board board = read_dsn_file(file);
+  RouterOptions options;
+  options.backend = Backend::cpu;
+  RouteResult result = route_board(board, options);
+  EXPECT_TRUE(result.unrouted_nets.empty());
+  const DrcReport drc = check_design_rules(board, with_board_wiring(board, result.copper));
+  EXPECT_TRUE(drc.routing.empty());
+  EXPECT_TRUE(drc.unconnected.empty());
+  return result;
+}
+
 // thegrid's +3V3 and the QFN's reset pin beside it leave neighbouring pins
 // 0.5 mm apart and need 45-degree jogs in front of the part: only the bent
 // stubs reaching further, tried where nets stay unrouted, complete it.
 TEST(SharedBoards, ThegridCompletesWithBentStubsReachingFurther) {
   BOARDS_OR_SKIP(dir);
-  const Board board = read_dsn_file(dir / "pcbench" / "thegrid_pole_panellised" / "unrouted.dsn");
-  RouterOptions options;
-  options.backend = Backend::cpu;
-  const RouteResult result = route_board(board, options);
-  EXPECT_TRUE(result.unrouted_nets.empty());
-  const DrcReport drc = check_design_rules(board, with_board_wiring(board, result.copper));
-  EXPECT_TRUE(drc.routing.empty());
-  EXPECT_TRUE(drc.unconnected.empty());
+  expect_routed_complete_and_clean(dir / "pcbench" / "thegrid_pole_panellised" / "unrouted.dsn");
 }
 
 // divergence_meter's 0.8 mm high-voltage class must not keep its 0.2 mm
@@ -301,16 +308,10 @@ TEST(SharedBoards, ThegridCompletesWithBentStubsReachingFurther) {
 // first lattice (route-stub-claims-2026-12-07.md).
 TEST(SharedBoards, DivergenceMeterCompletesOnItsFirstLattice) {
   BOARDS_OR_SKIP(dir);
-  const Board board = read_dsn_file(dir / "pcbench" / "divergence_meter_dm_control" / "unrouted.dsn");
-  RouterOptions options;
-  options.backend = Backend::cpu;
-  const RouteResult result = route_board(board, options);
-  EXPECT_TRUE(result.unrouted_nets.empty());
+  const RouteResult result =
+      expect_routed_complete_and_clean(dir / "pcbench" / "divergence_meter_dm_control" / "unrouted.dsn");
   EXPECT_TRUE(result.converged);
   EXPECT_EQ(result.lattice.pitch, 450'000);  // the board's 0.25 mm wire and 0.2 mm clearance
-  const DrcReport drc = check_design_rules(board, with_board_wiring(board, result.copper));
-  EXPECT_TRUE(drc.routing.empty());
-  EXPECT_TRUE(drc.unconnected.empty());
 }
 
 }  // namespace
