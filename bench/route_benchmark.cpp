@@ -496,6 +496,7 @@ void route_boards(const std::vector<BoardEntry>& boards, const std::vector<Backe
           router_options.batch_size = options.batch_size;
           router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
           router_options.cleanup_passes = options.cleanup_passes;
+          router_options.exact_stub_claims = options.exact_stub_claims;
           const route::RouteResult result = route::route_board(*board, router_options);
           const route::DrcReport drc =
               route::check_design_rules(*board, route::with_board_wiring(*board, result.copper));
@@ -707,6 +708,7 @@ void route_backplane(const Backplane& backplane, const std::vector<Backend>& bac
       router_options.device_round_min = options.device_round_min;
       router_options.concurrency_follows_overuse = options.concurrency_follows_overuse;
       router_options.cleanup_passes = options.cleanup_passes;
+      router_options.exact_stub_claims = options.exact_stub_claims;
       // The backplane is laid out for its lattice (channels on grid lines):
       // no second routing on a finer one.
       router_options.refine_pitch = false;
@@ -805,7 +807,7 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
   const Log log(options.quiet);
   std::vector<std::string>& notes = tables.notes;
   notes.push_back(fmt::format(
-      "PathFinder at most {} iterations, default lattice pitch (wire width + clearance), batches of {}{}{}{}; "
+      "PathFinder at most {} iterations, default lattice pitch (wire width + clearance), batches of {}{}{}{}{}; "
       "router s: route_board's own time (lattice, negotiation and geometry), and its parts (RoutePhases).",
       options.max_iterations, options.batch_size, options.nets_apart ? " nets apart" : " nets, checked",
       options.concurrent_nets == 0
@@ -814,7 +816,8 @@ RouteBenchmarkTables run_route_benchmark(const RouteBenchmarkOptions& options) {
                         options.concurrency_follows_overuse ? " (fewer as overuse falls)" : ""),
       options.cleanup_passes == route::RouterOptions{}.cleanup_passes
           ? std::string()
-          : fmt::format(", {} clean-up passes", options.cleanup_passes)));
+          : fmt::format(", {} clean-up passes", options.cleanup_passes),
+      options.exact_stub_claims ? ", exact stub claims" : ""));
   if (!boards.empty()) {
     route_boards(boards, backends, options, log, tables);
     notes.push_back(fmt::format("Boards from {}.", dir.string()));

@@ -42,6 +42,7 @@ struct RouteBenchmarkOptions {
   int batch_size = 64;                       // RouterOptions::batch_size, boards and backplane
   bool concurrency_follows_overuse = false;  // RouterOptions::concurrency_follows_overuse
   int cleanup_passes = route::RouterOptions{}.cleanup_passes;  // boards and backplane
+  bool exact_stub_claims = false;                              // RouterOptions::exact_stub_claims, boards and backplane
   // Board filters: case-insensitive substrings of SUITE/BOARD (such as
   // "pcbench/tdstat_TDstatv2"); empty: all boards. The backplane runs either
   // way; filters that all match "backplane" run it alone.

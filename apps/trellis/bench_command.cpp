@@ -368,6 +368,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& globals) {
                    "copper, kept where cheaper; 0: none")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
+  route_cmd->add_flag("--exact-stub-claims", route->options.exact_stub_claims,
+                      "Stubs claim only the grid nodes and edges their clearance asks, on every lattice (the "
+                      "router's --exact-stub-claims)");
   route_cmd->add_flag("--skip-backplane", route->skip_backplane, "Leave out the synthetic backplanes");
   route_cmd->add_option("--format", route->format, "markdown or json")
       ->check(CLI::IsMember({"markdown", "json"}))

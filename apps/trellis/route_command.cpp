@@ -215,6 +215,9 @@ void add_route_command(CLI::App& app, const GlobalOptions& globals) {
                    "What a via costs in the clean-up, in grid steps (--via-cost where that is more)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e6));
+  route->add_flag("--exact-stub-claims", command->exact_stub_claims,
+                  "Stubs (a pad's wire to the lattice) claim only the grid nodes and edges their clearance asks, "
+                  "on every lattice (default: cautious claims, the exact ones tried last where nets stay unrouted)");
   route
       ->add_option("--neck-down-width", command->neck_down_width_mm,
                    "Width in mm a wire may narrow to between a pad and the lattice where no wire of its net's "

@@ -44,6 +44,7 @@ route::RouterOptions router_options(const RouteSettings& settings, Backend backe
   options.overuse_per_concurrent_net = settings.overuse_per_concurrent_net;
   options.cleanup_passes = settings.cleanup_passes;
   options.cleanup_via_cost = settings.cleanup_via_cost;
+  options.exact_stub_claims = settings.exact_stub_claims;
   options.nets = settings.nets;
   if (settings.neck_down_width_mm >= 0 || std::isnan(settings.neck_down_width_mm)) {
     if (!(settings.neck_down_width_mm <= 100)) {

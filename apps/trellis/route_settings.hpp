@@ -28,6 +28,7 @@ struct RouteSettings {
   int overuse_per_concurrent_net = 8;
   int cleanup_passes = route::RouterOptions{}.cleanup_passes;
   double cleanup_via_cost = route::RouterOptions{}.cleanup_via_cost;
+  bool exact_stub_claims = false;
   double neck_down_width_mm = -1;  // negative: the board's rules; 0: no neck-down
   std::vector<std::string> nets;   // names of the nets to route; empty: every net
 };

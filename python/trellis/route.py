@@ -30,9 +30,9 @@ def route(board, out=None, *, backend: str = "auto", progress: Optional[Callable
     pour_cost, present_factor_growth, history_factor, batch_size,
     nets_apart, device_round_min, concurrent_nets,
     concurrency_follows_overuse, overuse_per_concurrent_net, cleanup_passes,
-    cleanup_via_cost, neck_down_width_mm (negative: the board's rule; 0:
-    none), nets (names of the nets to route; empty: every net); the CLI's
-    defaults."""
+    cleanup_via_cost, exact_stub_claims, neck_down_width_mm (negative: the
+    board's rule; 0: none), nets (names of the nets to route; empty: every
+    net); the CLI's defaults."""
     settings = _native.route.RouteSettings()
     for name, value in options.items():
         if not hasattr(settings, name) or name.startswith("_"):

@@ -140,6 +140,7 @@ void bind_route(nb::module_& m) {
       .def_rw("overuse_per_concurrent_net", &RouteSettings::overuse_per_concurrent_net)
       .def_rw("cleanup_passes", &RouteSettings::cleanup_passes)
       .def_rw("cleanup_via_cost", &RouteSettings::cleanup_via_cost)
+      .def_rw("exact_stub_claims", &RouteSettings::exact_stub_claims)
       .def_rw("neck_down_width_mm", &RouteSettings::neck_down_width_mm)
       .def_rw("nets", &RouteSettings::nets);
   m.def("route", &route_file, nb::arg("board"), nb::arg("out"), nb::arg("backend"), nb::arg("settings"),

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "route/geometry/geometry.hpp"
 #include "route/router/copper_from_paths.hpp"
 #include "route/router/lattice.hpp"
 #include "route/router/pull_tight.hpp"
@@ -784,6 +785,125 @@ TEST(Router, AStubKeepsTheClearanceOfTheNetsItMeetsAndNoMore) {
   EXPECT_EQ(with_class.via_count, plain.via_count);
 }
 
+// Ten pins at 0.4 mm pitch (a 5 mm QFN's side, 0.2 x 0.75 mm pads) with
+// 0.19 mm wires and 0.1524 mm clearance, each to a pad of its own 4 mm
+// away; all moved `shift` along y.
+Board fine_pitch_row(Coord shift = 0) {
+  BoardBuilder b(10);
+  b.board.rules.width = mm(0.19);
+  b.board.rules.clearance = mm(0.1524);
+  const int qfn = b.padstack("qfn", {{0, rect({mm(-0.1), mm(-0.375)}, {mm(0.1), mm(0.375)})}});
+  for (int i = 0; i < 10; ++i) {
+    b.net(fmt::format("n{}", i),
+          {b.part(qfn, {mm(3.2 + 0.4 * i), mm(4) + shift}), b.part(b.smd, {mm(1 + 0.9 * i), mm(8) + shift})});
+  }
+  return b.board;
+}
+
+// On a lattice of one wire and clearance a step, neighbouring pins' stubs
+// of fine_pitch_row land on neighbouring grid nodes. The cautious stub
+// claims take the grid node beside a stub, which the clearance leaves to
+// another net's wire; the exact ones leave it, and still keep every grid
+// node and edge too close to a stub from the other nets: the node, an end
+// of the edge or its midpoint is claimed.
+TEST(Router, ExactStubClaimsKeepTheClearanceAndNoMore) {
+  const Board board = fine_pitch_row();
+  RouterOptions options;
+  const auto lattice_with = [&](router_detail::StubClaims claims) {
+    return router_detail::build_lattice(board, options, router_detail::BentStubs::shut_in_and_fine_pitch, claims);
+  };
+  const router_detail::Lattice cautious = lattice_with(router_detail::StubClaims::nodes_near);
+  const router_detail::Lattice exact = lattice_with(router_detail::StubClaims::nodes_and_edges);
+  ASSERT_EQ(exact.pitch, mm(0.3424));
+  ASSERT_EQ(exact.stubs.size(), cautious.stubs.size());
+  const auto net_of_stub = [](const router_detail::Lattice& l, const router_detail::Stub& stub) {
+    return l.owner.front()[static_cast<std::size_t>(stub.pad_node)];
+  };
+  // Claims on the grid node another net's stub lands on, beside one's own.
+  const auto neighbours_claimed = [&](const router_detail::Lattice& l) {
+    int claimed = 0;
+    for (const router_detail::Stub& stub : l.stubs) {
+      for (const router_detail::Stub& other : l.stubs) {
+        const Point a = l.position[static_cast<std::size_t>(stub.grid_node)];
+        const Point c = l.position[static_cast<std::size_t>(other.grid_node)];
+        const bool beside = std::abs(a.x - c.x) + std::abs(a.y - c.y) == l.pitch;
+        if (beside && net_of_stub(l, stub) != net_of_stub(l, other) &&
+            std::binary_search(stub.claims.begin(), stub.claims.end(), other.grid_node)) {
+          ++claimed;
+        }
+      }
+    }
+    return claimed;
+  };
+  EXPECT_GT(neighbours_claimed(cautious), 0);
+  EXPECT_LT(neighbours_claimed(exact), neighbours_claimed(cautious));
+  // Every grid node and edge of the stubs' layer too close to a stub is
+  // claimed (an edge: an end or its midpoint), and nothing farther; on a
+  // finer lattice too, where an edge can pass closer than both its ends.
+  const auto check_claims = [](const router_detail::Lattice& lattice) {
+    const auto csr = lattice.graph.csr.view();
+    const auto linked = [&](int a, int b) {
+      return std::find(csr.col_indices + csr.row_offsets[a], csr.col_indices + csr.row_offsets[a + 1], b) !=
+             csr.col_indices + csr.row_offsets[a + 1];
+    };
+    int midpoints = 0;
+    for (const router_detail::Stub& stub : lattice.stubs) {
+      std::vector<geometry::Primitive> wire;
+      Point at = lattice.position[static_cast<std::size_t>(stub.pad_node)];
+      std::vector<Point> corners = stub.bends;
+      corners.push_back(lattice.position[static_cast<std::size_t>(stub.grid_node)]);
+      for (const Point next : corners) {
+        wire.push_back(geometry::capsule(at, next, 0));
+        at = next;
+      }
+      const auto distance = [&](const auto& shape) {
+        double d = std::numeric_limits<double>::infinity();
+        for (const geometry::Primitive& piece : wire) d = std::min(d, geometry::separation(shape, piece).distance);
+        return d;
+      };
+      const double reach = static_cast<double>(stub.width) / 2 + static_cast<double>(mm(0.19 / 2 + 0.1524));
+      const auto claims = [&](int node) { return std::binary_search(stub.claims.begin(), stub.claims.end(), node); };
+      const int slot = lattice.slot[static_cast<std::size_t>(stub.grid_node)];
+      for (int r = 0; r < lattice.rows; ++r) {
+        for (int c = 0; c < lattice.columns; ++c) {
+          const int node = lattice.grid_node(slot, r, c);
+          const Point p = lattice.position[static_cast<std::size_t>(node)];
+          const Point pad = lattice.position[static_cast<std::size_t>(stub.pad_node)];
+          if (std::abs(p.x - pad.x) > mm(2) || std::abs(p.y - pad.y) > mm(2)) continue;  // far beyond any reach
+          EXPECT_EQ(claims(node), distance(p) < reach) << "grid node at " << p.x << ", " << p.y;
+          for (int which = 0; which < 2; ++which) {
+            if ((which == 0 && c + 1 == lattice.columns) || (which == 1 && r + 1 == lattice.rows)) continue;
+            const int end = which == 0 ? node + 1 : node + lattice.columns;
+            const int mid = lattice.edge_midpoints[static_cast<std::size_t>(node)][static_cast<std::size_t>(which)];
+            const bool too_close =
+                distance(geometry::capsule(p, lattice.position[static_cast<std::size_t>(end)], 0)) < reach;
+            if (mid >= 0 && claims(mid)) {
+              ++midpoints;
+              EXPECT_TRUE(too_close && !claims(node) && !claims(end)) << "edge from " << p.x << ", " << p.y;
+            }
+            if (too_close && (mid >= 0 || linked(node, end))) {
+              EXPECT_TRUE(claims(node) || claims(end) || (mid >= 0 && claims(mid)))
+                  << "edge from " << p.x << ", " << p.y;
+            }
+          }
+        }
+      }
+    }
+    return midpoints;
+  };
+  int midpoints = check_claims(exact);
+  // Edges come closer than both their ends only near a stub's bends: the
+  // row moved by fractions of the pitch against the grid, on a finer one.
+  RouterOptions finer = options;
+  finer.pitch = mm(0.2568);
+  for (int shift = 1; shift < 8; ++shift) {
+    midpoints += check_claims(router_detail::build_lattice(fine_pitch_row(mm(0.04) * shift), finer,
+                                                           router_detail::BentStubs::shut_in_and_fine_pitch,
+                                                           router_detail::StubClaims::nodes_and_edges));
+  }
+  EXPECT_GT(midpoints, 0) << "no stub claims an edge alone: the test no longer reaches the midpoints";
+}
+
 // Random boards where some nets belong to a class with a larger clearance:
 // the design-rule check, which knows nothing of the lattice, finds nothing.
 TEST(Router, MixedClearanceClassesRouteCleanly) {
@@ -908,6 +1028,27 @@ TEST_P(RouterBackends, CheckedBatchesRouteAlikeOnEveryBackend) {
   RouterOptions apart;
   apart.checked_batches = false;
   expect_concurrency_routes_alike(GetParam(), apart, RouterOptions{});
+}
+
+// Exact stub claims (edges through midpoints, priced by the searches):
+// the fine-pitch row, moved against the grid so that some stubs claim
+// edges, routes complete and clean, the same on every backend.
+TEST_P(RouterBackends, ExactStubClaimsRouteAlikeOnEveryBackend) {
+  TRELLIS_SKIP_UNLESS_AVAILABLE(GetParam());
+  for (const int shift : {0, 3, 5}) {
+    SCOPED_TRACE("shift " + std::to_string(shift));
+    const Board board = fine_pitch_row(mm(0.04) * shift);
+    RouterOptions options;
+    options.exact_stub_claims = true;
+    options.backend = Backend::reference;
+    const RouteResult expected = route_board(board, options);
+    options.backend = GetParam();
+    options.device_round_min = 1;
+    const RouteResult result = route_board(board, options);
+    expect_same_copper(expected.copper, result.copper);
+    EXPECT_EQ(result.iterations.size(), expected.iterations.size());
+    expect_complete_and_clean(board, result);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RouterBackends, ::testing::ValuesIn(testing::backends_under_test()),
@@ -1365,9 +1506,10 @@ TEST(Router, NetsBlockedByTheirOwnRulesAreNamed) {
   // (each 3/4 of the last; one that leaves the unrouted net's pins apart
   // even alone is not negotiated: 0.3375 mm puts no row through the gap),
   // then the finest once more with straight stubs only at fine-pitch pads,
-  // the first once more with bent stubs there reaching further, and the
-  // first under a steeper negotiation; each routing starts at iteration 1,
-  // the last with its own present factors.
+  // the first once more with bent stubs there reaching further, the first
+  // under a steeper negotiation, and the first with exact stub claims;
+  // each routing starts at iteration 1, the steeper one with its own
+  // present factors.
   options.refine_pitch = true;
   std::vector<Coord> pitches;
   std::vector<double> third_factors;  // each routing's present factor in its third iteration, 0 if none
@@ -1379,18 +1521,20 @@ TEST(Router, NetsBlockedByTheirOwnRulesAreNamed) {
     if (it.iteration == 3) third_factors.back() = it.present_factor;
   });
   EXPECT_EQ(refined.unrouted_nets.size(), 1u);
-  ASSERT_GE(pitches.size(), 5u);
+  ASSERT_GE(pitches.size(), 6u);
   EXPECT_EQ(pitches.front(), mm(0.45));
-  const std::size_t finer = pitches.size() - 3;  // the lattices routed before the other stubs
+  const std::size_t finer = pitches.size() - 4;  // the lattices routed before the other stubs
   const Coord three_quarters = pitches.front() * 3 / 4;
   EXPECT_EQ(std::vector<Coord>(pitches.begin(), pitches.begin() + static_cast<std::ptrdiff_t>(finer)),
             (std::vector<Coord>{pitches.front(), three_quarters * 3 / 4}));
   EXPECT_EQ(pitches[finer], pitches[finer - 1]);
   EXPECT_EQ(pitches[finer + 1], pitches.front());
+  EXPECT_EQ(pitches[finer + 2], pitches.front());
   EXPECT_EQ(pitches.back(), pitches.front());
   ASSERT_EQ(third_factors.size(), pitches.size());
   EXPECT_DOUBLE_EQ(third_factors.front(), options.present_factor * options.present_factor_growth);
-  EXPECT_DOUBLE_EQ(third_factors.back(), options.present_factor * 1.6);
+  EXPECT_DOUBLE_EQ(third_factors[finer + 2], options.present_factor * 1.6);
+  EXPECT_DOUBLE_EQ(third_factors.back(), options.present_factor * options.present_factor_growth);
 }
 
 }  // namespace

@@ -205,9 +205,11 @@ struct RouterOptions {
   // on fine-pitch pads (their bent stubs' claims can shut a net out), then
   // the first with bent stubs there reaching further (past the rows in
   // front of the part), and last the first lattice under a steeper
-  // negotiation (present_factor_growth 1.6, where it is less); each is
-  // kept if it leaves fewer nets unrouted. These three run in the first
-  // routing only, not in those the pours ask for. Routings are compared
+  // negotiation (present_factor_growth 1.6, where it is less), and the
+  // first with stubs claiming only the room their clearance asks (see
+  // exact_stub_claims, where that is off); each is kept if it leaves fewer
+  // nets unrouted. These four run in the first routing only, not in those
+  // the pours ask for. Routings are compared
   // after their clean-ups, but a routing is cleaned up only when needed:
   // one complete as negotiated replaces the one kept without that one's
   // clean-up (which could at best tie it); a finer lattice that leaves
@@ -224,6 +226,16 @@ struct RouterOptions {
   // part the nets still unrouted are tried again in the room it freed.
   // Passes stop early when one changes nothing; 0: none.
   int cleanup_passes = 2;
+  // What a stub (a pad's wire to its grid node) claims, keeping other nets'
+  // grid wires from it. Off: the grid nodes within the clearance's reach
+  // widened by half a pitch, which keeps every grid edge that comes too
+  // close from an end; at a fine-pitch part that can claim the grid node
+  // beside a neighbouring pin's stub, where the clearance would let that
+  // pin's wire run. Those claims on every lattice but the last tried where
+  // nets stay unrouted (refine_pitch). On: on every lattice, the grid nodes
+  // within the reach and the edges coming within it, each edge through a
+  // midpoint node the searches price.
+  bool exact_stub_claims = false;
   // In the clean-up a via costs this many grid steps (via_cost where that
   // is more): with nothing left to negotiate, a layer change is worth a
   // longer way round, as human routings have it.

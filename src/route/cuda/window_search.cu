@@ -322,8 +322,16 @@ __device__ float local_cost(const LatticeView& l, const CountsView& counts, cons
     if (local >= w.grid_box && via_premium != 0.0f) cost = __fadd_rn(cost, via_premium);
     return allowed && !(forbid && others > 0) ? cost : kBlockedCost;
   }
-  if (local < w.extras_base) return allowed ? 0.0f : kBlockedCost;  // a midpoint
-  if (node < l.stub_base) return 0.0f;                              // the net's own pins and pads
+  if (local < w.extras_base) {  // a midpoint: conflicts only where a stub claims its edge
+    if (!allowed) return kBlockedCost;
+    const int count = counts.uses[node] + counts.claims[node];
+    const bool own = count > 0 && (contains(pool, q.uses_begin, q.uses_end, node) ||
+                                   contains(pool, q.claims_begin, q.claims_end, node));
+    const float others = static_cast<float>(count - (own ? 1 : 0));
+    if (forbid && others > 0) return kBlockedCost;
+    return congestion_cost(1.0f, others, counts.history[node], present);
+  }
+  if (node < l.stub_base) return 0.0f;  // the net's own pins and pads
   if (!w.holds_grid_node(l.stub_grid[node - l.stub_base])) return kBlockedCost;
   if (!allowed) return kBlockedCost;
   int others_count = 0;

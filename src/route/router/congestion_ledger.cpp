@@ -50,11 +50,14 @@ void CongestionLedger::add_near(const std::vector<int>& nodes, int sign) {
 void CongestionLedger::raise_history(double factor, const std::vector<int>& stubs_in_use) {
   changes_.history = record_changes_;
   const auto f = static_cast<float>(factor);
-  for (int node = 0; node < lattice_.stub_base; ++node) {
-    if (!overused(node)) continue;
+  const auto raise = [&](int node) {
+    if (!overused(node)) return;
     const auto v = static_cast<std::size_t>(node);
     history_[v] += f * static_cast<float>(uses_[v] + claims_[v] - 1);
-  }
+  };
+  for (int node = 0; node < lattice_.stub_base; ++node) raise(node);
+  // Edge midpoints: a stub's claim met by another net's wire along the edge.
+  for (int node = lattice_.mid_base; node < lattice_.node_count; ++node) raise(node);
   // A stub whose wire runs into overuse gets history too: the grid nodes
   // it claims are not where its cost is paid.
   for (const int node : stubs_in_use) {

@@ -30,9 +30,9 @@ class CongestionLedger {
   // Kept up to date by add(), so that asking costs nothing.
   std::size_t count_overused() const { return overused_count_; }
   // Adds factor x (the nets beyond the first) to the history of overused
-  // grid nodes and via sites, and factor x (its overused claims) to that of
-  // each stub in `stubs_in_use` (the stub nodes nets' trees pass through,
-  // each once).
+  // grid nodes, via sites and edge midpoints, and factor x (its overused
+  // claims) to that of each stub in `stubs_in_use` (the stub nodes nets'
+  // trees pass through, each once).
   void raise_history(double factor, const std::vector<int>& stubs_in_use);
   // Sets every node's history back to 0.
   void clear_history();

@@ -4,7 +4,9 @@
 #include "lattice.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -44,11 +46,11 @@ struct Obstacle {
   int tie = -1;                                            // a net tie's pad or drawing: its index in Board::net_ties
 };
 
-// How near a stub another group's copper centres may not come: grid nodes
-// within `grid` of its wire, via sites within `via`, where that group's
-// owner table lets some other net be.
+// How near a stub another group's copper may not come: grid nodes and grid
+// edges (their segments) within `grid` of its wire, via sites within
+// `via`, where that group's owner table lets some other net be.
 struct StubReach {
-  const std::vector<int>* owner = nullptr;
+  std::size_t group = 0;
   double grid = 0;
   double via = 0;
 };
@@ -97,8 +99,8 @@ Coord padstack_radius(const Padstack& padstack) {
 
 class Builder {
  public:
-  Builder(const Board& board, const RouterOptions& options, BentStubs bent)
-      : board_(board), options_(options), bent_(bent), rules_(board) {}
+  Builder(const Board& board, const RouterOptions& options, BentStubs bent, StubClaims claims)
+      : board_(board), options_(options), bent_(bent), claims_(claims), rules_(board) {}
 
   Lattice build() {
     choose_slots();
@@ -864,6 +866,7 @@ class Builder {
     // depend on no other pad's, so the pads go side by side.
     struct PadStubs {
       std::vector<Stub> stubs;
+      std::vector<std::vector<int>> edges;  // per stub: the grid edges it claims (stub_edges_)
       bool centre_clear = false;
     };
     const auto pad_stubs = [&](std::size_t i, Coord width, double pitches) {
@@ -878,48 +881,64 @@ class Builder {
       around.include(centre);
       const double half_width = static_cast<double>(width) / 2;
       // Claims of a stub: what other nets' wires and vias could not use
-      // beside it. A grid wire is a segment between grid nodes: it comes
-      // within a distance d of the stub only if one of its nodes comes
-      // within sqrt(d^2 + (p/2)^2). The stub claims what its own group's
-      // copper could not use beside it; further out, what another group's
-      // copper could not (at the larger of the two groups' clearances),
-      // only where the owner table lets a net of that group be: a wide
-      // clearance of one class claims no room round a fine-pitch part that
-      // only narrow classes can use.
+      // beside it. The stub claims what its own group's copper could not
+      // use beside it; further out, what another group's copper could not
+      // (at the larger of the two groups' clearances), only where the owner
+      // table lets a net of that group be: a wide clearance of one class
+      // claims no room round a fine-pitch part that only narrow classes can
+      // use. A grid wire is its nodes and the segments between them, and a
+      // segment comes within d of the stub only if one of its ends comes
+      // within sqrt(d^2 + (p/2)^2): StubClaims says which the stub claims
+      // (edges through their midpoints, made by add_edges), and the points
+      // searched reach that far.
       const double half_pitch = static_cast<double>(lattice_.pitch) / 2;
+      const bool edges = claims_ == StubClaims::nodes_and_edges;
       const RuleGroup& own_group = lattice_.groups[static_cast<std::size_t>(group)];
       const auto reach_of = [&](std::size_t g) {
         const RuleGroup& other = lattice_.groups[g];
         const auto c = static_cast<double>(std::max(own_group.clearance, other.clearance));
-        return StubReach{&lattice_.owner[g],
-                         std::hypot(half_width + static_cast<double>(other.width) / 2 + c, half_pitch),
+        const double grid = half_width + static_cast<double>(other.width) / 2 + c;
+        return StubReach{g, edges ? grid : std::hypot(grid, half_pitch),
                          half_width + static_cast<double>(other.via_radius) + c};
       };
       const StubReach own_reach = reach_of(static_cast<std::size_t>(group));
       std::vector<StubReach> reaches;  // other groups', where they reach further
-      double claim_reach = std::max(own_reach.grid, own_reach.via);
+      const auto searched = [&](const StubReach& at) {
+        return std::max(edges ? std::hypot(at.grid, half_pitch) : at.grid, at.via);
+      };
+      double claim_reach = searched(own_reach);
       for (std::size_t g = 0; g < lattice_.groups.size(); ++g) {
         const StubReach at = reach_of(g);
         if (at.grid <= own_reach.grid && at.via <= own_reach.via) continue;
         reaches.push_back(at);
-        claim_reach = std::max({claim_reach, at.grid, at.via});
+        claim_reach = std::max(claim_reach, searched(at));
       }
-      const auto claimed = [&](int node, double d, bool via) {
-        if (d < (via ? own_reach.via : own_reach.grid)) return true;
+      // Whether the stub claims something d from its wire: within the
+      // StubReach member `reach` (grid or via) of its own group, or of a
+      // group g whose net may be there (who_of(g): kAnyNet or a net).
+      const auto claimed_by = [&](double d, double StubReach::*reach, auto&& who_of) {
+        if (d < own_reach.*reach) return true;
         for (const StubReach& at : reaches) {
-          if (d >= (via ? at.via : at.grid)) continue;
-          const int who = (*at.owner)[static_cast<std::size_t>(node)];
+          if (d >= at.*reach) continue;
+          const int who = who_of(at.group);
           if (who == kAnyNet || (who >= 0 && who != pad.net)) return true;
         }
         return false;
       };
+      const auto claimed = [&](int node, double d, bool via) {
+        return claimed_by(d, via ? &StubReach::via : &StubReach::grid,
+                          [&](std::size_t g) { return lattice_.owner[g][static_cast<std::size_t>(node)]; });
+      };
       const auto add_stub = [&](int r, int c, const std::vector<Point>& corners) {
         Stub stub{pad_node, lattice_.grid_node(slot, r, c), corners, width, {}};
-        for (const Primitive& reach_wire : stub_segments(centre, corners, grid_point(r, c), 0)) {
+        const std::vector<Primitive> wire = stub_segments(centre, corners, grid_point(r, c), 0);
+        std::vector<std::array<int, 2>> near;  // grid points within claim_reach
+        for (const Primitive& reach_wire : wire) {
           for_grid_points_near_segment(
               reach_wire.core.front(), reach_wire.core.back(), claim_reach, [&](int r2, int c2) {
                 const double d = geometry::separation(grid_point(r2, c2), reach_wire).distance;
                 if (d >= claim_reach) return;
+                if (edges) near.push_back({r2, c2});
                 const int node = lattice_.grid_node(slot, r2, c2);
                 if (claimed(node, d, false)) stub.claims.push_back(node);
                 for (const int k : lattice_.via_kinds_at_slot[static_cast<std::size_t>(slot)]) {
@@ -930,6 +949,19 @@ class Builder {
         }
         std::sort(stub.claims.begin(), stub.claims.end());
         stub.claims.erase(std::unique(stub.claims.begin(), stub.claims.end()), stub.claims.end());
+        if (!edges) {
+          out.edges.emplace_back();
+          out.stubs.push_back(std::move(stub));
+          return;
+        }
+        out.edges.push_back(claimed_edges(slot, wire, near, stub.claims, [&](int a, int which, double d) {
+          return claimed_by(d, &StubReach::grid, [&](std::size_t g) {
+            const int b = a + (which == 0 ? 1 : lattice_.columns);  // the edge's other end
+            const int ends =
+                both(lattice_.owner[g][static_cast<std::size_t>(a)], lattice_.owner[g][static_cast<std::size_t>(b)]);
+            return both(ends, edge_owner_[g][2 * static_cast<std::size_t>(a) + static_cast<std::size_t>(which)]);
+          });
+        }));
         out.stubs.push_back(std::move(stub));
       };
       const auto usable = [&](int r, int c) {
@@ -997,6 +1029,7 @@ class Builder {
         if (found[k].centre_clear) centre_clear[pin] = true;
         if (!found[k].stubs.empty()) reachable_pin[pin] = true;
         for (Stub& stub : found[k].stubs) lattice_.stubs.push_back(std::move(stub));
+        for (std::vector<int>& edges : found[k].edges) stub_edges_.push_back(std::move(edges));
       }
     };
     std::vector<std::size_t> every_pad(pad_shapes_.size());
@@ -1045,6 +1078,44 @@ class Builder {
                         pin, millimetres(static_cast<double>(tried_width[p]))));
       }
     }
+  }
+
+  // The grid edges on `slot` (2 * grid node + 0 to the next column, + 1 to
+  // the next row) with an end among the grid points `near` a stub's
+  // `wire`, neither end among the stub's `node_claims`, that
+  // claim(grid node, 0 or 1, the segment's distance from the wire) says the
+  // stub claims.
+  template <class Claim>
+  std::vector<int> claimed_edges(int slot, const std::vector<Primitive>& wire,
+                                 const std::vector<std::array<int, 2>>& near, const std::vector<int>& node_claims,
+                                 Claim&& claim) const {
+    std::vector<std::array<int, 3>> edges;  // row, column, which
+    for (const auto& [r, c] : near) {
+      for (const std::array<int, 3>& edge :
+           {std::array{r, c, 0}, std::array{r, c, 1}, std::array{r, c - 1, 0}, std::array{r - 1, c, 1}}) {
+        const auto [r0, c0, which] = edge;
+        if (r0 < 0 || c0 < 0 || r0 + which >= lattice_.rows || c0 + 1 - which >= lattice_.columns) continue;
+        edges.push_back(edge);
+      }
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    std::vector<int> claimed;
+    for (const auto& [r0, c0, which] : edges) {
+      const int r1 = r0 + which;
+      const int c1 = c0 + 1 - which;
+      const int a = lattice_.grid_node(slot, r0, c0);
+      const int b = lattice_.grid_node(slot, r1, c1);
+      if (std::binary_search(node_claims.begin(), node_claims.end(), a) ||
+          std::binary_search(node_claims.begin(), node_claims.end(), b)) {
+        continue;
+      }
+      const Primitive segment = geometry::capsule(grid_point(r0, c0), grid_point(r1, c1), 0);
+      double d = std::numeric_limits<double>::infinity();
+      for (const Primitive& piece : wire) d = std::min(d, geometry::separation(segment, piece).distance);
+      if (claim(a, which, d)) claimed.push_back(2 * a + which);
+    }
+    return claimed;
   }
 
   // Stubs leave the grid, so two stubs of different nets can come too close
@@ -1164,6 +1235,12 @@ class Builder {
       return false;
     };
     lattice_.edge_midpoints.assign(static_cast<std::size_t>(lattice_.via_base), {-1, -1});
+    // Edges some stub claims run through a midpoint, which stands for the
+    // edge in the stub's claims.
+    std::vector<char> stub_claimed(2 * static_cast<std::size_t>(lattice_.via_base), 0);
+    for (const std::vector<int>& edges : stub_edges_) {
+      for (const int edge : edges) stub_claimed[static_cast<std::size_t>(edge)] = 1;
+    }
     const auto groups = lattice_.groups.size();
     std::vector<int> ends(groups);   // per group: who may use both ends of an edge
     std::vector<int> whole(groups);  // and the edge itself
@@ -1190,7 +1267,7 @@ class Builder {
       }
       if (!any) return;
       const double weight = step(a, which);
-      if (!narrower) {
+      if (!narrower && stub_claimed[2 * static_cast<std::size_t>(a) + static_cast<std::size_t>(which)] == 0) {
         link(a, b, weight);
         return;
       }
@@ -1216,6 +1293,18 @@ class Builder {
         }
       }
     }
+    lattice_.stub_claimed_mid.assign(static_cast<std::size_t>(lattice_.node_count - lattice_.mid_base), 0);
+    for (std::size_t i = 0; i < stub_edges_.size(); ++i) {
+      std::vector<int>& claims = lattice_.stubs[i].claims;
+      for (const int edge : stub_edges_[i]) {
+        const int mid = lattice_.edge_midpoints[static_cast<std::size_t>(edge / 2)][static_cast<std::size_t>(edge % 2)];
+        if (mid < 0) continue;  // no net may use the edge
+        claims.push_back(mid);
+        lattice_.stub_claimed_mid[static_cast<std::size_t>(mid - lattice_.mid_base)] = 1;
+      }
+      std::sort(claims.begin(), claims.end());
+    }
+    stub_edges_.clear();
     const double half_via = options_.via_cost / 2;
     for (std::size_t k = 0; k < lattice_.via_kinds.size(); ++k) {
       for (int r = 0; r < lattice_.rows; ++r) {
@@ -1257,6 +1346,7 @@ class Builder {
   const Board& board_;
   const RouterOptions& options_;
   BentStubs bent_;
+  StubClaims claims_;
   ClearanceRules rules_;
   Lattice lattice_;
   std::vector<int> slot_of_layer_;              // board layer -> slot, -1 when not routed on
@@ -1269,6 +1359,7 @@ class Builder {
   std::vector<int> pin_net_;  // per pin node
   std::vector<std::vector<int>>
       edge_owner_;  // [group][2 * grid node + 0 or 1]: who may use its edge to the next column or row
+  std::vector<std::vector<int>> stub_edges_;  // per stub: the grid edges it claims, until add_edges
   Coord widest_wire_ = 0;
   Coord largest_clearance_ = 0;
   Coord bucket_size_ = 1;
@@ -1279,8 +1370,8 @@ class Builder {
 
 }  // namespace
 
-Lattice build_lattice(const Board& board, const RouterOptions& options, BentStubs bent) {
-  return Builder(board, options, bent).build();
+Lattice build_lattice(const Board& board, const RouterOptions& options, BentStubs bent, StubClaims claims) {
+  return Builder(board, options, bent, claims).build();
 }
 
 std::vector<int> pins_apart(const Lattice& lattice, int net) {

@@ -110,8 +110,12 @@ struct Lattice {
   // midpoint node of its own, which carries the edge's owner: the searches
   // price nodes, not edges. Per grid node: the midpoints of its edges to
   // the next column and to the next row, -1 where the edge is direct or
-  // absent. A midpoint claims nothing (its ends' claims cover the segment).
+  // absent. A midpoint claims nothing (its ends' claims cover the segment
+  // from other grid copper), but a stub whose wire the segment comes too
+  // close to claims it, as it claims grid nodes too close to it: every edge
+  // such a stub claims, and whose ends it leaves free, has a midpoint.
   std::vector<std::array<int, 2>> edge_midpoints;
+  std::vector<char> stub_claimed_mid;  // per midpoint (node - mid_base): some stub claims it
   // Per grid node and via site: the net whose copper pour (a plane with
   // fill rules) covers the grid node on its layer, kNoPour or
   // kPoursOfSeveralNets; via sites kNoPour. Empty where no routed net has a
@@ -154,9 +158,22 @@ enum class BentStubs {
   fine_pitch_reaching_further,  // as the first, a fine-pitch pad's reaching grid nodes up to 7 pitches away
 };
 
+// What a stub claims round its wire: the room another net's copper would
+// need there. A grid wire is its nodes and the edges between them.
+enum class StubClaims {
+  // Grid nodes within the clearance's reach widened by half a pitch, so
+  // that every edge coming too close loses an end: cautious, and at a
+  // fine-pitch part a neighbour's stub can claim the grid node beside
+  // one's own, which another net could use.
+  nodes_near,
+  // Grid nodes within the reach, and the edges that come within it (their
+  // midpoints) where they leave both ends free: what the clearance asks.
+  nodes_and_edges,
+};
+
 // Builds the lattice; throws UsageError as route_board documents.
 Lattice build_lattice(const Board& board, const RouterOptions& options,
-                      BentStubs bent = BentStubs::shut_in_and_fine_pitch);
+                      BentStubs bent = BentStubs::shut_in_and_fine_pitch, StubClaims claims = StubClaims::nodes_near);
 
 // The pin nodes of `net` that no path from its first pin reaches through
 // nodes the net may use: what keeps it apart on this lattice with no other

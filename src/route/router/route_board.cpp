@@ -558,8 +558,16 @@ class Negotiation {
     const int who = owner[static_cast<std::size_t>(node)];
     if (who != kAnyNet && who != net) return kBlocked;
     // An edge's midpoint: the step's length is in the edge weights and its
-    // ends carry the conflicts.
-    if (lattice_.is_mid(node)) return 0;
+    // ends carry the conflicts with grid copper; a stub's claim on the
+    // edge, and another net's use of it, are priced here as at a node (0
+    // where there are none).
+    if (lattice_.is_mid(node)) {
+      const auto v = static_cast<std::size_t>(node);
+      const float others =
+          static_cast<float>(ledger_.uses()[v] + ledger_.claims()[v] - (own.marks[v] != kNotOwn ? 1 : 0));
+      if (forbid_conflicts_ && others > 0) return kBlocked;
+      return congestion_cost(1.0f, others, ledger_.history()[v], present);
+    }
     const float others = static_cast<float>(conflicts_at(net, node, own));
     if (forbid_conflicts_ && others > 0) return kBlocked;
     const float base = lattice_.is_via(node)    ? static_cast<float>(options_.via_cost)
@@ -781,6 +789,8 @@ class Negotiation {
           return false;
       } else if (lattice_.is_grid(node) || lattice_.is_via(node)) {
         if (ledger_.changed_since_mark(node) || ledger_.near_changed_since_mark(group, node)) return false;
+      } else if (lattice_.is_mid(node) && ledger_.changed_since_mark(node)) {
+        return false;
       }
     }
     return true;
@@ -857,7 +867,8 @@ class Negotiation {
   }
 
   // The copper of a net's path: the grid nodes, via sites and stubs it is
-  // centred on (uses) and the nodes that copper keeps other nets from
+  // centred on and the midpoints of the edges some stub claims that it
+  // runs along (uses), and the nodes that copper keeps other nets from
   // (claims), neither sorted.
   void path_copper(int net, const std::vector<graph::NodeId>& path, std::vector<int>& uses,
                    std::vector<int>& claims) const {
@@ -900,6 +911,9 @@ class Negotiation {
         const auto& stub_claims = lattice_.stub_of(node).claims;
         claims.insert(claims.end(), stub_claims.begin(), stub_claims.end());
       }
+      // An edge some stub claims: its use meets that claim.
+      if (lattice_.is_mid(node) && lattice_.stub_claimed_mid[static_cast<std::size_t>(node - lattice_.mid_base)] != 0)
+        uses.push_back(node);
     }
   }
 
@@ -1331,9 +1345,11 @@ bool some_net_reachable(const Lattice& lattice, const std::vector<int>& nets) {
 // groups taken as joined.
 Lattice lattice_for(const Board& board, const RouterOptions& options, const router_detail::PinGroups& poured,
                     RoutePhases& phases,
-                    router_detail::BentStubs bent = router_detail::BentStubs::shut_in_and_fine_pitch) {
+                    router_detail::BentStubs bent = router_detail::BentStubs::shut_in_and_fine_pitch,
+                    router_detail::StubClaims claims = router_detail::StubClaims::nodes_near) {
   const PhaseClock clock(phases.lattice);
-  Lattice lattice = router_detail::build_lattice(board, options, bent);
+  if (options.exact_stub_claims) claims = router_detail::StubClaims::nodes_and_edges;
+  Lattice lattice = router_detail::build_lattice(board, options, bent, claims);
   router_detail::join_pins(lattice, poured);
   return lattice;
 }
@@ -1565,6 +1581,20 @@ RouteResult route_once(const Board& board, const RouterOptions& options, const R
     steeper.pitch = coarsest;
     steeper.present_factor_growth = kSteepPresentFactorGrowth;
     weigh(route_on_lattice(board, steeper, progress, lattice_for(board, steeper, poured, phases), phases), congested);
+  }
+  // Last, the first lattice with stubs claiming only the room the
+  // clearance asks (StubClaims::nodes_and_edges): round a fine-pitch part
+  // the cautious claims can take the grid node beside a neighbouring pin's
+  // stub, leaving its escape no way out (RainbowFox's LED drivers, 0.4 mm
+  // pitch).
+  if (other_stubs && congested() && !options.exact_stub_claims) {
+    RouterOptions exact = options;
+    exact.pitch = coarsest;
+    weigh(route_on_lattice(board, exact, progress,
+                           lattice_for(board, exact, poured, phases, router_detail::BentStubs::shut_in_and_fine_pitch,
+                                       router_detail::StubClaims::nodes_and_edges),
+                           phases),
+          congested);
   }
   return finish();
 }
