@@ -57,7 +57,7 @@ struct Stub {
   int grid_node = 0;
   std::vector<Point> bends;  // its corners from the pad's centre on (none: straight)
   Coord width = 0;
-  std::vector<int> claims;  // grid nodes and via sites another net could not use with it
+  std::vector<int> claims;  // grid nodes, via sites and edge midpoints another net could not use with it
 };
 
 struct Lattice {
