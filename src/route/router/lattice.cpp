@@ -955,12 +955,7 @@ class Builder {
           return;
         }
         out.edges.push_back(claimed_edges(slot, wire, near, stub.claims, [&](int a, int which, double d) {
-          return claimed_by(d, &StubReach::grid, [&](std::size_t g) {
-            const int b = a + (which == 0 ? 1 : lattice_.columns);  // the edge's other end
-            const int ends =
-                both(lattice_.owner[g][static_cast<std::size_t>(a)], lattice_.owner[g][static_cast<std::size_t>(b)]);
-            return both(ends, edge_owner_[g][2 * static_cast<std::size_t>(a) + static_cast<std::size_t>(which)]);
-          });
+          return claimed_by(d, &StubReach::grid, [&](std::size_t g) { return edge_users(g, a, which); });
         }));
         out.stubs.push_back(std::move(stub));
       };
@@ -1078,6 +1073,15 @@ class Builder {
                         pin, millimetres(static_cast<double>(tried_width[p]))));
       }
     }
+  }
+
+  // Who of group g may use the grid edge from grid node a to the next
+  // column (which 0) or row (1): its ends and its segment alike.
+  int edge_users(std::size_t g, int a, int which) const {
+    const int b = a + (which == 0 ? 1 : lattice_.columns);
+    const int ends =
+        both(lattice_.owner[g][static_cast<std::size_t>(a)], lattice_.owner[g][static_cast<std::size_t>(b)]);
+    return both(ends, edge_owner_[g][2 * static_cast<std::size_t>(a) + static_cast<std::size_t>(which)]);
   }
 
   // The grid edges on `slot` (2 * grid node + 0 to the next column, + 1 to
@@ -1261,7 +1265,7 @@ class Builder {
       for (std::size_t g = 0; g < groups; ++g) {
         const auto& owner = lattice_.owner[g];
         ends[g] = both(owner[static_cast<std::size_t>(a)], owner[static_cast<std::size_t>(b)]);
-        whole[g] = both(ends[g], edge_owner_[g][2 * static_cast<std::size_t>(a) + static_cast<std::size_t>(which)]);
+        whole[g] = edge_users(g, a, which);
         any = any || whole[g] != kNoNet;
         narrower = narrower || whole[g] != ends[g];
       }
